@@ -1,0 +1,41 @@
+# Two commands for people (see README.md):
+#   make run    set up .venv/ if needed, then start the explorer
+#   make test   set up .venv/ and a browser if needed, then lint and run every test
+# The virtual environment is reused once a stamp file says its install finished; editing
+# a requirements file makes it install again.
+
+PYTHON ?= python3
+VENV := .venv
+# The PyTorch CPU index named in requirements.txt may be unreachable (offline machines):
+# one quick retry keeps pip from stalling on it while still riding out a passing hiccup.
+PIP_INSTALL := $(VENV)/bin/pip install --retries 1 --timeout 20 --disable-pip-version-check
+APP_STAMP := $(VENV)/.app-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: run test lint browser setup
+
+run: $(APP_STAMP)
+	$(VENV)/bin/streamlit run app.py
+
+test: $(DEV_STAMP) browser lint
+	$(VENV)/bin/pytest
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+setup: $(DEV_STAMP)
+
+browser:
+	@bash scripts/ensure-chromium.sh
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(APP_STAMP): requirements.txt | $(VENV)/bin/python
+	$(PIP_INSTALL) -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PIP_INSTALL) -r requirements-dev.txt
+	touch $@ $(APP_STAMP)

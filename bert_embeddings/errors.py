@@ -1,0 +1,49 @@
+"""The few things that can go wrong with a user's input or a model, as named exceptions.
+
+Every message is written for the person using the explorer: pages show ``str(error)``
+as it is, so it says what happened and what to do next, without a stack trace.
+"""
+
+
+class ExplorerError(Exception):
+    """Base class: a problem the page can explain to the user."""
+
+
+class EmptyInputError(ExplorerError):
+    """The sentence is empty, or nothing in it survives BERT's text clean-up."""
+
+
+class InputTooLongError(ExplorerError):
+    """The raw text is so long that tokenizing it would burden a shared server."""
+
+
+class MissingSentenceAError(ExplorerError):
+    """Sentence B was given without sentence A."""
+
+
+class InvalidModelIdError(ExplorerError):
+    """The model field holds neither a Hub id nor an existing folder."""
+
+
+class ModelNotFoundError(ExplorerError):
+    """The Hub answered that no such (public) model exists."""
+
+
+class HubDownloadError(ExplorerError):
+    """The Hub was reachable but a file could not be fetched."""
+
+
+class NotBertLikeError(ExplorerError):
+    """The checkpoint is of a family whose embedding layer the explorer does not handle."""
+
+
+class NotACheckpointError(ExplorerError):
+    """The folder lacks a config, a tokenizer or the embedding tensors."""
+
+
+class ChecksumMismatchError(ExplorerError):
+    """The bundled model's weights are not the file we expect: damaged or replaced."""
+
+
+class BundledModelMissingError(ExplorerError):
+    """The package that carries the offline model is not installed."""

@@ -1,0 +1,166 @@
+"""Text (sentence A, optional sentence B) to what the embedding layer is fed.
+
+The tokenizer does the splitting; this module adds what the explorer shows about it:
+which pieces form one word, which are special, how many pieces truncation dropped, and
+notices about characters BERT cannot read or silently removes. Special tokens follow the
+model's own template ([CLS] A [SEP] B [SEP] for BERT), segment ids come from that template,
+and positions count from 0 as BERT's absolute position table expects.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from bert_embeddings.errors import EmptyInputError, InputTooLongError, MissingSentenceAError
+
+# Tokenizing is cheap, but a multi-megabyte paste on a shared server is not; 10,000 words
+# of English are about 60,000 characters.
+MAX_CHARACTERS = 200_000
+_KEEP_WHITESPACE = {"\t", "\n", "\r"}
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One input as the embedding layer sees it: one entry per piece, in order."""
+
+    pieces: tuple[str, ...]
+    ids: np.ndarray  # (tokens,) int64, rows of word_embeddings
+    segment_ids: np.ndarray  # (tokens,) int64, rows of token_type_embeddings
+    positions: np.ndarray  # (tokens,) int64, rows of position_embeddings
+    word_groups: tuple[int | None, ...]  # pieces of one word share a number; None = special
+    is_special: tuple[bool, ...]
+    dropped: int  # pieces removed by truncation
+    notices: tuple[str, ...]  # things about the input worth telling the user
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Unique row labels for figures: position and piece ("3 · ##ing")."""
+        return tuple(f"{p} · {piece}" for p, piece in zip(self.positions.tolist(), self.pieces, strict=True))
+
+
+def encode(
+    tokenizer: Tokenizer,
+    truncating_tokenizer: Tokenizer,
+    text_a: str,
+    text_b: str = "",
+    *,
+    add_special_tokens: bool = True,
+) -> Encoding:
+    """Tokenize sentence A (and B, if given) the way the model reads them.
+
+    ``tokenizer`` must not truncate; ``truncating_tokenizer`` is the same tokenizer set to
+    truncate at the model's number of positions (see checkpoints.LoadedModel).
+    """
+    text_a, text_b = text_a or "", text_b or ""
+    has_a, has_b = bool(text_a.strip()), bool(text_b.strip())
+    if has_b and not has_a:
+        raise MissingSentenceAError(
+            "Sentence B is filled in but sentence A is empty. BERT reads a pair as A then B: "
+            "type sentence A first (or move your text into A)."
+        )
+    if not has_a:
+        raise EmptyInputError("Type a sentence to see how BERT embeds it.")
+    for label, text in (("Sentence A", text_a), ("Sentence B", text_b)):
+        if len(text) > MAX_CHARACTERS:
+            raise InputTooLongError(
+                f"{label} has {len(text):,} characters; the explorer accepts up to "
+                f"{MAX_CHARACTERS:,}. BERT reads at most a few hundred pieces anyway."
+            )
+
+    # Each sentence alone and untruncated first: to find sentences that BERT's clean-up
+    # empties, and to count what truncation drops.
+    full = [tokenizer.encode(t, add_special_tokens=False) for t in (text_a, text_b) if t.strip()]
+    for label, enc in zip(("Sentence A", "Sentence B"), full, strict=False):
+        if not enc.ids:
+            raise EmptyInputError(
+                f"{label} contains only characters that BERT's text clean-up removes "
+                "(invisible, control or zero-width characters). Type some visible text."
+            )
+    final = truncating_tokenizer.encode(
+        text_a, text_b if has_b else None, add_special_tokens=add_special_tokens
+    )
+    n_special = sum(final.special_tokens_mask)
+    dropped = sum(len(e.ids) for e in full) + n_special - len(final.ids)
+
+    groups: list[int | None] = []
+    seen: dict[tuple[int, int], int] = {}
+    for seq, word, special in zip(final.sequence_ids, final.word_ids, final.special_tokens_mask, strict=True):
+        if special or seq is None or word is None:
+            groups.append(None)
+        else:
+            groups.append(seen.setdefault((seq, word), len(seen)))
+
+    n = len(final.ids)
+    unk = tokenizer.token_to_id("[UNK]")
+    return Encoding(
+        pieces=tuple(final.tokens),
+        ids=np.asarray(final.ids, dtype=np.int64),
+        segment_ids=np.asarray(final.type_ids, dtype=np.int64),
+        positions=np.arange(n, dtype=np.int64),
+        word_groups=tuple(groups),
+        is_special=tuple(bool(s) for s in final.special_tokens_mask),
+        dropped=dropped,
+        notices=_notices((text_a, text_b), final, unk, dropped, n),
+    )
+
+
+def _notices(texts: tuple[str, str], final, unk_id: int | None, dropped: int, n: int) -> tuple[str, ...]:
+    text = " ".join(texts)
+    notes = []
+    if dropped:
+        notes.append(
+            f"The input has {n + dropped:,} pieces but the model has only {n:,} positions: "
+            f"{dropped:,} pieces were dropped from the end (of the longer sentence first)."
+        )
+    removed = [c for c in text if unicodedata.category(c).startswith("C") and c not in _KEEP_WHITESPACE]
+    if removed:
+        names = sorted({f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}" for c in removed})
+        notes.append(
+            f"BERT's text clean-up removed {len(removed)} invisible or control character(s) "
+            f"before splitting: {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}."
+        )
+    unknown = [i for i, piece_id in enumerate(final.ids) if piece_id == unk_id]
+    if unknown:
+        # Offsets point into the sentence each piece came from.
+        sources = sorted({_source(texts, final, i) for i in unknown} - {""})
+        notes.append(
+            f"{len(unknown)} piece(s) became [UNK]: the vocabulary has no piece for "
+            f"{', '.join(repr(s) for s in sources[:6]) or 'some characters'}. They all share "
+            "the [UNK] row of the token table."
+        )
+    if any(unicodedata.bidirectional(c) in ("R", "AL") for c in text):
+        notes.append(
+            "Right-to-left text: pieces are listed in the order BERT reads them (the order the "
+            "characters are stored), which is right to left on screen for that script."
+        )
+    if any(_is_cjk(c) for c in text):
+        notes.append(
+            "Chinese, Japanese or Korean characters: BERT's tokenizer puts each such character "
+            "in a piece of its own."
+        )
+    return tuple(notes)
+
+
+def _source(texts: tuple[str, str], final, index: int) -> str:
+    """The characters of the original sentence that one piece was made from."""
+    seq = final.sequence_ids[index]
+    start, end = final.offsets[index]
+    return "" if seq is None else texts[seq][start:end]
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )

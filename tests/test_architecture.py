@@ -1,0 +1,35 @@
+"""The layering the design asks for, checked in a fresh interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def modules_after_import(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_core_imports_neither_streamlit_nor_plotly():
+    """The core package is pure computation: importing it pulls in no UI library."""
+    loaded = modules_after_import(
+        "import bert_embeddings, bert_embeddings.checkpoints, bert_embeddings.tokenize, "
+        "bert_embeddings.decompose"
+    )
+    assert "bert_embeddings.decompose" in loaded
+    assert not {"streamlit", "plotly"} & loaded
+
+
+def test_heatmap_path_does_not_import_torch_or_transformers():
+    """Loading, tokenizing and decomposing need neither torch nor transformers (cold start)."""
+    loaded = modules_after_import(
+        "from bert_embeddings import checkpoints, tokenize, decompose; "
+        "m = checkpoints.load_model('bundled'); "
+        "e = tokenize.encode(m.tokenizer, m.truncating_tokenizer, 'a test'); "
+        "decompose.decompose(m, e)"
+    )
+    assert not {"torch", "transformers"} & loaded

