@@ -404,7 +404,8 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
             else:
                 result.append(HubAnswer("unreachable", f"HTTP {exc.code}"))
         except Exception as exc:  # DNS, refused, reset, bad JSON: all mean "not usable now"
-            result.append(HubAnswer("unreachable", type(exc).__name__))
+            reason = getattr(exc, "reason", exc)
+            result.append(HubAnswer("unreachable", str(reason)[:120] or type(exc).__name__))
 
     worker = threading.Thread(target=ask, daemon=True, name=f"hub-probe-{repo_id}")
     worker.start()

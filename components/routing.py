@@ -1,0 +1,20 @@
+"""Making sure every page runs inside app.py's frame (sidebar and navigation).
+
+Streamlit 1.67 starts a server in its legacy multipage mode whenever a ``pages/`` folder
+sits beside the main script, and leaves it only when a run of app.py calls
+``st.navigation``. Until then, a first visit straight to a page's URL (a shared link, a
+bookmark, a hosted app waking up) runs that page file alone: no sidebar, no model picker.
+The flag is process-wide, so clearing it once and rerunning lets app.py route the same
+URL; a page's id is the hash of its url_path in both modes, so the rerun lands on the
+same page. Known upstream: streamlit/streamlit pull request 10276 discusses it.
+"""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+
+def through_app() -> None:
+    """Call first in every page: rerun through app.py if the legacy router ran the page."""
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -1,0 +1,102 @@
+"""Every cache of the app, and the one place where errors become messages on the page.
+
+Caches are keyed by strings and flags (model spec, revision, text), never by arrays or
+tensors. ``cache_resource`` holds what all sessions share read-only: at most two loaded
+models and their transformers reference modules. ``cache_data`` holds small per-input
+results. Per-input breakdowns are not cached: numpy computes them in milliseconds, and
+caching (tokens x hidden x stages) arrays for many inputs would cost a shared server memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+
+import streamlit as st
+
+from bert_embeddings import checkpoints, decompose, tokenize
+from bert_embeddings.errors import ExplorerError
+from components import widgets
+
+log = logging.getLogger("bert_explorer")
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _model(spec: str, revision: str) -> checkpoints.LoadedModel:
+    return checkpoints.load_model(spec, revision)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _reference_module(spec: str, revision: str):
+    return decompose.build_reference_module(_model(spec, revision))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _encoding(spec: str, revision: str, text_a: str, text_b: str, special: bool) -> tokenize.Encoding:
+    model = _model(spec, revision)
+    return tokenize.encode(
+        model.tokenizer, model.truncating_tokenizer, text_a, text_b, add_special_tokens=special
+    )
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _verification(
+    spec: str, revision: str, text_a: str, text_b: str, special: bool
+) -> decompose.Verification:
+    model = _model(spec, revision)
+    encoding = _encoding(spec, revision, text_a, text_b, special)
+    return decompose.verify(_reference_module(spec, revision), encoding, decompose.decompose(model, encoding))
+
+
+@contextmanager
+def friendly_errors():
+    """Show a problem as a message and stop this page's run; never show a traceback."""
+    try:
+        yield
+    except ExplorerError as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
+    except Exception as exc:  # anything unforeseen: log it for us, explain it to the user
+        log.exception("Unexpected error while rendering a page")
+        st.error(
+            f"Something unexpected went wrong ({type(exc).__name__}: {str(exc)[:300]}). "
+            "The rest of the explorer keeps working: try another input or model.",
+            icon=":material/error:",
+        )
+        st.stop()
+
+
+def require_model() -> checkpoints.LoadedModel:
+    """The model chosen in the sidebar, with a notice when another one stands in for it."""
+    inputs = widgets.current()
+    with friendly_errors():
+        with st.spinner(f"Loading the embedding layer of {inputs.model_spec or 'the model'}..."):
+            model = _model(inputs.model_spec, inputs.revision)
+    if model.notice:
+        st.info(model.notice, icon=":material/cloud_off:")
+    return model
+
+
+def require_encoding(model: checkpoints.LoadedModel) -> tokenize.Encoding:
+    """The sidebar's sentences as the model reads them; notices about the input shown."""
+    i = widgets.current()
+    with friendly_errors():
+        encoding = _encoding(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)
+    for note in encoding.notices:
+        if encoding.dropped and note == encoding.notices[0]:  # truncation loses input: warn
+            st.warning(note, icon=":material/content_cut:")
+        else:
+            st.info(note, icon=":material/info:")
+    return encoding
+
+
+def breakdown(model: checkpoints.LoadedModel, encoding: tokenize.Encoding) -> decompose.EmbeddingBreakdown:
+    with friendly_errors():
+        return decompose.decompose(model, encoding)
+
+
+def verification() -> decompose.Verification:
+    """The check against transformers' own module for the sidebar's input (cached)."""
+    i = widgets.current()
+    with friendly_errors():
+        return _verification(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)

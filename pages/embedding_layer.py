@@ -1,0 +1,75 @@
+"""Embedding layer: every stage as a heatmap, and proof that it equals transformers."""
+
+import streamlit as st
+
+from components import charts, routing, state, widgets
+
+routing.through_app()
+st.title("The embedding layer, stage by stage")
+st.latex(
+    r"\text{output}_i = \mathrm{LayerNorm}\big(\text{token}[x_i] + \text{segment}[s_i]"
+    r" + \text{position}[i]\big)"
+)
+
+model = state.require_model()
+encoding = state.require_encoding(model)
+# The check needs torch and transformers, which take seconds to import on a cold start, so
+# its panel is placed here but filled at the end, after the heatmaps are drawn.
+proof = st.container(border=True)
+
+dims = widgets.dimension_range(model.hidden_size)
+parts = state.breakdown(model, encoding)
+labels = encoding.labels
+stages = [
+    ("Token rows", parts.token, "Row `id` of `word_embeddings`: the same piece always gets the same row."),
+    ("Position rows", parts.position, "Row `i` of `position_embeddings`: learned, one per position."),
+    ("Segment rows", parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."),
+    ("Sum (before LayerNorm)", parts.summed, "token + segment + position, element by element."),
+    (
+        "LayerNorm output",
+        parts.output,
+        "What the first encoder layer receives (dropout is off at inference).",
+    ),
+]
+st.caption(
+    "Colours are centred at 0 (blue below, red above) and saturate at the 99th percentile of "
+    "|value| in view, so that a few large dimensions do not wash out the rest. Hover for exact values."
+)
+for number, (title, values, caption) in enumerate(stages):
+    st.plotly_chart(charts.stage_heatmap(values, labels, dims, title), key=f"stage_{number}")
+    st.caption(caption)
+
+st.subheader("Inside LayerNorm")
+st.plotly_chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
+st.caption(
+    "LayerNorm works on each token separately: it subtracts that token's mean over all "
+    f"{model.hidden_size} dimensions and divides by its standard deviation (with eps = "
+    f"{model.tables.layer_norm_eps:g} inside the square root)."
+)
+st.plotly_chart(
+    charts.layer_norm_parameters(model.tables.layer_norm_weight, model.tables.layer_norm_bias, dims),
+    key="layer_norm_params",
+)
+st.caption("Then every dimension is scaled by its learned gamma and shifted by its learned beta.")
+
+with proof:
+    st.markdown("**Proof: this page's output equals the model's own embedding module**")
+    with st.spinner("Running the same input through transformers' own embedding module..."):
+        check = state.verification()
+    left, right = st.columns([1, 2])
+    left.metric("max |shown − module output|", f"{check.max_abs_error:.2e}")
+    if check.passed:
+        right.success(
+            f"Passed: within {check.tolerance:g} of transformers' `{check.module_name}` (eval mode) "
+            f"for all {len(encoding)} × {model.hidden_size} numbers.",
+            icon=":material/check_circle:",
+        )
+    else:
+        right.error(
+            f"Failed: the recomputation differs from `{check.module_name}` by more than {check.tolerance:g}.",
+            icon=":material/error:",
+        )
+    right.caption(
+        "A residual around 1e-7 to 1e-6 is float32 rounding, not a bug: the module and this page add "
+        "and average the same numbers in a slightly different order, and the last binary digit can differ."
+    )

@@ -1,0 +1,59 @@
+"""Tokens: the word pieces of sentence A (and B), with ids, segments and positions."""
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from components import charts, routing, state
+
+routing.through_app()
+st.title("Tokens")
+st.markdown(
+    "BERT never sees words, only **pieces** of its vocabulary. A word it does not know whole is "
+    "split into pieces; pieces that continue a word start with `##`. Each piece gets an **id** "
+    "(its row in the token table), a **segment** (0 for sentence A, 1 for sentence B) and a "
+    "**position** (its row in the position table)."
+)
+
+model = state.require_model()
+encoding = state.require_encoding(model)
+
+chips = []
+for i, piece in enumerate(encoding.pieces):
+    group = encoding.word_groups[i]
+    starts_word = i == 0 or group is None or group != encoding.word_groups[i - 1]
+    ends_word = i == len(encoding) - 1 or group is None or group != encoding.word_groups[i + 1]
+    colour = charts.SEGMENT_COLOURS[int(encoding.segment_ids[i]) % 2]
+    style = (
+        f"border:2px solid {colour};padding:4px 8px;margin:6px 0;display:inline-block;"
+        f"background:{'#eeeeee' if encoding.is_special[i] else 'transparent'};"
+        f"border-radius:{'8px' if starts_word else '0'} {'8px' if ends_word else '0'} "
+        f"{'8px' if ends_word else '0'} {'8px' if starts_word else '0'};"
+        f"margin-right:{'10px' if ends_word else '0'};"
+        f"{'border-left-style:dashed;' if not starts_word else ''}"
+    )
+    chips.append(
+        f"<span style='{style}' title='position {i} · id {int(encoding.ids[i])} · segment "
+        f"{int(encoding.segment_ids[i])}'><b>{html.escape(piece)}</b><br>"
+        f"<small>#{i} · id {int(encoding.ids[i])}</small></span>"
+    )
+st.markdown(
+    "<div style='line-height:2.6;direction:ltr'>" + "".join(chips) + "</div>",
+    unsafe_allow_html=True,
+)
+st.caption(
+    f"{len(encoding)} pieces. Pieces of one word are joined (dashed seams); blue border = segment 0 "
+    "(sentence A), orange = segment 1 (sentence B); grey = special token. Hover a piece for details."
+)
+
+table = pd.DataFrame(
+    {
+        "position": encoding.positions,
+        "piece": encoding.pieces,
+        "id": encoding.ids,
+        "segment": encoding.segment_ids,
+        "word": ["special" if g is None else f"word {g + 1}" for g in encoding.word_groups],
+    }
+)
+st.dataframe(table, hide_index=True, key="pieces_table")

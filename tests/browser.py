@@ -1,0 +1,125 @@
+"""Starting the app and a headless Chromium, shared by the browser test and the benchmarks.
+
+Follows Streamlit's own Playwright suite: start ``streamlit run`` headless on a free port,
+poll ``/_stcore/health`` until it answers ``ok``, then wait for the app's script to have
+finished (``data-test-script-state='notRunning'``) instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+PAGES = {"home": "Home", "tokens": "Tokens", "embedding_layer": "Embedding layer"}
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(script: str | Path = "app.py", env: dict | None = None, log: Path | None = None):
+    """Run ``streamlit run script`` on a free port; yield (base URL, process)."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ]
+    out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        command, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, process)
+        yield base, process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        if log:
+            out.close()
+
+
+def wait_healthy(base: str, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=1) as response:
+                if response.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"{base} did not become healthy within {timeout} s")
+
+
+def launch_chromium(playwright):
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+
+
+def open_page(page, url: str, timeout_ms: int = 90_000) -> None:
+    """Go to a page of the app and wait until its script has finished running."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(APP_IDLE, timeout=timeout_ms)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def screenshot_whole_page(page, path: Path, max_height: int = 6000) -> None:
+    """Save the whole page: Streamlit scrolls inside its own container, not the document."""
+    height = page.evaluate(
+        "() => { const m = document.querySelector(\"[data-testid='stMain']\");"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    width = page.viewport_size["width"]
+    page.set_viewport_size({"width": width, "height": min(max_height, max(800, int(height)))})
+    page.wait_for_timeout(300)  # let Plotly redraw at the new size
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))

@@ -1,0 +1,232 @@
+"""Every page through Streamlit's AppTest: default input, and every bad input from issue 2."""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import shutil
+import threading
+
+import numpy as np
+import plotly.io
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from bert_embeddings import checkpoints
+from components import widgets
+from tests.conftest import ROOT
+
+PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py"]
+
+
+def run_page(page: str, **inputs) -> AppTest:
+    """Open app.py, set sidebar inputs (by widget key), then switch to ``page``."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    if "model" in inputs:
+        at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
+        at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value(inputs["model"]).run()
+    for key, name in ((widgets.SENTENCE_A_KEY, "a"), (widgets.SENTENCE_B_KEY, "b")):
+        if name in inputs:
+            at.text_area(key=key).set_value(inputs[name]).run()
+    if "special" in inputs:
+        at.toggle(key=widgets.SPECIAL_TOKENS_KEY).set_value(inputs["special"]).run()
+    return at.switch_page(page).run()
+
+
+def figures(at: AppTest) -> list:
+    return [plotly.io.from_json(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def array(value) -> np.ndarray:
+    """A trace's data as numpy: Plotly sends numpy arrays as base64 typed arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape) if shape else flat
+    return np.asarray(value)
+
+
+def messages(at: AppTest) -> str:
+    return " ".join(m.value for m in [*at.error, *at.warning, *at.info])
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    """Tests never wait on a network: the default model resolves offline at once."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_with_the_default_input(page):
+    """Each page renders, names the model in use, and raises nothing."""
+    at = run_page(page)
+    assert not at.exception
+    assert not at.error
+    assert checkpoints.BUNDLED_NAME in messages(at)  # the offline notice names the model
+
+
+def test_embedding_page_draws_every_stage_and_passes_the_check():
+    """Five stage heatmaps plus statistics, and a passed verification below 1e-5."""
+    at = run_page("pages/embedding_layer.py", a="Hello world", b="")
+    figs = figures(at)
+    heatmaps = [f for f in figs if f.data and f.data[0].type == "heatmap"]
+    assert [f.layout.title.text for f in heatmaps] == [
+        "Token rows",
+        "Position rows",
+        "Segment rows",
+        "Sum (before LayerNorm)",
+        "LayerNorm output",
+    ]
+    assert list(heatmaps[0].data[0].y) == ["0 · [CLS]", "1 · hello", "2 · world", "3 · [SEP]"]
+    assert array(heatmaps[0].data[0].z).shape == (4, 384)
+    assert float(at.metric[0].value) <= 1e-5
+    assert any("Passed" in s.value for s in at.success)
+
+
+def test_dimension_range_zooms_every_heatmap():
+    """Choosing dims 300-320 shows exactly those 21 columns in each heatmap."""
+    at = run_page("pages/embedding_layer.py", a="Hello world", b="")
+    at.slider(key="dims").set_value((300, 320)).run()
+    heatmaps = [f for f in figures(at) if f.data and f.data[0].type == "heatmap"]
+    assert len(heatmaps) == 5
+    for fig in heatmaps:
+        assert array(fig.data[0].x).tolist() == list(range(300, 321))
+        assert array(fig.data[0].z).shape == (4, 21)
+
+
+def test_segment_heatmap_uses_row_one_for_sentence_b():
+    """With a pair, sentence B's pieces show the second segment row."""
+    at = run_page("pages/embedding_layer.py", a="Hi", b="there")
+    model = checkpoints.load_bundled()
+    segment = array(next(f for f in figures(at) if f.layout.title.text == "Segment rows").data[0].z)
+    assert (segment[:3] == model.tables.token_type_embeddings[0]).all()  # [CLS] hi [SEP]
+    assert (segment[3:] == model.tables.token_type_embeddings[1]).all()  # there [SEP]
+
+
+def test_tokens_page_lists_pieces_ids_segments_and_positions():
+    """The table shows each piece with its id, segment and word group."""
+    at = run_page("pages/tokens.py", a="embeddings", b="ok")
+    table = at.dataframe[0].value
+    assert list(table["piece"]) == ["[CLS]", "em", "##bed", "##ding", "##s", "[SEP]", "ok", "[SEP]"]
+    assert list(table["segment"]) == [0, 0, 0, 0, 0, 0, 1, 1]
+    assert list(table["position"]) == list(range(8))
+    assert len(set(table["word"][1:5])) == 1 and table["word"][0] == "special"
+
+
+def test_special_tokens_switch():
+    """Turning special tokens off leaves the bare pieces from position 0."""
+    at = run_page("pages/tokens.py", a="hello world", b="", special=False)
+    assert list(at.dataframe[0].value["piece"]) == ["hello", "world"]
+
+
+BAD_TEXT = {
+    "empty": ({"a": "", "b": ""}, "Type a sentence"),
+    "whitespace": ({"a": "   \n  ", "b": ""}, "Type a sentence"),
+    "b_without_a": ({"a": "", "b": "only B"}, "sentence A is empty"),
+    "zero_width_only": ({"a": "\u200b\u200c\u200d", "b": ""}, "only characters"),
+    "ten_thousand_words": ({"a": "word " * 10_000, "b": ""}, "pieces were dropped"),
+    "emoji": ({"a": "I ❤️ 🍕", "b": ""}, "[UNK]"),
+    "cjk": ({"a": "我喜欢自然语言处理", "b": ""}, "own"),
+    "right_to_left": ({"a": "مرحبا بالعالم", "b": "שלום"}, "Right-to-left"),
+    "control_characters": ({"a": "tab\there\x00nul\x1bescape\u200bzw", "b": ""}, "invisible or control"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_TEXT))
+@pytest.mark.parametrize("page", PAGES)
+def test_bad_text_gets_a_message_not_a_traceback(page, case):
+    """Awkward or empty text shows a clear message on every page and nothing crashes."""
+    inputs, expected = BAD_TEXT[case]
+    at = run_page(page, **inputs)
+    assert not at.exception
+    assert expected in messages(at), messages(at)
+
+
+def test_app_keeps_working_after_bad_input():
+    """After an error, correcting the input brings the page back."""
+    at = run_page("pages/embedding_layer.py", a="", b="only B")
+    assert at.error
+    at.text_area(key=widgets.SENTENCE_A_KEY).set_value("Now with A").run()
+    assert not at.error and not at.exception
+    assert len(at.get("plotly_chart")) == 7
+
+
+@pytest.fixture
+def gpt2_folder(tmp_path):
+    from transformers import GPT2Config
+
+    GPT2Config(n_layer=1, n_embd=8, n_head=2).save_pretrained(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
+    """An invalid id, a folder that is no checkpoint and a GPT-2 folder are each explained."""
+    for spec, expected in (
+        ("not a model id!", "neither a Hugging Face Hub id"),
+        (str(tmp_path / "empty"), "There is no folder"),
+        (str(gpt2_folder), "'gpt2' model"),
+    ):
+        at = run_page(page, model=spec)
+        assert not at.exception
+        assert expected in messages(at), (spec, messages(at))
+
+
+def test_unknown_hub_model_is_reported(monkeypatch):
+    """A Hub id the Hub does not know gets a message (Hub played by a local server)."""
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        at = run_page("pages/embedding_layer.py", model="no-such-org/no-such-bert")
+        assert not at.exception
+        assert "no public model 'no-such-org/no-such-bert'" in messages(at)
+    finally:
+        server.shutdown()
+
+
+def test_damaged_bundled_model_is_refused_on_the_page(tmp_path, monkeypatch):
+    """A bundled file with the wrong checksum is refused with a message, not used."""
+    copy = tmp_path / "bundled"
+    shutil.copytree(checkpoints.bundled_folder(), copy)
+    with open(copy / "model.safetensors", "r+b") as handle:
+        handle.seek(-1, 2)
+        handle.write(b"\xff")
+    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(copy))
+    st.cache_resource.clear()  # the good bundled model may be cached from earlier tests
+    try:
+        at = run_page("pages/embedding_layer.py")
+        assert not at.exception
+        assert "sha256" in messages(at) and "Reinstall" in messages(at)
+    finally:
+        monkeypatch.delenv(checkpoints.ENV_BUNDLED_DIR)
+        st.cache_resource.clear()
+
+
+def test_default_model_from_environment(monkeypatch):
+    """BERT_EXPLORER_MODEL=bundled starts the picker on the bundled model, with no notice."""
+    monkeypatch.setenv(checkpoints.ENV_MODEL, "bundled")
+    at = run_page("pages/home.py")
+    assert at.selectbox(key=widgets.MODEL_KEY).value == "bundled"
+    assert not at.exception and "cannot be reached" not in messages(at)
+    assert checkpoints.BUNDLED_NAME in " ".join(c.value for c in at.caption)
+
+
+def test_truncation_is_a_warning_that_counts_dropped_pieces():
+    """10,000 words: a warning (not just a note) says how many pieces were dropped."""
+    at = run_page("pages/tokens.py", a="word " * 10_000, b="")
+    assert any("9,490 pieces were dropped" in w.value for w in at.warning)
+    assert len(at.dataframe[0].value) == 512

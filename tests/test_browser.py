@@ -1,0 +1,116 @@
+"""Every page in a real headless Chromium, against a real ``streamlit run``.
+
+Screenshots are saved to test-artifacts/ for a person to look at. Under CI=true a missing
+browser fails the run; elsewhere the test skips and says how to install one.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.browser import (
+    APP_IDLE,
+    PAGES,
+    ROOT,
+    chromium_path,
+    launch_chromium,
+    open_page,
+    screenshot_whole_page,
+    streamlit_server,
+)
+
+ARTIFACTS = ROOT / "test-artifacts"
+
+if chromium_path() is None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
+    pytest.skip(
+        "no chromium: install it with `apt-get install -y chromium` (or run `make test` as root)",
+        allow_module_level=True,
+    )
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Charts each page must draw with the default input.
+EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7}
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with streamlit_server(log=log) as (base, _process):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_renders_without_exception(app_url, page, path):
+    """Each page opens, finishes running, shows its charts and no exception."""
+    open_page(page, f"{app_url}/{path}")
+    assert page.locator("[data-testid='stException']").count() == 0
+    charts = page.locator("[data-testid='stPlotlyChart']")
+    if EXPECTED_CHARTS[path]:
+        charts.nth(EXPECTED_CHARTS[path] - 1).wait_for(state="visible", timeout=30_000)
+    assert charts.count() == EXPECTED_CHARTS[path]
+    nav = page.locator("[data-testid='stSidebarNav']").inner_text()
+    assert all(title in nav for title in PAGES.values()), nav
+    assert page.get_by_label("Sentence A").is_visible()
+    screenshot_whole_page(page, ARTIFACTS / f"{path}.png")
+
+
+def test_direct_link_on_a_fresh_server_shows_the_whole_app(page, tmp_path):
+    """A first visit straight to a page URL gets the sidebar and navigation, not a bare page."""
+    with streamlit_server(log=tmp_path / "fresh.log") as (base, _process):
+        open_page(page, f"{base}/tokens")
+        page.get_by_label("Sentence A").wait_for(state="visible", timeout=30_000)
+        assert "Embedding layer" in page.locator("[data-testid='stSidebarNav']").inner_text()
+        assert page.get_by_role("heading", name="Tokens").is_visible()
+
+
+def test_embedding_page_shows_passed_verification(app_url, page):
+    """The verification panel shows a passed check with a tiny residual."""
+    open_page(page, f"{app_url}/embedding_layer")
+    panel = page.get_by_text("Passed: within 1e-05")
+    panel.wait_for(state="visible", timeout=30_000)
+    value = page.locator("[data-testid='stMetricValue']").first.inner_text()
+    assert float(value) < 1e-5
+
+
+def test_tokens_page_shows_pieces_of_the_typed_sentence(app_url, page):
+    """Typing a sentence in the sidebar shows its word pieces on the Tokens page."""
+    open_page(page, f"{app_url}/tokens")
+    area = page.get_by_label("Sentence A")
+    area.fill("Unbelievable tokenization")
+    area.press("Control+Enter")
+    page.get_by_text("##ization").first.wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_bad_input_shows_a_message_in_the_browser(app_url, page):
+    """Sentence B without sentence A shows a message, and the page keeps working."""
+    open_page(page, f"{app_url}/embedding_layer")
+    area = page.get_by_label("Sentence A")
+    area.fill("")
+    area.press("Control+Enter")
+    page.get_by_text("sentence A is empty").wait_for(state="visible", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    area.fill("Back to normal.")
+    area.press("Control+Enter")
+    page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=30_000)
