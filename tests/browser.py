@@ -46,8 +46,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(script: str | Path = "app.py", env: dict | None = None, log: Path | None = None):
-    """Run ``streamlit run script`` on a free port; yield (base URL, process)."""
+def streamlit_server(
+    script: str | Path = "app.py",
+    env: dict | None = None,
+    log: Path | None = None,
+    unset: tuple[str, ...] = (),
+):
+    """Run ``streamlit run script`` on a free port; yield (base URL, process).
+
+    ``env`` adds or overrides variables of this process's environment; ``unset`` removes some.
+    """
     port = free_port()
     command = [
         sys.executable,
@@ -62,9 +70,8 @@ def streamlit_server(script: str | Path = "app.py", env: dict | None = None, log
         "--server.fileWatcherType=none",
     ]
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        command, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT
-    )
+    environment = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(base, process)

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-# Tests never touch the network: a Hub model resolves through the offline path.
+from tests.random_models import write_random_bert
+
+# No test reaches the real Hub: the tests that exercise Hub code point HF_ENDPOINT at
+# servers on 127.0.0.1, or set HF_HUB_OFFLINE. Telemetry would be one more request.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
 
 
 @pytest.fixture(scope="session")
@@ -30,65 +32,9 @@ def bundled():
     return load_bundled()
 
 
-def write_tiny_bert(
-    folder: Path,
-    *,
-    seed: int = 0,
-    hidden: int = 24,
-    positions: int = 40,
-    prefix: bool = False,
-    legacy_names: bool = False,
-    pickled: bool = False,
-    tokenizer_files: tuple[str, ...] = TOKENIZER_FILES,
-) -> Path:
-    """Save a randomly initialised BERT with the bundled vocabulary to ``folder``.
-
-    prefix: keys carry "bert." (as BertForMaskedLM exports do); legacy_names: LayerNorm
-    as gamma/beta (TF-era checkpoints); pickled: pytorch_model.bin instead of safetensors.
-    """
-    import torch
-    from safetensors.torch import save_file
-    from transformers import BertConfig, BertModel
-
-    from bert_embeddings.checkpoints import bundled_folder
-
-    torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=30522,
-        hidden_size=hidden,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=2 * hidden,
-        max_position_embeddings=positions,
-        type_vocab_size=2,
-        initializer_range=0.5,  # large rows so that LayerNorm has real work to do
-    )
-    model = BertModel(config).eval()
-    with torch.no_grad():  # gamma and beta away from their 1 / 0 start values
-        model.embeddings.LayerNorm.weight.uniform_(0.5, 1.5)
-        model.embeddings.LayerNorm.bias.uniform_(-0.3, 0.3)
-    folder.mkdir(parents=True, exist_ok=True)
-    config.save_pretrained(folder)
-    state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
-    if legacy_names:
-        state = {
-            k.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"): v
-            for k, v in state.items()
-        }
-    if prefix:
-        state = {f"bert.{k}": v for k, v in state.items()}
-    if pickled:
-        torch.save(state, folder / "pytorch_model.bin")
-    else:
-        save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
-    for name in tokenizer_files:
-        shutil.copy(bundled_folder() / name, folder / name)
-    return folder
-
-
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory) -> Path:
-    return write_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+    return write_random_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 def damaged_bundled_copy(folder: Path) -> Path:

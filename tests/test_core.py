@@ -13,7 +13,7 @@ from bert_embeddings.errors import (
     InputTooLongError,
     MissingSentenceAError,
 )
-from tests.conftest import write_tiny_bert
+from tests.random_models import write_random_bert
 
 PAIRS = [
     ("Tokenizers split embeddings into pieces.", ""),
@@ -50,7 +50,7 @@ def test_bundled_output_equals_transformers(bundled, a, b, special):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_tiny_random_berts_equal_transformers(tmp_path, seed):
     """On random BERTs (gamma and beta not 1 and 0) every stage adds up like transformers."""
-    folder = write_tiny_bert(tmp_path / f"bert-{seed}", seed=seed, hidden=16 + 8 * seed)
+    folder = write_random_bert(tmp_path / f"bert-{seed}", seed=seed, hidden=16 + 8 * seed)
     model = checkpoints.load_model(str(folder))
     for a, b in PAIRS:
         enc = encode(model, a, b)
@@ -89,8 +89,8 @@ def test_verification_fails_when_the_output_is_wrong(bundled):
 @pytest.mark.parametrize("variant", ["prefix", "legacy_names", "pickled"])
 def test_checkpoint_key_variants_load_the_same_tables(tmp_path, variant):
     """'bert.'-prefixed keys, gamma/beta names and .bin files give the same tables."""
-    plain = checkpoints.load_model(str(write_tiny_bert(tmp_path / "plain", seed=5)))
-    other = checkpoints.load_model(str(write_tiny_bert(tmp_path / variant, seed=5, **{variant: True})))
+    plain = checkpoints.load_model(str(write_random_bert(tmp_path / "plain", seed=5)))
+    other = checkpoints.load_model(str(write_random_bert(tmp_path / variant, seed=5, **{variant: True})))
     for name in ("word_embeddings", "position_embeddings", "token_type_embeddings"):
         np.testing.assert_array_equal(getattr(plain.tables, name), getattr(other.tables, name))
     np.testing.assert_array_equal(plain.tables.layer_norm_weight, other.tables.layer_norm_weight)
@@ -99,7 +99,9 @@ def test_checkpoint_key_variants_load_the_same_tables(tmp_path, variant):
 
 def test_vocab_txt_only_checkpoint_tokenizes_like_transformers(tmp_path):
     """A checkpoint with vocab.txt but no tokenizer.json gets the same pieces and ids."""
-    folder = write_tiny_bert(tmp_path / "vocab-only", tokenizer_files=("vocab.txt", "tokenizer_config.json"))
+    folder = write_random_bert(
+        tmp_path / "vocab-only", tokenizer_files=("vocab.txt", "tokenizer_config.json")
+    )
     model = checkpoints.load_model(str(folder))
     reference = AutoTokenizer.from_pretrained(str(checkpoints.bundled_folder()))
     for a, b in PAIRS:

@@ -1,0 +1,52 @@
+"""Server memory after every page has been opened once, with a bert-base-sized model.
+
+bert-base-uncased cannot be downloaded here, so a randomly initialised checkpoint of its
+shapes (30,522 x 768 token table, 12 layers, 438 MB safetensors) stands in for it, written
+to a temporary folder and named by BERT_EXPLORER_MODEL. Every page is opened in headless
+Chromium and waited on until its script has finished (the embedding-layer page until its
+verification has passed), then the server's resident memory is read from /proc.
+
+    .venv/bin/python -m bench.memory
+
+Last line: memory rss_mb=M   (target: <= 700)
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from tests.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
+from tests.random_models import write_random_bert
+
+TARGET_MB = 700
+
+
+def bert_base_shaped(folder: Path) -> Path:
+    return write_random_bert(folder, hidden=768, positions=512, layers=12, heads=12)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
+        size_mb = (checkpoint / "model.safetensors").stat().st_size / 1e6
+        print(f"checkpoint: {checkpoint} ({size_mb:.0f} MB)")
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, process):
+            print(f"server started: rss {rss_mb(process.pid):.0f} MB")
+            for path in PAGES:
+                open_page(page, f"{base}/{path}")
+                if path == "embedding_layer":
+                    page.get_by_text("Passed: within").wait_for(state="visible", timeout=120_000)
+                print(f"after opening {path}: rss {rss_mb(process.pid):.0f} MB")
+            resident = rss_mb(process.pid)
+        browser.close()
+    print(f"target <= {TARGET_MB} MB: {'met' if resident <= TARGET_MB else 'NOT met'}")
+    print(f"memory rss_mb={resident:.0f}")
+
+
+if __name__ == "__main__":
+    main()

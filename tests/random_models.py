@@ -1,0 +1,74 @@
+"""Randomly initialised BERT checkpoints, written to disk like a real Hugging Face export.
+
+Used by the tests (tiny models, built from a config inside the test) and by the benchmarks
+(a stand-in of bert-base-uncased's shapes, since the Hub cannot be reached here). They
+reuse the bundled model's tokenizer files, so ids are real bert-base-uncased ids.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
+
+
+def write_random_bert(
+    folder: Path,
+    *,
+    seed: int = 0,
+    hidden: int = 24,
+    positions: int = 40,
+    layers: int = 1,
+    heads: int = 2,
+    prefix: bool = False,
+    legacy_names: bool = False,
+    pickled: bool = False,
+    tokenizer_files: tuple[str, ...] = TOKENIZER_FILES,
+) -> Path:
+    """Save a randomly initialised BERT with the bundled vocabulary to ``folder``.
+
+    Small by default (a tiny test model); ``hidden=768, positions=512, layers=12,
+    heads=12`` gives a checkpoint of bert-base-uncased's shapes for the benchmarks.
+
+    prefix: keys carry "bert." (as BertForMaskedLM exports do); legacy_names: LayerNorm
+    as gamma/beta (TF-era checkpoints); pickled: pytorch_model.bin instead of safetensors.
+    """
+    import torch
+    from safetensors.torch import save_file
+    from transformers import BertConfig, BertModel
+
+    from bert_embeddings.checkpoints import bundled_folder
+
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        max_position_embeddings=positions,
+        type_vocab_size=2,
+        initializer_range=0.5,  # large rows so that LayerNorm has real work to do
+    )
+    model = BertModel(config).eval()
+    with torch.no_grad():  # gamma and beta away from their 1 / 0 start values
+        model.embeddings.LayerNorm.weight.uniform_(0.5, 1.5)
+        model.embeddings.LayerNorm.bias.uniform_(-0.3, 0.3)
+    folder.mkdir(parents=True, exist_ok=True)
+    config.save_pretrained(folder)
+    state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    if legacy_names:
+        state = {
+            k.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"): v
+            for k, v in state.items()
+        }
+    if prefix:
+        state = {f"bert.{k}": v for k, v in state.items()}
+    if pickled:
+        torch.save(state, folder / "pytorch_model.bin")
+    else:
+        save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    for name in tokenizer_files:
+        shutil.copy(bundled_folder() / name, folder / name)
+    return folder
