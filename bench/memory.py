@@ -39,6 +39,8 @@ def main() -> None:
             print(f"server started: rss {rss_mb(process.pid):.0f} MB")
             for path in PAGES:
                 open_page(page, f"{base}/{path}")
+                if page.locator("[data-testid='stException']").count():
+                    raise RuntimeError(f"the {path} page shows an exception")
                 if path == "embedding_layer":
                     page.get_by_text("Passed: within").wait_for(state="visible", timeout=120_000)
                 print(f"after opening {path}: rss {rss_mb(process.pid):.0f} MB")

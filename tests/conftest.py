@@ -7,7 +7,9 @@ They reuse the bundled model's tokenizer files, so ids are real bert-base-uncase
 
 from __future__ import annotations
 
+import hashlib
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -51,22 +53,56 @@ def damaged_bundled_copy(folder: Path) -> Path:
 
 
 @contextmanager
-def hub_answering(status: int):
-    """A stand-in Hub on 127.0.0.1 answering every request with ``status``; yields its URL."""
+def stand_in_hub(repos: dict[str, Path] | None = None, status: int = 404):
+    """A stand-in Hugging Face Hub on 127.0.0.1; yields (URL, list of requested paths).
 
-    class Answer(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the name http.server calls
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+    It answers the two kinds of URL the app uses: the model-info API and the ``resolve``
+    URLs that huggingface_hub downloads from (HEAD with commit, ETag and size; then GET).
+    ``repos`` maps a repo id to a folder whose files it serves; any other repo gets
+    ``status`` (404 unknown, 401 private or gated).
+    """
+    repos = repos or {}
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    requested: list[str] = []
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):  # noqa: N802 - the names http.server calls
+            self.answer(body=False)
+
+        def do_GET(self):  # noqa: N802
+            self.answer(body=True)
+
+        def answer(self, body: bool) -> None:
+            requested.append(f"{self.command} {self.path}")
+            path = self.path.split("?")[0]
+            for repo, folder in repos.items():
+                if path.startswith(f"/api/models/{repo}/revision/"):
+                    files = [{"rfilename": f.name} for f in sorted(folder.iterdir())]
+                    return self.send(200, json.dumps({"sha": commit, "siblings": files}).encode(), body)
+                if path.startswith(f"/{repo}/resolve/"):
+                    file = folder / path.rsplit("/", 1)[1]
+                    if not file.is_file():
+                        return self.send(404, b"", body)
+                    data = file.read_bytes()
+                    headers = {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha256(data).hexdigest()}"'}
+                    return self.send(200, data, body, headers)
+            self.send(status, b'{"error": "Repository not found"}', body)
+
+        def send(self, code: int, data: bytes, body: bool, headers: dict | None = None) -> None:
+            self.send_response(code)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(b'{"error": "Repository not found"}')
+            if body:
+                self.wfile.write(data)
 
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}", requested
     finally:
         server.shutdown()

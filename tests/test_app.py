@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import checkpoints
 from components import widgets
-from tests.conftest import ROOT, damaged_bundled_copy, hub_answering
+from tests.conftest import ROOT, damaged_bundled_copy, stand_in_hub
 
 PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py"]
 
@@ -176,7 +176,7 @@ def test_unknown_hub_model_is_reported(monkeypatch):
     """A Hub id the Hub does not know gets a message (Hub played by a local server)."""
 
     monkeypatch.delenv("HF_HUB_OFFLINE")
-    with hub_answering(404) as url:
+    with stand_in_hub(status=404) as (url, _requested):
         monkeypatch.setenv("HF_ENDPOINT", url)
         at = run_page("pages/embedding_layer.py", model="no-such-org/no-such-bert")
     assert not at.exception

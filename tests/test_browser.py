@@ -59,19 +59,24 @@ def page(browser):
     context.close()
 
 
-@pytest.mark.parametrize("path", list(PAGES))
-def test_page_renders_without_exception(app_url, page, path):
-    """Each page opens, finishes running, shows its charts and no exception."""
-    open_page(page, f"{app_url}/{path}")
+def check_page(page, url: str, path: str, screenshot: str) -> None:
+    """Open a page; check the frame, its charts and that no exception shows; save a screenshot."""
+    open_page(page, url)
     assert page.locator("[data-testid='stException']").count() == 0
     charts = page.locator("[data-testid='stPlotlyChart']")
-    if EXPECTED_CHARTS[path]:
+    if EXPECTED_CHARTS[path]:  # Streamlit loads its Plotly component lazily, after the run
         charts.nth(EXPECTED_CHARTS[path] - 1).wait_for(state="visible", timeout=30_000)
     assert charts.count() == EXPECTED_CHARTS[path]
     nav = page.locator("[data-testid='stSidebarNav']").inner_text()
     assert all(title in nav for title in PAGES.values()), nav
     assert page.get_by_label("Sentence A").is_visible()
-    screenshot_whole_page(page, ARTIFACTS / f"{path}.png")
+    screenshot_whole_page(page, ARTIFACTS / screenshot)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_renders_without_exception(app_url, page, path):
+    """Each page opens, finishes running, shows its charts and no exception."""
+    check_page(page, f"{app_url}/{path}", path, f"{path}.png")
 
 
 def test_direct_link_on_a_fresh_server_shows_the_whole_app(page, tmp_path):
@@ -114,3 +119,19 @@ def test_bad_input_shows_a_message_in_the_browser(app_url, page):
     area.fill("Back to normal.")
     area.press("Control+Enter")
     page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=30_000)
+
+
+def test_every_page_renders_with_bert_base_shapes(browser, tmp_path):
+    """With a model of bert-base's embedding shapes (30,522 x 768), every page renders and verifies."""
+    from tests.random_models import write_random_bert
+
+    # bert-base's embedding tables; one encoder layer is enough, the app never reads it.
+    checkpoint = write_random_bert(tmp_path / "bert-base-shaped", hidden=768, positions=512, heads=12)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}, log=tmp_path / "log") as (base, _):
+        for path in PAGES:
+            check_page(page, f"{base}/{path}", path, f"bert-base-shaped-{path}.png")
+        page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
+        assert "× 768 numbers" in page.get_by_text("Passed: within").inner_text()
+    context.close()

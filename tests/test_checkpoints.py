@@ -22,7 +22,7 @@ from bert_embeddings.errors import (
     NotACheckpointError,
     NotBertLikeError,
 )
-from tests.conftest import damaged_bundled_copy, hub_answering
+from tests.conftest import damaged_bundled_copy, stand_in_hub
 
 
 def test_bundled_model_is_the_published_checkpoint(bundled):
@@ -152,10 +152,30 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
 @pytest.mark.parametrize("status", [404, 401])
 def test_unknown_hub_model_is_reported(isolated_hub, monkeypatch, status):
     """A model id the Hub does not know (or hides) gets a message, not the bundled model."""
-    with hub_answering(status) as url:
+    with stand_in_hub(status=status) as (url, _requested):
         monkeypatch.setenv("HF_ENDPOINT", url)
         with pytest.raises(ModelNotFoundError, match="no-such-org/no-such-model"):
             checkpoints.load_model("no-such-org/no-such-model")
+
+
+def test_hub_model_is_downloaded_then_served_from_the_cache(isolated_hub, monkeypatch, tiny_bert_dir):
+    """A Hub model is fetched once (config, tokenizer, weights), then loads from the cache."""
+    import numpy as np
+
+    with stand_in_hub({"someone/tiny-bert": tiny_bert_dir}) as (url, requested):
+        monkeypatch.setenv("HF_ENDPOINT", url)
+        model = checkpoints.load_model("someone/tiny-bert")
+    assert model.source == "hub" and model.notice is None and model.name == "someone/tiny-bert"
+    fetched = {r.split("/")[-1] for r in requested if r.startswith("GET /someone/tiny-bert/resolve/")}
+    assert fetched == {"config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors"}
+    local = checkpoints.load_model(str(tiny_bert_dir))
+    np.testing.assert_array_equal(model.tables.word_embeddings, local.tables.word_embeddings)
+    np.testing.assert_array_equal(model.tables.layer_norm_bias, local.tables.layer_norm_bias)
+
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: must not be asked
+    again = checkpoints.load_model("someone/tiny-bert")
+    assert again.source == "hub-cache"
+    np.testing.assert_array_equal(again.tables.word_embeddings, local.tables.word_embeddings)
 
 
 def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch, tiny_bert_dir):
