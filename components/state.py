@@ -77,7 +77,7 @@ def require_model() -> checkpoints.LoadedModel:
     return model
 
 
-def require_encoding(model: checkpoints.LoadedModel) -> tokenize.Encoding:
+def require_encoding() -> tokenize.Encoding:
     """The sidebar's sentences as the model reads them; notices about the input shown."""
     i = widgets.current()
     with friendly_errors():

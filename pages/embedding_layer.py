@@ -12,7 +12,7 @@ st.latex(
 )
 
 model = state.require_model()
-encoding = state.require_encoding(model)
+encoding = state.require_encoding()
 # The check needs torch and transformers, which take seconds to import on a cold start, so
 # its panel is placed here but filled at the end, after the heatmaps are drawn.
 proof = st.container(border=True)

@@ -28,7 +28,7 @@ sentence in the sidebar and follow it through the pages.
 )
 
 model = state.require_model()
-encoding = state.require_encoding(model)
+encoding = state.require_encoding()
 parts = state.breakdown(model, encoding)
 n, d = min(len(encoding), OVERVIEW_TOKENS), min(model.hidden_size, OVERVIEW_DIMS)
 stages = [

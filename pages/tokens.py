@@ -17,7 +17,7 @@ st.markdown(
 )
 
 model = state.require_model()
-encoding = state.require_encoding(model)
+encoding = state.require_encoding()
 
 chips = []
 for i, piece in enumerate(encoding.pieces):
