@@ -15,6 +15,7 @@ pages = [
         icon=":material/stacks:",
         url_path="embedding_layer",
     ),
+    st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
 ]
 navigation = st.navigation(pages)
 widgets.sidebar()

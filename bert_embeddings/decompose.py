@@ -58,6 +58,17 @@ class Verification:
         return self.max_abs_error <= self.tolerance
 
 
+# The stages a token's vector passes through, cumulatively, in the order people are told
+# about them: the token row, then + position, then + segment, then LayerNorm.
+STAGES = ("token row", "+ position", "+ segment", "LayerNorm output")
+
+
+def stage_vectors(parts: EmbeddingBreakdown) -> dict[str, np.ndarray]:
+    """Each token's vector after each stage, every array (tokens, hidden)."""
+    with_position = parts.token + parts.position
+    return dict(zip(STAGES, (parts.token, with_position, parts.summed, parts.output), strict=True))
+
+
 def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
     """Look up the three rows for each token, add them, and apply LayerNorm."""
     t = model.tables

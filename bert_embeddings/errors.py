@@ -47,3 +47,31 @@ class ChecksumMismatchError(ExplorerError):
 
 class BundledModelMissingError(ExplorerError):
     """The package that carries the offline model is not installed."""
+
+
+class EmptyQueryError(ExplorerError):
+    """The neighbour query is empty."""
+
+
+class UnknownWordError(ExplorerError):
+    """A query word has characters the vocabulary cannot represent (they become [UNK])."""
+
+
+class QuerySyntaxError(ExplorerError):
+    """Vector arithmetic that does not parse, such as 'king - - man' or 'king +'."""
+
+
+class InvalidRegexError(ExplorerError):
+    """An include or exclude filter that is not a valid regular expression."""
+
+
+class OutOfRangeError(ExplorerError):
+    """A number outside what it may be: k, a token id, a component index."""
+
+
+class NothingLeftError(ExplorerError):
+    """The filters leave no vocabulary row to search."""
+
+
+class ZeroVectorError(ExplorerError):
+    """The query vector is all zeros (e.g. 'king - king'), so it has no direction."""

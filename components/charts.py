@@ -122,3 +122,25 @@ def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[st
         height=_rows_height(len(labels), per_row=30, floor=220), margin={"l": 10, "r": 10, "t": 40, "b": 10}
     )
     return fig
+
+
+def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.Figure:
+    """Ranked neighbours as horizontal bars, the best at the top."""
+    labels = [f"{rank}. {piece}" for rank, piece in enumerate(pieces, start=1)]
+    fig = go.Figure(
+        go.Bar(
+            x=scores.astype(np.float32),
+            y=labels,
+            orientation="h",
+            marker_color="#4c78a8",
+            hovertemplate="%{y}<br>cosine %{x:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": 16}},
+        height=_rows_height(len(labels), per_row=24, floor=220, ceiling=2400),
+        margin={"l": 10, "r": 10, "t": 40, "b": 30},
+        xaxis={"title": "cosine similarity"},
+        yaxis={"type": "category", "autorange": "reversed", "automargin": True},
+    )
+    return fig

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, decompose, tokenize
+from bert_embeddings import checkpoints, decompose, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
 from components import widgets
 
@@ -29,6 +29,12 @@ def _model(spec: str, revision: str) -> checkpoints.LoadedModel:
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _reference_module(spec: str, revision: str):
     return decompose.build_reference_module(_model(spec, revision))
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _vocab_index(spec: str, revision: str) -> vocab_search.VocabIndex:
+    model = _model(spec, revision)
+    return vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -49,13 +55,15 @@ def _verification(
 
 
 @contextmanager
-def friendly_errors():
-    """Show a problem as a message and stop this page's run; never show a traceback."""
+def friendly_errors(stop: bool = True):
+    """Show a problem as a message, never a traceback; then stop this page's run, or with
+    ``stop=False`` skip the rest of the block and carry on with the page."""
     try:
         yield
     except ExplorerError as exc:
         st.error(str(exc), icon=":material/error:")
-        st.stop()
+        if stop:
+            st.stop()
     except Exception as exc:  # anything unforeseen: log it for us, explain it to the user
         log.exception("Unexpected error while rendering a page")
         st.error(
@@ -63,7 +71,8 @@ def friendly_errors():
             "The rest of the explorer keeps working: try another input or model.",
             icon=":material/error:",
         )
-        st.stop()
+        if stop:
+            st.stop()
 
 
 def require_model() -> checkpoints.LoadedModel:
@@ -100,3 +109,10 @@ def verification() -> decompose.Verification:
     i = widgets.current()
     with friendly_errors():
         return _verification(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)
+
+
+def vocab_index() -> vocab_search.VocabIndex:
+    """The sidebar model's neighbour-search index: built once per model, shared by all sessions."""
+    i = widgets.current()
+    with friendly_errors(), st.spinner("Preparing the vocabulary for search..."):
+        return _vocab_index(i.model_spec, i.revision)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints
+from bert_embeddings import checkpoints, vocab_search
 from bert_embeddings.tokenize import MAX_CHARACTERS
 
 MODEL_KEY = "model_choice"
@@ -104,3 +104,91 @@ def dimension_range(hidden_size: int, key: str = "dims") -> range:
         help="Drag both ends to zoom into a few dimensions, e.g. 300-320.",
     )
     return range(first, last + 1)
+
+
+# --- the neighbours page -------------------------------------------------------------------
+
+QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
+NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
+NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
+NB_K, NB_SIMILARITY = "nb_k", "nb_similarity"
+NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
+    "nb_hide_continuation",
+    "nb_hide_special",
+    "nb_leave_out",
+)
+NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
+SIMILARITIES = ("cosine", "cosine after subtracting the mean")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    k: int
+    centred: bool
+    hide_continuation: bool
+    hide_special: bool
+    include: str
+    exclude: str
+    leave_out_query: bool
+
+    def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+        """The search filters; the query's own ids are left out only if asked for."""
+        return vocab_search.Filters(
+            hide_continuation=self.hide_continuation,
+            hide_special=self.hide_special,
+            include=self.include,
+            exclude=self.exclude,
+            exclude_ids=query_ids if self.leave_out_query else (),
+        )
+
+
+def query_mode() -> str:
+    # Defaults live in session state, not in the widgets: clicking a neighbour sets these
+    # keys too, and Streamlit warns when a widget has both.
+    st.session_state.setdefault(NB_MODE, "word")
+    st.session_state.setdefault(NB_WORD, "king")
+    mode = st.segmented_control("Query by", QUERY_MODES, key=NB_MODE)
+    return mode or "word"
+
+
+def piece_choice(pieces: list[str]) -> int | None:
+    """For a word of several pieces: None for their mean, else the chosen piece's position."""
+    options = [None, *range(len(pieces))]
+    return st.radio(
+        "This word is several pieces. Search with",
+        options,
+        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {pieces[i]}",
+        horizontal=True,
+        key=NB_PIECE,
+    )
+
+
+def search_options() -> SearchOptions:
+    left, right = st.columns([1, 2])
+    k = left.number_input("How many neighbours (k)", value=10, step=1, key=NB_K, help="From 1 to 100.")
+    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, key=NB_SIMILARITY)
+    with st.expander("Filters"):
+        a, b, c = st.columns(3)
+        hide_continuation = a.toggle("Hide ## continuation pieces", key=NB_HIDE_CONTINUATION)
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", value=True, key=NB_HIDE_SPECIAL)
+        leave_out = c.toggle("Leave out the query's own pieces", value=True, key=NB_LEAVE_OUT)
+        a, b = st.columns(2)
+        include = a.text_input(
+            "Only pieces matching (regular expression)", key=NB_INCLUDE, placeholder="e.g. ^un"
+        )
+        exclude = b.text_input(
+            "Leave out pieces matching (regular expression)", key=NB_EXCLUDE, placeholder="e.g. \\d"
+        )
+    return SearchOptions(
+        int(k), similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out
+    )
+
+
+def follow_neighbour() -> None:
+    """on_change of the neighbour pills: make the clicked piece the next word query."""
+    piece = st.session_state.get(NB_NEXT)
+    if piece:
+        st.session_state[NB_MODE] = "word"
+        st.session_state[NB_WORD] = piece
+        st.session_state[NB_NEXT] = None
+        st.session_state.pop(NB_PIECE, None)

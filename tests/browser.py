@@ -28,7 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-PAGES = {"home": "Home", "tokens": "Tokens", "embedding_layer": "Embedding layer"}
+PAGES = {"home": "Home", "tokens": "Tokens", "embedding_layer": "Embedding layer", "neighbours": "Neighbours"}
 
 
 def chromium_path() -> str | None:

@@ -14,7 +14,7 @@ from bert_embeddings import checkpoints
 from components import widgets
 from tests.conftest import ROOT, damaged_bundled_copy, stand_in_hub
 
-PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py"]
+PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py", "pages/neighbours.py"]
 
 
 def run_page(page: str, **inputs) -> AppTest:
@@ -210,3 +210,111 @@ def test_truncation_is_a_warning_that_counts_dropped_pieces():
     at = run_page("pages/tokens.py", a="word " * 10_000, b="")
     assert any("9,490 pieces were dropped" in w.value for w in at.warning)
     assert len(at.dataframe[0].value) == 512
+
+
+# --- the neighbours page -------------------------------------------------------------------
+
+
+def neighbours_page(**widgets_by_key) -> AppTest:
+    """The neighbours page with some of its widgets set (by key, in the order given)."""
+    at = run_page("pages/neighbours.py")
+    for key, value in widgets_by_key.items():
+        widget = next(w for w in at.main if getattr(w, "key", None) == key)
+        widget.set_value(value).run()
+    return at
+
+
+def result_pieces(at: AppTest) -> list[str]:
+    """The results table's pieces (AppTest finds plain dataframes by position: results first)."""
+    assert len(at.dataframe) == 2, "expected the results table and the grid"
+    return list(at.dataframe[0].value["piece"])
+
+
+def test_word_query_shows_table_chart_and_pills():
+    """'king' lists ten neighbours with queen among them, as a table, bars and clickable pills."""
+    at = neighbours_page()
+    assert not at.exception and not at.error
+    pieces = result_pieces(at)
+    assert len(pieces) == 10 and "queen" in pieces and "king" not in pieces
+    bars = next(f for f in figures(at) if f.layout.title.text.startswith("Closest to"))
+    assert [label.split(". ", 1)[1] for label in bars.data[0].y] == pieces
+    assert list(at.pills(key=widgets.NB_NEXT).options) == pieces
+
+
+def test_clicking_a_neighbour_makes_it_the_next_query():
+    """Choosing 'queen' among the results searches from queen."""
+    at = neighbours_page()
+    at.pills(key=widgets.NB_NEXT).set_value("queen").run()
+    assert at.text_input(key=widgets.NB_WORD).value == "queen"
+    assert "queen" not in result_pieces(at) and "king" in result_pieces(at)
+    assert not at.exception
+
+
+def test_query_modes(bundled):
+    """Token id, arithmetic and a sentence token at a stage each produce neighbours."""
+    at = neighbours_page(nb_mode="token id", nb_id=bundled.tokenizer.token_to_id("dog"))
+    assert "dogs" in result_pieces(at)
+    at = neighbours_page(nb_mode="arithmetic", nb_expression="king - man + woman")
+    assert result_pieces(at)[0] == "queen"
+    at = neighbours_page(nb_mode="sentence token", nb_token=3, nb_stage="LayerNorm output")
+    assert not at.exception and len(result_pieces(at)) == 10
+    assert "bank" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_multi_piece_word_offers_each_piece_or_the_mean():
+    """A word of several pieces shows its pieces; one can be chosen instead of the mean."""
+    at = neighbours_page(nb_word="embeddings")
+    assert [o for o in at.radio(key=widgets.NB_PIECE).options] == [
+        "the mean of all pieces",
+        "piece em",
+        "piece ##bed",
+        "piece ##ding",
+        "piece ##s",
+    ]
+    at.radio(key=widgets.NB_PIECE).set_value(1).run()
+    assert "##bed" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_filters_and_k():
+    """k, hiding ## pieces and an include pattern all shape the results."""
+    at = neighbours_page(nb_k=25, nb_hide_continuation=True, nb_include="^q")
+    pieces = result_pieces(at)
+    assert 0 < len(pieces) <= 25 and all(p.startswith("q") for p in pieces)
+    at = neighbours_page(nb_similarity="cosine after subtracting the mean", nb_exclude="^queen$")
+    assert "queen" not in result_pieces(at) and not at.exception
+
+
+def test_grid_has_every_token_of_the_sentence():
+    """The grid lists each token of the sentence with its top 5."""
+    at = run_page("pages/neighbours.py", a="dogs and cats", b="")
+    grid = at.dataframe[-1].value
+    assert list(grid["token"]) == ["0 · [CLS]", "1 · dogs", "2 · and", "3 · cats", "4 · [SEP]"]
+    assert grid["#1"][1].startswith("dogs")  # at the token-row stage a piece is its own nearest row
+
+
+BAD_QUERIES = {
+    "outside_vocabulary": ({"nb_word": "🦜"}, "outside the vocabulary"),
+    "empty_word": ({"nb_word": "  "}, "Type a word"),
+    "bad_syntax": ({"nb_mode": "arithmetic", "nb_expression": "king + - man"}, "does not parse"),
+    "unknown_word_in_sum": (
+        {"nb_mode": "arithmetic", "nb_expression": "king - 🦜"},
+        "outside the vocabulary",
+    ),
+    "empty_sum": ({"nb_mode": "arithmetic", "nb_expression": ""}, "Type an expression"),
+    "invalid_regex": ({"nb_include": "(["}, "not a valid regular expression"),
+    "k_too_large": ({"nb_k": 500}, "k must be between 1 and 100"),
+    "k_zero": ({"nb_k": 0}, "k must be between 1 and 100"),
+    "id_out_of_range": ({"nb_mode": "token id", "nb_id": 99999}, "outside"),
+    "nothing_left": ({"nb_include": "^zzqqxx$"}, "leave no piece"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_QUERIES))
+def test_bad_queries_get_a_message(case):
+    """Each bad query shows its message; the page and the grid keep working."""
+    inputs, expected = BAD_QUERIES[case]
+    at = neighbours_page(**inputs)
+    assert not at.exception
+    assert expected in messages(at), messages(at)
+    if "nb_include" not in inputs and "nb_k" not in inputs:
+        assert len(at.dataframe[-1].value) > 0  # the rest of the page still renders

@@ -7,6 +7,7 @@ browser fails the run; elsewhere the test skips and says how to install one.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -34,7 +35,7 @@ if chromium_path() is None:
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # Charts each page must draw with the default input.
-EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7}
+EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7, "neighbours": 1}
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,7 @@ def check_page(page, url: str, path: str, screenshot: str) -> None:
     assert charts.count() == EXPECTED_CHARTS[path]
     nav = page.locator("[data-testid='stSidebarNav']").inner_text()
     assert all(title in nav for title in PAGES.values()), nav
-    assert page.get_by_label("Sentence A").is_visible()
+    assert page.get_by_label("Sentence A", exact=True).is_visible()
     screenshot_whole_page(page, ARTIFACTS / screenshot)
 
 
@@ -83,7 +84,7 @@ def test_direct_link_on_a_fresh_server_shows_the_whole_app(page, tmp_path):
     """A first visit straight to a page URL gets the sidebar and navigation, not a bare page."""
     with streamlit_server(log=tmp_path / "fresh.log") as (base, _process):
         open_page(page, f"{base}/tokens")
-        page.get_by_label("Sentence A").wait_for(state="visible", timeout=30_000)
+        page.get_by_label("Sentence A", exact=True).wait_for(state="visible", timeout=30_000)
         assert "Embedding layer" in page.locator("[data-testid='stSidebarNav']").inner_text()
         assert page.get_by_role("heading", name="Tokens").is_visible()
 
@@ -100,7 +101,7 @@ def test_embedding_page_shows_passed_verification(app_url, page):
 def test_tokens_page_shows_pieces_of_the_typed_sentence(app_url, page):
     """Typing a sentence in the sidebar shows its word pieces on the Tokens page."""
     open_page(page, f"{app_url}/tokens")
-    area = page.get_by_label("Sentence A")
+    area = page.get_by_label("Sentence A", exact=True)
     area.fill("Unbelievable tokenization")
     area.press("Control+Enter")
     page.get_by_text("##ization").first.wait_for(state="visible", timeout=30_000)
@@ -111,7 +112,7 @@ def test_tokens_page_shows_pieces_of_the_typed_sentence(app_url, page):
 def test_bad_input_shows_a_message_in_the_browser(app_url, page):
     """Sentence B without sentence A shows a message, and the page keeps working."""
     open_page(page, f"{app_url}/embedding_layer")
-    area = page.get_by_label("Sentence A")
+    area = page.get_by_label("Sentence A", exact=True)
     area.fill("")
     area.press("Control+Enter")
     page.get_by_text("sentence A is empty").wait_for(state="visible", timeout=30_000)
@@ -132,6 +133,27 @@ def test_every_page_renders_with_bert_base_shapes(browser, tmp_path):
     with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}, log=tmp_path / "log") as (base, _):
         for path in PAGES:
             check_page(page, f"{base}/{path}", path, f"bert-base-shaped-{path}.png")
-        page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
-        assert "× 768 numbers" in page.get_by_text("Passed: within").inner_text()
+            if path == "embedding_layer":
+                page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
+                assert "× 768 numbers" in page.get_by_text("Passed: within").inner_text()
     context.close()
+
+
+def test_neighbour_query_and_click(app_url, page):
+    """Typing a word lists its neighbours; clicking one searches from it next."""
+    open_page(page, f"{app_url}/neighbours")
+    field = page.get_by_label("Word or piece")
+    field.fill("dogs")
+    field.press("Enter")
+    chart_title = page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dogs")
+    chart_title.wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    pills = page.locator("[data-testid='stButtonGroup']").nth(1)  # the first is "Query by"
+    pills.locator("button").filter(has_text=re.compile(r"^dog$")).click()
+    page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dog", exact=True).wait_for(
+        state="visible", timeout=30_000
+    )
+    page.wait_for_selector(APP_IDLE)
+    assert page.get_by_label("Word or piece").input_value() == "dog"
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot_whole_page(page, ARTIFACTS / "neighbours-after-click.png")

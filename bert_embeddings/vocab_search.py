@@ -1,0 +1,279 @@
+"""Exact nearest neighbours over the whole token-embedding table, by cosine similarity.
+
+Every row is scored, nothing is sampled. The table itself is never copied: cosine is
+computed as ``(W @ q) / (|W_i| |q|)`` with the row norms computed once per model, and the
+"centred" cosine (after subtracting the vocabulary's mean vector m, which BERT's token
+rows share and which crowds raw cosine scores together) as
+``(W @ q' - m . q') / |W_i - m| / |q'|`` with ``q' = q - m``. One query is one
+matrix-vector product, bound by reading the table once; many queries (the all-tokens grid)
+are one matrix product. Ties are broken by the lower id, as a brute-force sort would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from bert_embeddings.errors import (
+    EmptyQueryError,
+    InvalidRegexError,
+    NothingLeftError,
+    OutOfRangeError,
+    QuerySyntaxError,
+    UnknownWordError,
+    ZeroVectorError,
+)
+
+MAX_K = 100
+_SPECIAL = re.compile(r"^\[[^\]]+\]$")  # [CLS], [SEP], [PAD], [MASK], [UNK], [unused0] ...
+_TERM = re.compile(r"\s*([+-])?\s*([^\s+-]+|[+-])")
+_ARITHMETIC_CHARS = re.compile(r"[+-]")
+
+
+@dataclass(frozen=True)
+class VocabIndex:
+    """What an exact search needs besides the table: computed once per model, read-only."""
+
+    table: np.ndarray  # (vocab, hidden) the model's word_embeddings, shared, never copied
+    norms: np.ndarray  # (vocab,) |W_i|
+    mean: np.ndarray  # (hidden,) the vocabulary's mean row m
+    centred_norms: np.ndarray  # (vocab,) |W_i - m|
+    pieces: tuple[str, ...]  # id -> piece
+    continuation: np.ndarray  # (vocab,) bool: '##' pieces
+    special: np.ndarray  # (vocab,) bool: [CLS], [SEP], [unusedN] and the like
+
+    @property
+    def size(self) -> int:
+        return int(self.table.shape[0])
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which rows may appear in the results."""
+
+    hide_continuation: bool = False
+    hide_special: bool = True
+    include: str = ""  # regular expression a piece must match (search), if given
+    exclude: str = ""  # regular expression a piece must not match, if given
+    exclude_ids: tuple[int, ...] = ()  # e.g. the query's own pieces
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    ids: np.ndarray  # (k,) int64, best first
+    pieces: tuple[str, ...]
+    scores: np.ndarray  # (k,) float32 cosine similarities
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query vector and the vocabulary ids it was made from (for 'leave out its pieces')."""
+
+    vector: np.ndarray  # (hidden,)
+    ids: tuple[int, ...]
+    description: str
+
+
+def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
+    """Norms, mean and piece kinds for a token table; the table is referenced, not copied."""
+    vocab = tokenizer.get_vocab()
+    pieces = [""] * table.shape[0]
+    for piece, piece_id in vocab.items():
+        if piece_id < len(pieces):
+            pieces[piece_id] = piece
+    mean = table.mean(axis=0, dtype=np.float64).astype(np.float32)  # (hidden,)
+    centred_norms = np.sqrt(  # |W_i - m|^2 = |W_i|^2 - 2 W_i.m + |m|^2, without a copy of W
+        np.maximum(
+            np.einsum("ij,ij->i", table, table, dtype=np.float64)
+            - 2 * (table @ mean).astype(np.float64)
+            + float(mean @ mean),
+            0.0,
+        )
+    ).astype(np.float32)
+    arrays = {
+        "norms": np.linalg.norm(table, axis=1).astype(np.float32),
+        "mean": mean,
+        "centred_norms": centred_norms,
+        "continuation": np.array([p.startswith("##") for p in pieces]),
+        "special": np.array([bool(_SPECIAL.match(p)) for p in pieces]),
+    }
+    for array in arrays.values():
+        array.flags.writeable = False
+    return VocabIndex(table=table, pieces=tuple(pieces), **arrays)
+
+
+# --- queries -----------------------------------------------------------------------------
+
+
+def word_ids(index: VocabIndex, tokenizer: Tokenizer, word: str) -> tuple[int, ...]:
+    """The vocabulary ids of a word or piece: a piece as written if the vocabulary has it
+    ('##ing', '[MASK]'), otherwise the pieces the tokenizer splits the word into."""
+    word = (word or "").strip()
+    if not word:
+        raise EmptyQueryError("Type a word or a piece to search for.")
+    if any(c.isspace() for c in word):
+        raise QuerySyntaxError(f"'{word[:40]}' has spaces: search for one word or piece at a time.")
+    exact = tokenizer.token_to_id(word)
+    if exact is not None and exact < index.size:
+        return (exact,)
+    encoding = tokenizer.encode(word, add_special_tokens=False)
+    unk = tokenizer.token_to_id("[UNK]")
+    if not encoding.ids:
+        raise UnknownWordError(f"'{word[:40]}' has no characters the tokenizer keeps.")
+    if unk is not None and unk in encoding.ids:
+        raise UnknownWordError(
+            f"'{word[:40]}' is outside the vocabulary: the tokenizer turns it (or part of it) into "
+            "[UNK], so there is no row to start from."
+        )
+    return tuple(encoding.ids)
+
+
+def id_query(index: VocabIndex, token_id: int) -> Query:
+    if not 0 <= token_id < index.size:
+        raise OutOfRangeError(f"Token ids run from 0 to {index.size - 1:,}; {token_id:,} is outside.")
+    return Query(index.table[token_id], (token_id,), f"id {token_id} ({index.pieces[token_id]})")
+
+
+def word_query(index: VocabIndex, tokenizer: Tokenizer, word: str, piece: int | None = None) -> Query:
+    """A word's row; for a word of several pieces, one piece (by position) or their mean."""
+    ids = word_ids(index, tokenizer, word)
+    if piece is not None and len(ids) > 1:
+        if not 0 <= piece < len(ids):
+            raise OutOfRangeError(f"'{word}' has {len(ids)} pieces; piece {piece} does not exist.")
+        return Query(index.table[ids[piece]], (ids[piece],), index.pieces[ids[piece]])
+    vector = index.table[list(ids)].mean(axis=0)
+    label = index.pieces[ids[0]] if len(ids) == 1 else "mean of " + " ".join(index.pieces[i] for i in ids)
+    return Query(vector, ids, label)
+
+
+def parse_arithmetic(expression: str) -> list[tuple[int, str]]:
+    """'king - man + woman' -> [(1, 'king'), (-1, 'man'), (1, 'woman')]."""
+    text = (expression or "").strip()
+    if not text:
+        raise EmptyQueryError("Type an expression such as: king - man + woman")
+    terms, position = [], 0
+    while position < len(text):
+        match = _TERM.match(text, position)
+        if match is None or match.end() == position:
+            break
+        sign, word = match.groups()
+        if word in "+-" or (sign is None and terms):
+            raise QuerySyntaxError(
+                f"'{text[:60]}' does not parse: write words joined by + or -, such as king - man + woman."
+            )
+        terms.append((-1 if sign == "-" else 1, word))
+        position = match.end()
+    if not terms or text[position:].strip():
+        raise QuerySyntaxError(f"'{text[:60]}' does not parse: write words joined by + or -.")
+    return terms
+
+
+def arithmetic_query(index: VocabIndex, tokenizer: Tokenizer, expression: str) -> Query:
+    """The signed sum of word rows (a word of several pieces counts as their mean)."""
+    terms = parse_arithmetic(expression)
+    vector = np.zeros(index.table.shape[1], dtype=np.float32)
+    ids: list[int] = []
+    for sign, word in terms:
+        term = word_query(index, tokenizer, word)
+        vector += sign * term.vector
+        ids.extend(term.ids)
+    return Query(
+        vector, tuple(dict.fromkeys(ids)), " ".join(f"{'-' if s < 0 else '+'} {w}" for s, w in terms)
+    )
+
+
+# --- search ------------------------------------------------------------------------------
+
+
+def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
+    """(vocab,) bool: the rows the filters let through."""
+    allowed = np.ones(index.size, dtype=bool)
+    if filters.hide_continuation:
+        allowed &= ~index.continuation
+    if filters.hide_special:
+        allowed &= ~index.special
+    for pattern, keep in ((filters.include, True), (filters.exclude, False)):
+        if pattern:
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise InvalidRegexError(
+                    f"'{pattern[:60]}' is not a valid regular expression: {exc}."
+                ) from None
+            matches = np.fromiter((compiled.search(p) is not None for p in index.pieces), bool, index.size)
+            allowed &= matches if keep else ~matches
+    if filters.exclude_ids:
+        allowed[[i for i in filters.exclude_ids if 0 <= i < index.size]] = False
+    if not allowed.any():
+        raise NothingLeftError("The filters leave no piece of the vocabulary to search: loosen one.")
+    return allowed
+
+
+def check_k(k: int) -> int:
+    if not 1 <= int(k) <= MAX_K:
+        raise OutOfRangeError(f"k must be between 1 and {MAX_K}; {k} is outside.")
+    return int(k)
+
+
+def similarities(index: VocabIndex, queries: np.ndarray, centred: bool = False) -> np.ndarray:
+    """Cosine of every row with every query: (queries, hidden) -> (queries, vocab)."""
+    queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+    if centred:
+        queries = queries - index.mean
+    query_norms = np.linalg.norm(queries, axis=1)  # (queries,)
+    if not np.all(query_norms > 0):
+        raise ZeroVectorError("The query vector is all zeros (e.g. 'king - king'): it has no direction.")
+    scores = queries @ index.table.T  # (queries, vocab): reads the table once for all queries
+    if centred:
+        scores -= (queries @ index.mean)[:, None]
+    row_norms = index.centred_norms if centred else index.norms
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores /= row_norms[None, :]
+        scores /= query_norms[:, None]
+    scores[:, row_norms == 0] = 0.0  # an all-zero row (e.g. an untrained [PAD]) has no direction
+    return scores
+
+
+def _top(scores: np.ndarray, allowed: np.ndarray, k: int, pieces: tuple[str, ...]) -> Neighbours:
+    """The k best allowed rows of one score vector, ties broken by the lower id."""
+    candidates = np.flatnonzero(allowed)
+    values = scores[candidates]
+    k = min(k, candidates.size)
+    if k < candidates.size:
+        # Everything tied with the k-th best stays in, so that the tie-break below is exact.
+        kth = np.partition(values, candidates.size - k)[candidates.size - k]
+        keep = values >= kth
+        candidates, values = candidates[keep], values[keep]
+    order = np.lexsort((candidates, -values))[:k]
+    ids = candidates[order]
+    return Neighbours(ids.astype(np.int64), tuple(pieces[i] for i in ids), values[order].astype(np.float32))
+
+
+def nearest(
+    index: VocabIndex, query: np.ndarray, k: int = 10, centred: bool = False, filters: Filters = Filters()
+) -> Neighbours:
+    """The k rows of the token table most cosine-similar to one query vector."""
+    k = check_k(k)
+    allowed = allowed_rows(index, filters)
+    return _top(similarities(index, query, centred)[0], allowed, k, index.pieces)
+
+
+def nearest_for_each(
+    index: VocabIndex,
+    queries: np.ndarray,
+    k: int = 5,
+    centred: bool = False,
+    filters: Filters = Filters(),
+    chunk: int = 64,
+) -> list[Neighbours]:
+    """Top k for many query vectors, one matrix product per ``chunk`` of them."""
+    k = check_k(k)
+    allowed = allowed_rows(index, filters)
+    results = []
+    for start in range(0, len(queries), chunk):
+        scores = similarities(index, queries[start : start + chunk], centred)
+        results.extend(_top(row, allowed, k, index.pieces) for row in scores)
+    return results

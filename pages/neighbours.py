@@ -1,0 +1,109 @@
+"""Neighbours: the vocabulary's rows closest to a word, an id, a sentence token or a sum."""
+
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings import decompose, vocab_search
+from components import charts, routing, state, widgets
+
+routing.through_app()
+st.title("Nearest neighbours in the vocabulary")
+st.markdown(
+    "Which pieces have token rows pointing the same way as yours? Every row of the token table "
+    "is scored by **cosine similarity**, exactly, nothing sampled. Click a neighbour to search from it next."
+)
+
+model = state.require_model()
+index = state.vocab_index()
+mode = widgets.query_mode()
+query = None
+with state.friendly_errors(stop=False):
+    if mode == "word":
+        word = st.text_input("Word or piece", key=widgets.NB_WORD)
+        ids = vocab_search.word_ids(index, model.tokenizer, word)
+        piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
+        query = vocab_search.word_query(index, model.tokenizer, word, piece)
+    elif mode == "token id":
+        token_id = st.number_input("Token id", value=2054, step=1, key=widgets.NB_ID)
+        query = vocab_search.id_query(index, int(token_id))
+    elif mode == "arithmetic":
+        expression = st.text_input("Vector arithmetic", value="king - man + woman", key=widgets.NB_EXPRESSION)
+        query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
+        st.caption(
+            "Each word's token row, added or subtracted; a word of several pieces counts as their mean."
+        )
+    else:
+        encoding = state.require_encoding()
+        left, right = st.columns(2)
+        position = left.selectbox(
+            "Token of your sentence",
+            range(len(encoding)),
+            index=min(1, len(encoding) - 1),  # the first word rather than [CLS]
+            format_func=encoding.labels.__getitem__,
+            key=widgets.NB_TOKEN,
+        )
+        stage = right.selectbox("Taken at stage", decompose.STAGES, key=widgets.NB_STAGE)
+        vector = decompose.stage_vectors(state.breakdown(model, encoding))[stage][position]
+        query = vocab_search.Query(
+            vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
+        )
+        st.caption(
+            "The search still runs over the token table. After the token row, the vector also carries "
+            "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
+            "pieces it still resembles once those are mixed in."
+        )
+
+options = widgets.search_options()
+st.caption(
+    "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
+    "the vocabulary's mean vector first removes that shared part and spreads the scores out."
+)
+if query is not None:
+    result = None
+    with state.friendly_errors(stop=False):
+        result = vocab_search.nearest(
+            index, query.vector, options.k, options.centred, options.filters(query.ids)
+        )
+    if result is not None:
+        left, right = st.columns([2, 3])
+        left.dataframe(
+            pd.DataFrame(
+                {
+                    "rank": range(1, len(result.ids) + 1),
+                    "piece": result.pieces,
+                    "id": result.ids,
+                    "score": result.scores,
+                }
+            ),
+            hide_index=True,
+            column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+            key="nb_table",
+        )
+        right.plotly_chart(
+            charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
+            key="nb_bars",
+        )
+        st.pills(
+            "Search a neighbour next", result.pieces, key=widgets.NB_NEXT, on_change=widgets.follow_neighbour
+        )
+
+st.subheader("Every token of your sentence at once")
+encoding = state.require_encoding()
+grid_stage = st.selectbox("Stage", decompose.STAGES, key="nb_grid_stage")
+vectors = decompose.stage_vectors(state.breakdown(model, encoding))[grid_stage]
+with state.friendly_errors(stop=False):
+    grid = vocab_search.nearest_for_each(
+        index, vectors, k=5, centred=options.centred, filters=options.filters()
+    )
+    cells = [
+        [label, *(f"{piece}  {score:.2f}" for piece, score in zip(n.pieces, n.scores, strict=True))]
+        for label, n in zip(encoding.labels, grid, strict=True)
+    ]
+    table = pd.DataFrame(
+        cells,
+        columns=["token", *(f"#{r}" for r in range(1, len(grid[0].ids) + 1))],
+    )
+    st.dataframe(table, hide_index=True, key="nb_grid")
+    st.caption(
+        "Top 5 of each token with this page's similarity and filters; one matrix product for all tokens."
+    )
