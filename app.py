@@ -16,6 +16,7 @@ pages = [
         url_path="embedding_layer",
     ),
     st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
+    st.Page("pages/pca.py", title="PCA maps", icon=":material/scatter_plot:", url_path="pca"),
 ]
 navigation = st.navigation(pages)
 widgets.sidebar()

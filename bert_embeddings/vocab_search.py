@@ -12,6 +12,7 @@ are one matrix product. Ties are broken by the lower id, as a brute-force sort w
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,19 @@ from bert_embeddings.errors import (
 MAX_K = 100
 _SPECIAL = re.compile(r"^\[[^\]]+\]$")  # [CLS], [SEP], [PAD], [MASK], [UNK], [unused0] ...
 _TERM = re.compile(r"\s*([+-])?\s*([^\s+-]+|[+-])")
-_ARITHMETIC_CHARS = re.compile(r"[+-]")
+# Kinds of vocabulary piece, for colouring maps; VocabIndex.kinds holds an index into this.
+KINDS = ("whole word", "## continuation", "special / unused", "number", "punctuation")
+
+
+def piece_kind(piece: str) -> int:
+    if _SPECIAL.match(piece):
+        return 2
+    body = piece[2:] if piece.startswith("##") else piece
+    if body and all(unicodedata.category(c)[0] == "N" for c in body):
+        return 3
+    if body and all(unicodedata.category(c)[0] in "PS" for c in body):
+        return 4
+    return 1 if piece.startswith("##") else 0
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class VocabIndex:
     pieces: tuple[str, ...]  # id -> piece
     continuation: np.ndarray  # (vocab,) bool: '##' pieces
     special: np.ndarray  # (vocab,) bool: [CLS], [SEP], [unusedN] and the like
+    kinds: np.ndarray  # (vocab,) int8 index into KINDS
 
     @property
     def size(self) -> int:
@@ -99,6 +113,7 @@ def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
         "centred_norms": centred_norms,
         "continuation": np.array([p.startswith("##") for p in pieces]),
         "special": np.array([bool(_SPECIAL.match(p)) for p in pieces]),
+        "kinds": np.array([piece_kind(p) for p in pieces], dtype=np.int8),
     }
     for array in arrays.values():
         array.flags.writeable = False
@@ -210,6 +225,15 @@ def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
     if not allowed.any():
         raise NothingLeftError("The filters leave no piece of the vocabulary to search: loosen one.")
     return allowed
+
+
+def matching_rows(index: VocabIndex, pattern: str) -> np.ndarray:
+    """(vocab,) bool: the pieces a regular expression finds (anywhere in the piece)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise InvalidRegexError(f"'{pattern[:60]}' is not a valid regular expression: {exc}.") from None
+    return np.fromiter((compiled.search(p) is not None for p in index.pieces), bool, index.size)
 
 
 def check_k(k: int) -> int:

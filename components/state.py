@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 
+import numpy as np
 import streamlit as st
 
-from bert_embeddings import checkpoints, decompose, tokenize, vocab_search
+from bert_embeddings import checkpoints, decompose, projection, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
 from components import widgets
 
@@ -35,6 +36,21 @@ def _reference_module(spec: str, revision: str):
 def _vocab_index(spec: str, revision: str) -> vocab_search.VocabIndex:
     model = _model(spec, revision)
     return vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _vocabulary_pca(spec: str, revision: str) -> tuple[projection.PcaBasis, np.ndarray]:
+    """The basis fitted on every vocabulary row, and every row's coordinates (vocab, 10)."""
+    table = _model(spec, revision).tables.word_embeddings
+    basis = projection.fit(table)
+    return basis, projection.project(basis, table)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _position_pca(spec: str, revision: str) -> tuple[projection.PcaBasis, np.ndarray]:
+    table = _model(spec, revision).tables.position_embeddings
+    basis = projection.fit(table)
+    return basis, projection.project(basis, table)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -86,11 +102,18 @@ def require_model() -> checkpoints.LoadedModel:
     return model
 
 
-def require_encoding() -> tokenize.Encoding:
-    """The sidebar's sentences as the model reads them; notices about the input shown."""
+def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
+    """The sidebar's sentences as the model reads them; notices about the input shown.
+
+    A bad input shows its message and stops the page, or with ``stop=False`` returns None
+    so that parts of the page that do not need the sentence can still be drawn.
+    """
     i = widgets.current()
-    with friendly_errors():
+    encoding = None
+    with friendly_errors(stop=stop):
         encoding = _encoding(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)
+    if encoding is None:
+        return None
     for note in encoding.notices:
         if encoding.dropped and note == encoding.notices[0]:  # truncation loses input: warn
             st.warning(note, icon=":material/content_cut:")
@@ -116,3 +139,29 @@ def vocab_index() -> vocab_search.VocabIndex:
     i = widgets.current()
     with friendly_errors(), st.spinner("Preparing the vocabulary for search..."):
         return _vocab_index(i.model_spec, i.revision)
+
+
+def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
+    """PCA of the whole token table: fitted once per model, shared by every session."""
+    i = widgets.current()
+    with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
+        return _vocabulary_pca(i.model_spec, i.revision)
+
+
+def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:
+    """PCA of the position table: fitted once per model, shared by every session."""
+    i = widgets.current()
+    with friendly_errors():
+        return _position_pca(i.model_spec, i.revision)
+
+
+LAST_NEIGHBOURS = "last_neighbours"  # a plain key (not a widget's), so it survives page switches
+
+
+def remember_neighbours(description: str, ids: tuple[int, ...]) -> None:
+    st.session_state[LAST_NEIGHBOURS] = (description, tuple(int(i) for i in ids))
+
+
+def last_neighbours() -> tuple[str, tuple[int, ...]] | None:
+    """The neighbours page's latest query and result ids, if it has run in this session."""
+    return st.session_state.get(LAST_NEIGHBOURS)

@@ -192,3 +192,33 @@ def follow_neighbour() -> None:
         st.session_state[NB_WORD] = piece
         st.session_state[NB_NEXT] = None
         st.session_state.pop(NB_PIECE, None)
+
+
+# --- the PCA page --------------------------------------------------------------------------
+
+PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
+PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
+JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
+
+
+def map_axes() -> tuple[int, ...]:
+    """2-D or 3-D, and which components (numbered from 1) go on each axis."""
+    dims = st.segmented_control("Map", ("2-D", "3-D"), default="2-D", key=PCA_DIMS) or "2-D"
+    names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
+    columns = st.columns(3)
+    return tuple(
+        int(column.number_input(f"Component on {name}", value=number, step=1, key=key, help="1 to 10"))
+        for column, name, number, key in zip(columns, names, (1, 2, 3), (PCA_X, PCA_Y, PCA_Z), strict=False)
+    )
+
+
+def piece_kinds() -> list[int]:
+    shown = st.pills(
+        "Kinds of piece to show",
+        list(range(len(vocab_search.KINDS))),
+        format_func=vocab_search.KINDS.__getitem__,
+        selection_mode="multi",
+        default=list(range(len(vocab_search.KINDS))),
+        key=PCA_KINDS,
+    )
+    return list(shown or [])

@@ -65,6 +65,7 @@ if query is not None:
             index, query.vector, options.k, options.centred, options.filters(query.ids)
         )
     if result is not None:
+        state.remember_neighbours(query.description, tuple(result.ids))
         left, right = st.columns([2, 3])
         left.dataframe(
             pd.DataFrame(

@@ -28,7 +28,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-PAGES = {"home": "Home", "tokens": "Tokens", "embedding_layer": "Embedding layer", "neighbours": "Neighbours"}
+PAGES = {
+    "home": "Home",
+    "tokens": "Tokens",
+    "embedding_layer": "Embedding layer",
+    "neighbours": "Neighbours",
+    "pca": "PCA maps",
+}
 
 
 def chromium_path() -> str | None:

@@ -10,11 +10,17 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import checkpoints
+from bert_embeddings import checkpoints, vocab_search
 from components import widgets
 from tests.conftest import ROOT, damaged_bundled_copy, stand_in_hub
 
-PAGES = ["pages/home.py", "pages/tokens.py", "pages/embedding_layer.py", "pages/neighbours.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/tokens.py",
+    "pages/embedding_layer.py",
+    "pages/neighbours.py",
+    "pages/pca.py",
+]
 
 
 def run_page(page: str, **inputs) -> AppTest:
@@ -215,13 +221,17 @@ def test_truncation_is_a_warning_that_counts_dropped_pieces():
 # --- the neighbours page -------------------------------------------------------------------
 
 
-def neighbours_page(**widgets_by_key) -> AppTest:
-    """The neighbours page with some of its widgets set (by key, in the order given)."""
-    at = run_page("pages/neighbours.py")
+def page_with(page: str, **widgets_by_key) -> AppTest:
+    """A page with some of its widgets set (by key, in the order given)."""
+    at = run_page(page)
     for key, value in widgets_by_key.items():
         widget = next(w for w in at.main if getattr(w, "key", None) == key)
         widget.set_value(value).run()
     return at
+
+
+def neighbours_page(**widgets_by_key) -> AppTest:
+    return page_with("pages/neighbours.py", **widgets_by_key)
 
 
 def result_pieces(at: AppTest) -> list[str]:
@@ -318,3 +328,74 @@ def test_bad_queries_get_a_message(case):
     assert expected in messages(at), messages(at)
     if "nb_include" not in inputs and "nb_k" not in inputs:
         assert len(at.dataframe[-1].value) > 0  # the rest of the page still renders
+
+
+# --- the PCA page -----------------------------------------------------------------------------
+
+
+def chart(at: AppTest, title_start: str):
+    return next(f for f in figures(at) if f.layout.title.text and f.layout.title.text.startswith(title_start))
+
+
+def test_pca_page_draws_three_webgl_maps_and_variance():
+    """The vocabulary map (WebGL, every row), the journey, the positions and the variance bars."""
+    at = run_page("pages/pca.py")
+    assert not at.exception and not at.error
+    vocabulary = chart(at, "The whole vocabulary")
+    kind_traces = [t for t in vocabulary.data if t.name in vocab_search.KINDS]
+    assert {t.type for t in kind_traces} == {"scattergl"}
+    assert sum(len(array(t.x)) for t in kind_traces) == 30522  # every row, each in one trace
+    assert any(t.name == "your sentence" for t in vocabulary.data)
+    assert len(array(chart(at, "The 512 position").data[0].x)) == 512
+    assert len(array(chart(at, "Variance explained").data[0].y)) == 10
+    assert chart(at, "Your sentence, stage by stage")
+
+
+def test_pca_three_d_and_axes():
+    """3-D uses Scatter3d; the axes show the chosen components."""
+    at = page_with("pages/pca.py", pca_dims="3-D", pca_x=2, pca_y=4, pca_z=7)
+    vocabulary = chart(at, "The whole vocabulary")
+    assert {t.type for t in vocabulary.data} == {"scatter3d"}
+    assert vocabulary.layout.scene.xaxis.title.text.startswith("PC2")
+    assert vocabulary.layout.scene.zaxis.title.text.startswith("PC7")
+
+
+def test_pca_highlight_and_kinds():
+    """A regex highlights its matches; hiding a kind removes its points."""
+    at = page_with("pages/pca.py", pca_highlight="^queen", pca_kinds=[0, 1])
+    vocabulary = chart(at, "The whole vocabulary")
+    names = [t.name for t in vocabulary.data]
+    assert names[:2] == ["whole word", "## continuation"] and "matching ^queen" in names
+    matches = next(t for t in vocabulary.data if t.name == "matching ^queen")
+    assert all(p.startswith("queen") for p in matches.text)
+
+
+def test_pca_journey_basis_choice():
+    """The journey can be projected on the sentence's own components."""
+    at = page_with("pages/pca.py", pca_journey_basis="your sentence's own components")
+    journey = chart(at, "Your sentence, stage by stage")
+    assert [t.name for t in journey.data[1:]] == ["token row", "+ position", "+ segment", "LayerNorm output"]
+    assert not at.exception
+
+
+def test_pca_shows_the_latest_neighbour_search():
+    """After a search on the Neighbours page, the vocabulary map highlights its results."""
+    at = neighbours_page(nb_word="dogs")
+    at.switch_page("pages/pca.py").run()
+    assert any(t.name == "neighbours of dogs" for t in chart(at, "The whole vocabulary").data)
+
+
+@pytest.mark.parametrize(
+    "inputs,expected,level",
+    [
+        ({"pca_highlight": "(["}, "not a valid regular expression", "error"),
+        ({"pca_highlight": "^zzqqxx$"}, "No piece of the vocabulary matches", "warning"),
+        ({"pca_x": 11}, "Component 11 does not exist", "error"),
+        ({"pca_y": 1}, "different component for each axis", "error"),
+    ],
+)
+def test_pca_bad_inputs(inputs, expected, level):
+    """A broken regex, a highlight matching nothing and impossible components are explained."""
+    at = page_with("pages/pca.py", **inputs)
+    assert not at.exception
+    assert any(expected in m.value for m in getattr(at, level))

@@ -35,7 +35,7 @@ if chromium_path() is None:
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # Charts each page must draw with the default input.
-EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7, "neighbours": 1}
+EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7, "neighbours": 1, "pca": 4}
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +65,11 @@ def check_page(page, url: str, path: str, screenshot: str) -> None:
     open_page(page, url)
     assert page.locator("[data-testid='stException']").count() == 0
     charts = page.locator("[data-testid='stPlotlyChart']")
-    if EXPECTED_CHARTS[path]:  # Streamlit loads its Plotly component lazily, after the run
-        charts.nth(EXPECTED_CHARTS[path] - 1).wait_for(state="visible", timeout=30_000)
-    assert charts.count() == EXPECTED_CHARTS[path]
+    # Streamlit loads its Plotly component lazily, after the run; charts in tabs not shown
+    # are in the page but hidden, so wait for the count and for the first to be visible.
+    sync_api.expect(charts).to_have_count(EXPECTED_CHARTS[path], timeout=30_000)
+    if EXPECTED_CHARTS[path]:
+        charts.first.wait_for(state="visible", timeout=30_000)
     nav = page.locator("[data-testid='stSidebarNav']").inner_text()
     assert all(title in nav for title in PAGES.values()), nav
     assert page.get_by_label("Sentence A", exact=True).is_visible()
@@ -157,3 +159,22 @@ def test_neighbour_query_and_click(app_url, page):
     assert page.get_by_label("Word or piece").input_value() == "dog"
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot_whole_page(page, ARTIFACTS / "neighbours-after-click.png")
+
+
+def test_pca_maps_draw_webgl_scatters(app_url, page):
+    """The PCA page draws its maps with WebGL, in each tab."""
+    open_page(page, f"{app_url}/pca")
+    vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
+    vocabulary.wait_for(state="visible", timeout=30_000)
+    vocabulary.locator("canvas").first.wait_for(state="attached", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot_whole_page(page, ARTIFACTS / "pca-vocabulary.png")
+    for tab, title in (
+        ("Sentence journey", "Your sentence, stage by stage"),
+        ("Positions", "position embeddings"),
+    ):
+        page.get_by_role("tab", name=tab).click()
+        figure = page.locator("[data-testid='stPlotlyChart']").filter(has_text=title)
+        figure.wait_for(state="visible", timeout=30_000)
+        figure.locator("canvas").first.wait_for(state="attached", timeout=30_000)
+        screenshot_whole_page(page, ARTIFACTS / f"pca-{tab.split()[-1].lower()}.png")

@@ -1,0 +1,95 @@
+"""PCA maps: the whole vocabulary, the sentence stage by stage, and the position embeddings."""
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings import decompose, projection, vocab_search
+from components import charts, routing, state, widgets
+
+routing.through_app()
+st.title("PCA maps")
+st.markdown(
+    "Principal component analysis finds the directions along which vectors vary most; plotting the "
+    "first two or three shows as much of a high-dimensional space as a flat picture can. These maps "
+    "are exact: every row is used, nothing is sampled or approximated."
+)
+
+model = state.require_model()
+index = state.vocab_index()
+encoding = state.require_encoding(stop=False)  # the maps that do not need the sentence still draw
+wanted = widgets.map_axes()
+vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence journey", "Positions"])
+
+with vocabulary_tab:
+    basis, coords = state.vocabulary_pca()
+    st.plotly_chart(
+        charts.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
+        key="pca_variance",
+    )
+    kinds = widgets.piece_kinds()
+    pattern = st.text_input("Highlight pieces matching (regular expression)", key=widgets.PCA_HIGHLIGHT)
+    highlights = []
+    with state.friendly_errors(stop=False):
+        if pattern:
+            matches = np.flatnonzero(vocab_search.matching_rows(index, pattern))
+            if matches.size:
+                highlights.append((f"matching {pattern}", matches, "#d62728"))
+            else:
+                st.warning(f"No piece of the vocabulary matches '{pattern}'.", icon=":material/search_off:")
+    if encoding is not None:
+        highlights.append(("your sentence", np.unique(encoding.ids), "#111111"))
+    if (last := state.last_neighbours()) is not None:
+        highlights.append((f"neighbours of {last[0]}", np.array(last[1]), "#2ca02c"))
+    with state.friendly_errors(stop=False):
+        axes = projection.check_components(basis, *wanted)
+        figure = charts.vocabulary_map(
+            coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
+        )
+        st.plotly_chart(figure, key="pca_vocabulary")
+        st.caption(
+            "Fitted once on every row of the token table. Hover a point for its piece. Your sentence's "
+            "pieces are black; the latest search on the Neighbours page is green."
+        )
+
+with positions_tab:
+    basis, coords = state.position_pca()
+    with state.friendly_errors(stop=False):
+        axes = projection.check_components(basis, *wanted)
+        st.plotly_chart(
+            charts.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions"
+        )
+        st.caption(
+            "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
+            "grey line joins consecutive positions. Whatever shape the path takes was learned from data: "
+            "BERT's positions are a table of rows, not a formula."
+        )
+
+with journey_tab:
+    if encoding is None:
+        st.info("Type a sentence in the sidebar to see its journey.", icon=":material/edit:")
+    else:
+        choice = st.radio(
+            "Project onto", widgets.JOURNEY_BASES, horizontal=True, key=widgets.PCA_JOURNEY_BASIS
+        )
+        stages = decompose.stage_vectors(state.breakdown(model, encoding))
+        if choice == widgets.JOURNEY_BASES[0]:
+            basis, _ = state.vocabulary_pca()
+            st.caption(
+                "The vocabulary's components show where your sentence sits among all pieces. Adding the "
+                "position and segment rows, and above all LayerNorm's rescaling, carries the vectors far "
+                "from the token rows they started as."
+            )
+        else:
+            basis = projection.fit(np.concatenate(list(stages.values())))
+            st.caption(
+                "Components fitted on this sentence's own stage vectors spread them out as much as "
+                "possible: the picture shows how the stages differ from each other, not where they sit "
+                "in the vocabulary, so it looks quite different."
+            )
+        with state.friendly_errors(stop=False):
+            axes = projection.check_components(basis, *wanted)
+            stage_coords = [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
+            st.plotly_chart(
+                charts.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
+                key="pca_journey",
+            )
