@@ -4,4 +4,5 @@ checkpoints  where a model comes from and loading only its embedding layer
 tokenize     text (A, optional B) -> pieces, ids, segment ids, positions
 decompose    the embedding layer stage by stage, and its check against transformers
 vocab_search exact cosine nearest neighbours over the token table
+projection   PCA bases and projections
 """

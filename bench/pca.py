@@ -1,0 +1,60 @@
+"""PCA of a table of bert-base-uncased's shape, and the size of the vocabulary map it feeds.
+
+- fit_ratio: projection.fit on a 30,522 x 768 float32 table against one covariance product
+  X.T @ X on the same table, medians of interleaved runs (target <= 1.5);
+- payload_mb: the vocabulary map's figure as Plotly serialises it for the browser, with
+  bert-base-uncased's 30,522 pieces and a sentence highlighted (target <= 3).
+
+    .venv/bin/python -m bench.pca [--runs N]
+
+Last line: pca fit_ratio=R payload_mb=P
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import plotly.io
+from sklearn.decomposition import PCA
+
+from bench.vocab_search import median_seconds
+from bert_embeddings import checkpoints, projection, vocab_search
+from components import charts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    table = (rng.standard_normal((30522, 768), dtype=np.float32) * 0.05 + 0.01).astype(np.float32)
+    basis = projection.fit(table)
+    reference = PCA(10, svd_solver="covariance_eigh").fit(table)
+    assert np.allclose(basis.explained_variance_ratio, reference.explained_variance_ratio_, rtol=1e-4)
+
+    medians = median_seconds(
+        {"gram": lambda: table.T @ table, "fit": lambda: projection.fit(table)}, args.runs
+    )
+    for name, seconds in medians.items():
+        print(f"{name:5s} median {seconds * 1000:7.1f} ms")
+
+    tokenizer = checkpoints.load_bundled().tokenizer  # bert-base-uncased's pieces
+    index = vocab_search.build_index(table, tokenizer)
+    sentence = np.array(tokenizer.encode("The river bank flooded after the storm.").ids)
+    figure = charts.vocabulary_map(
+        projection.project(basis, table),
+        index.pieces,
+        index.kinds,
+        (0, 1),
+        basis.explained_variance_ratio,
+        range(len(vocab_search.KINDS)),
+        [("your sentence", sentence, "#111111")],
+    )
+    payload_mb = len(plotly.io.to_json(figure, validate=False)) / 1e6
+    print(f"pca fit_ratio={medians['fit'] / medians['gram']:.2f} payload_mb={payload_mb:.2f}")
+
+
+if __name__ == "__main__":
+    main()
