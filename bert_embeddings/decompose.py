@@ -14,6 +14,7 @@ take seconds to import, and the stages can be drawn before that.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import warnings
 from dataclasses import dataclass
@@ -92,6 +93,22 @@ def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
         std=std[:, 0],
         normalized=normalized,
         output=output.astype(np.float32, copy=False),
+    )
+
+
+def segment_swap(model: LoadedModel, encoding: Encoding) -> np.ndarray:
+    """Per token, the cosine between its output computed as segment A and as segment B.
+
+    Same pieces, same positions; only the segment row differs. 1.0 would mean the segment
+    term does not move the token's final vector at all. Shape (tokens,).
+    """
+    outputs = [
+        decompose(model, dataclasses.replace(encoding, segment_ids=np.full(len(encoding), s))).output
+        for s in (0, 1)
+    ]
+    dot = np.sum(outputs[0] * outputs[1], axis=1)
+    return (dot / (np.linalg.norm(outputs[0], axis=1) * np.linalg.norm(outputs[1], axis=1))).astype(
+        np.float32
     )
 
 

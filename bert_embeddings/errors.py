@@ -75,3 +75,11 @@ class NothingLeftError(ExplorerError):
 
 class ZeroVectorError(ExplorerError):
     """The query vector is all zeros (e.g. 'king - king'), so it has no direction."""
+
+
+class WordNotFoundError(ExplorerError):
+    """The word to compare does not occur in one of the sentences."""
+
+
+class ToySpaceError(ExplorerError):
+    """A toy item that cannot be read: a missing name, a non-numeric or missing value."""
