@@ -7,7 +7,10 @@ from components import widgets
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon=":material/grid_on:", layout="wide")
 
 pages = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
+    st.Page(
+        "pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts", default=True
+    ),
+    st.Page("pages/home.py", title="Overview", icon=":material/home:", url_path="home"),
     st.Page("pages/tokens.py", title="Tokens", icon=":material/segment:", url_path="tokens"),
     st.Page(
         "pages/embedding_layer.py",
@@ -15,8 +18,11 @@ pages = [
         icon=":material/stacks:",
         url_path="embedding_layer",
     ),
+    st.Page("pages/positions.py", title="Positions", icon=":material/timeline:", url_path="positions"),
+    st.Page("pages/segments.py", title="Segments", icon=":material/call_split:", url_path="segments"),
     st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
     st.Page("pages/pca.py", title="PCA maps", icon=":material/scatter_plot:", url_path="pca"),
+    st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
 ]
 navigation = st.navigation(pages)
 widgets.sidebar()

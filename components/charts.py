@@ -49,26 +49,116 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
     return fig
 
 
-def token_statistics(labels: Sequence[str], mean: np.ndarray, std: np.ndarray) -> go.Figure:
-    """Per-token mean and standard deviation of the summed vector, before LayerNorm."""
+def token_bars(
+    labels: Sequence[str], series: dict[str, np.ndarray], title: str, height: int = 320
+) -> go.Figure:
+    """One group of bars per token, one bar per named series."""
+    colours = ("#4c78a8", "#e45756", "#54a24b", "#f58518")
     fig = go.Figure(
         [
-            go.Bar(name="mean", x=list(labels), y=mean.astype(np.float32), marker_color="#4c78a8"),
             go.Bar(
-                name="standard deviation", x=list(labels), y=std.astype(np.float32), marker_color="#e45756"
-            ),
+                name=name, x=list(labels), y=np.asarray(values, dtype=np.float32), marker_color=colours[i % 4]
+            )
+            for i, (name, values) in enumerate(series.items())
         ]
     )
     fig.update_layout(
         barmode="group",
-        height=320,
-        title={
-            "text": "What LayerNorm subtracts (mean) and divides by (std), per token",
-            "font": {"size": 16},
-        },
+        height=height,
+        title={"text": title, "font": {"size": 16}},
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"type": "category", "tickangle": -45},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+    )
+    return fig
+
+
+def token_statistics(labels: Sequence[str], mean: np.ndarray, std: np.ndarray) -> go.Figure:
+    """Per-token mean and standard deviation of the summed vector, before LayerNorm."""
+    return token_bars(
+        labels,
+        {"mean": mean, "standard deviation": std},
+        "What LayerNorm subtracts (mean) and divides by (std), per token",
+    )
+
+
+def line_series(
+    x: Sequence | np.ndarray,
+    series: dict[str, np.ndarray],
+    title: str,
+    x_title: str,
+    y_title: str,
+    height: int = 320,
+    markers: bool = False,
+) -> go.Figure:
+    """Named lines over a shared x axis."""
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=np.asarray(x) if not isinstance(x, list) else x,
+                y=np.asarray(values, dtype=np.float32),
+                name=name,
+                mode="lines+markers" if markers else "lines",
+            )
+            for name, values in series.items()
+        ]
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": 16}},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"title": x_title},
+        yaxis={"title": y_title},
+        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+    )
+    return fig
+
+
+def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | None = None) -> go.Figure:
+    """A cosine-similarity matrix, -1 (blue) to 1 (red); labelled rows if given, else indices."""
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix.astype(np.float32),
+            x=list(labels) if labels is not None else None,
+            y=list(labels) if labels is not None else None,
+            colorscale=DIVERGING,
+            zmin=-1,
+            zmax=1,
+            colorbar={"thickness": 12, "title": {"text": "cosine"}},
+            hovertemplate="%{y} · %{x}<br>cosine %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": 16}},
+        height=460,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        yaxis={"autorange": "reversed", "scaleanchor": "x"},
+    )
+    return fig
+
+
+def toy_space(names: Sequence[str], vectors: np.ndarray, dimensions: Sequence[str]) -> go.Figure:
+    """Toy items as arrows from the origin in a 3-D space with named axes."""
+    fig = go.Figure()
+    for name, (x, y, z) in zip(names, vectors.tolist(), strict=True):
+        fig.add_trace(
+            go.Scatter3d(
+                x=[0, x],
+                y=[0, y],
+                z=[0, z],
+                mode="lines+markers+text",
+                name=name,
+                text=["", name],
+                marker={"size": [0, 5]},
+                line={"width": 5},
+                hovertemplate=f"{name}<br>({x:g}, {y:g}, {z:g})<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        height=520,
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        showlegend=False,
+        scene={f"{axis}axis": {"title": {"text": d}} for axis, d in zip("xyz", dimensions, strict=True)},
     )
     return fig
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import checkpoints, decompose, projection, tokenize, vocab_search
+from bert_embeddings import checkpoints, contextual, decompose, projection, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
 from components import widgets
 
@@ -51,6 +51,12 @@ def _position_pca(spec: str, revision: str) -> tuple[projection.PcaBasis, np.nda
     table = _model(spec, revision).tables.position_embeddings
     basis = projection.fit(table)
     return basis, projection.project(basis, table)
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def _full_model(spec: str, revision: str):
+    # One whole model per process: it is several times the embedding layer's size.
+    return contextual.load_full_model(_model(spec, revision))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -165,3 +171,16 @@ def remember_neighbours(description: str, ids: tuple[int, ...]) -> None:
 def last_neighbours() -> tuple[str, tuple[int, ...]] | None:
     """The neighbours page's latest query and result ids, if it has run in this session."""
     return st.session_state.get(LAST_NEIGHBOURS)
+
+
+def full_model():
+    """The whole model with every encoder layer. Only the Context page asks for it."""
+    i = widgets.current()
+    with (
+        friendly_errors(),
+        st.spinner(
+            f"Loading the whole model ({i.model_spec}: every encoder layer, not only the embeddings). "
+            "This happens once for everyone using this server..."
+        ),
+    ):
+        return _full_model(i.model_spec, i.revision)

@@ -28,12 +28,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# url path -> title in the navigation, in the app's order. Context stays last: it is the
+# one page that loads the whole model, and the memory benchmark reads RSS before it.
 PAGES = {
-    "home": "Home",
+    "concepts": "Concepts",
+    "home": "Overview",
     "tokens": "Tokens",
     "embedding_layer": "Embedding layer",
+    "positions": "Positions",
+    "segments": "Segments",
     "neighbours": "Neighbours",
     "pca": "PCA maps",
+    "context": "Context",
 }
 
 

@@ -14,13 +14,16 @@ from bert_embeddings import checkpoints, vocab_search
 from components import widgets
 from tests.conftest import ROOT, damaged_bundled_copy, stand_in_hub
 
-PAGES = [
+# The pages that read the sidebar's sentences (the others have inputs of their own).
+SENTENCE_PAGES = [
     "pages/home.py",
     "pages/tokens.py",
     "pages/embedding_layer.py",
+    "pages/segments.py",
     "pages/neighbours.py",
     "pages/pca.py",
 ]
+PAGES = ["pages/concepts.py", *SENTENCE_PAGES, "pages/positions.py", "pages/context.py"]
 
 
 def run_page(page: str, **inputs) -> AppTest:
@@ -64,11 +67,12 @@ def offline(monkeypatch):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders_with_the_default_input(page):
-    """Each page renders, names the model in use, and raises nothing."""
+    """Each page renders, names the model in use (if it uses one), and raises nothing."""
     at = run_page(page)
     assert not at.exception
     assert not at.error
-    assert checkpoints.BUNDLED_NAME in messages(at)  # the offline notice names the model
+    if page != "pages/concepts.py":  # the toy space needs no model
+        assert checkpoints.BUNDLED_NAME in messages(at)  # the offline notice names the model
 
 
 def test_embedding_page_draws_every_stage_and_passes_the_check():
@@ -139,7 +143,7 @@ BAD_TEXT = {
 
 
 @pytest.mark.parametrize("case", list(BAD_TEXT))
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", SENTENCE_PAGES)
 def test_bad_text_gets_a_message_not_a_traceback(page, case):
     """Awkward or empty text shows a clear message on every page and nothing crashes."""
     inputs, expected = BAD_TEXT[case]
@@ -165,7 +169,7 @@ def gpt2_folder(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/concepts.py"])
 def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
     """An invalid id, a folder that is no checkpoint and a GPT-2 folder are each explained."""
     for spec, expected in (
@@ -399,3 +403,93 @@ def test_pca_bad_inputs(inputs, expected, level):
     at = page_with("pages/pca.py", **inputs)
     assert not at.exception
     assert any(expected in m.value for m in getattr(at, level))
+
+
+# --- concepts, positions, segments, context --------------------------------------------------
+
+
+def test_concepts_is_the_landing_page_and_edits_work():
+    """The toy space opens first; an added item appears; a non-numeric value is explained."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert at.title[0].value == "What is an embedding?"
+    at.text_area(key="toy_items").set_value(
+        at.text_area(key="toy_items").value + "\npuppy, 0.9, 0.2, 0.95"
+    ).run()
+    similarity = next(f for f in figures(at) if f.layout.title.text == "Cosine similarity")
+    assert list(similarity.data[0].x)[-1] == "puppy"
+    at.text_area(key="toy_items").set_value("item, a, b, c\ncat, 1, lots, 2").run()
+    assert not at.exception and "'lots' is not a number" in messages(at)
+
+
+def test_positions_page_compares_learned_and_sinusoid():
+    """Both 512 x 512 similarity maps, the norms, and two positions compared; bad positions explained."""
+    at = run_page("pages/positions.py")
+    learned = next(f for f in figures(at) if f.layout.title.text.startswith("Learned"))
+    assert array(learned.data[0].z).shape == (512, 512)
+    norms = next(f for f in figures(at) if f.layout.title.text.startswith("Length"))
+    assert np.allclose(array(norms.data[1].y), np.sqrt(384 / 2), rtol=1e-5)  # the sinusoid's rows
+    at.number_input(key="pos_second").set_value(512).run()
+    assert not at.exception and "511; 512 is outside" in messages(at)
+
+
+def test_segments_page_with_and_without_sentence_b():
+    """With a pair the swap is drawn per token; without B the page says so and still draws."""
+    at = run_page("pages/segments.py", a="Hi there", b="General Kenobi")
+    swap = next(f for f in figures(at) if f.layout.title.text.startswith("Same piece"))
+    labels = list(swap.data[0].x)
+    assert labels[0] == "0 · [CLS]" and labels[-1].endswith("[SEP]") and not at.exception
+    values = array(swap.data[0].y)
+    assert len(values) == len(labels) and np.all(values < 1) and np.all(values > 0)
+    at = run_page("pages/segments.py", a="Hi there", b="")
+    assert "There is no sentence B" in messages(at) and not at.exception
+
+
+def context_page(**inputs) -> AppTest:
+    return page_with("pages/context.py", **inputs)
+
+
+def test_context_page_follows_a_word_through_the_layers():
+    """Seven layers of the bundled model plus the token row; the word starts identical."""
+    at = context_page()
+    similarity = next(f for f in figures(at) if f.layout.title.text.startswith("Cosine similarity"))
+    assert list(similarity.data[0].x) == ["token row", "embeddings", *(f"layer {n}" for n in range(1, 7))]
+    values = array(similarity.data[0].y)
+    assert values[0] == pytest.approx(1.0) and values[-1] < values[1]
+    at.slider(key="ctx_layer").set_value(3).run()
+    assert any(f.layout.title.text == "After layer 3" for f in figures(at))
+
+
+@pytest.mark.parametrize(
+    "inputs,expected",
+    [
+        ({"ctx_second": "She paid the cash into her account."}, "does not occur in sentence 2"),
+        ({"ctx_word": "🦜"}, "outside the vocabulary"),
+        (
+            {"ctx_first": "He sat by the river.", "ctx_second": "He sat by the river.", "ctx_word": "river"},
+            "the same",
+        ),
+        ({"ctx_first": "  "}, "Type a sentence"),
+    ],
+)
+def test_context_bad_inputs(inputs, expected):
+    """A word missing from a sentence, an unknown word, identical or empty sentences are explained."""
+    at = context_page(**inputs)
+    assert not at.exception and expected in messages(at), messages(at)
+
+
+def test_only_the_context_page_loads_the_whole_model(monkeypatch):
+    """Every other page renders without ever loading the full model."""
+    from bert_embeddings import contextual
+
+    def refuse(model):
+        raise AssertionError("a page other than Context loaded the whole model")
+
+    monkeypatch.setattr(contextual, "load_full_model", refuse)
+    st.cache_resource.clear()
+    try:
+        for page in PAGES:
+            if page != "pages/context.py":
+                at = run_page(page)
+                assert not at.exception and not at.error, page
+    finally:
+        st.cache_resource.clear()

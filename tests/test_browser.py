@@ -35,7 +35,17 @@ if chromium_path() is None:
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # Charts each page must draw with the default input.
-EXPECTED_CHARTS = {"home": 1, "tokens": 0, "embedding_layer": 7, "neighbours": 1, "pca": 4}
+EXPECTED_CHARTS = {
+    "concepts": 2,
+    "home": 1,
+    "tokens": 0,
+    "embedding_layer": 7,
+    "positions": 4,
+    "segments": 2,
+    "neighbours": 1,
+    "pca": 4,
+    "context": 2,
+}
 
 
 @pytest.fixture(scope="module")

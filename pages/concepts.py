@@ -1,0 +1,35 @@
+"""Concepts: what an embedding is, with a toy space of three named dimensions."""
+
+import streamlit as st
+
+from bert_embeddings import concepts, positions
+from components import charts, routing, state
+
+routing.through_app()
+st.title("What is an embedding?")
+st.markdown(
+    "An **embedding** describes each thing by a list of numbers: its position along some dimensions. "
+    "Here there are three, with names, and you choose the numbers. Things that are alike point in "
+    "similar directions, and **cosine similarity** measures that: 1 for the same direction, 0 for "
+    "unrelated, -1 for opposite. BERT works the same way with 768 dimensions that have no names: "
+    "their numbers were learned from text."
+)
+text = st.text_area(
+    "Items: a header line, then one item per line (name, then one number per dimension). Edit or add lines.",
+    value=concepts.DEFAULT_TEXT,
+    height=230,
+    key="toy_items",
+)
+with state.friendly_errors():
+    space = concepts.parse(text)
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
+    st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
+with right:
+    st.plotly_chart(
+        charts.similarity_heatmap(positions.cosine_matrix(space.vectors), "Cosine similarity", space.names),
+        key="toy_similarity",
+    )
+    st.caption("Cosine compares directions, not lengths: a kitten and a cat point almost the same way.")
+st.page_link("pages/home.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

@@ -1,0 +1,71 @@
+"""Context: the sentence through every encoder layer, and one word in two sentences."""
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings import contextual, tokenize, vocab_search
+from components import charts, routing, state
+
+routing.through_app()
+st.title("Context: after the embedding layer")
+st.markdown(
+    "The embedding layer gives a piece the same token row in every sentence. The **encoder layers** "
+    "that follow mix in the other words, so the same word ends up with different vectors in different "
+    "sentences. Compare one word in two sentences, layer by layer."
+)
+
+model = state.require_model()
+index = state.vocab_index()
+left, right = st.columns(2)
+first = left.text_input("Sentence 1", value="He sat on the bank of the river.", key="ctx_first")
+second = right.text_input("Sentence 2", value="She paid the cash into her bank account.", key="ctx_second")
+word = st.text_input("Word to follow", value="bank", key="ctx_word")
+full = state.full_model()
+
+with state.friendly_errors():
+    encodings = [tokenize.encode(model.tokenizer, model.truncating_tokenizer, s) for s in (first, second)]
+    piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
+    where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
+states = [contextual.hidden_states(full, e) for e in encodings]  # each (layers + 1, tokens, hidden)
+if first.strip() == second.strip():
+    st.info(
+        "The two sentences are the same, so the word has the same vector at every layer (cosine 1). "
+        "Change one sentence to see context at work.",
+        icon=":material/info:",
+    )
+token_rows = [
+    model.tables.word_embeddings[list(e.ids[w])].mean(axis=0) for e, w in zip(encodings, where, strict=True)
+]
+token_row_cosine = float(
+    token_rows[0] @ token_rows[1] / (np.linalg.norm(token_rows[0]) * np.linalg.norm(token_rows[1]))
+)
+by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
+stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
+st.plotly_chart(
+    charts.line_series(
+        stages,
+        {f"'{word}' in sentence 1 vs sentence 2": np.concatenate([[token_row_cosine], by_layer])},
+        "Cosine similarity of the word's two vectors, layer by layer",
+        "stage",
+        "cosine",
+        markers=True,
+    ),
+    key="ctx_similarity",
+)
+st.caption(
+    f"At the token row the two vectors are identical. The embedding output adds each one's position row "
+    f"(the word is at position {where[0][0]} in sentence 1 and {where[1][0]} in sentence 2; both "
+    "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
+)
+
+layer = st.slider("Layer to show for sentence 1", 0, len(by_layer) - 1, len(by_layer) - 1, key="ctx_layer")
+values = states[0][layer]
+st.plotly_chart(
+    charts.stage_heatmap(
+        values,
+        encodings[0].labels,
+        range(values.shape[1]),
+        "Embeddings" if layer == 0 else f"After layer {layer}",
+    ),
+    key="ctx_heatmap",
+)

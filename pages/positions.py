@@ -1,0 +1,58 @@
+"""Positions: BERT's learned position rows beside the original Transformer's sinusoid."""
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings import positions
+from components import charts, routing, state
+
+routing.through_app()
+st.title("Positions: learned, not a formula")
+st.markdown(
+    "The original Transformer gave each position a fixed pattern of sine and cosine waves. BERT instead "
+    "**learns one row per position**, like a vocabulary of places. Here are both, at the same size."
+)
+
+model = state.require_model()
+learned = model.tables.position_embeddings  # (positions, hidden)
+n, hidden = learned.shape
+formula = positions.sinusoid(n, hidden)
+left, right = st.columns(2)
+left.plotly_chart(
+    charts.similarity_heatmap(positions.cosine_matrix(learned), f"Learned ({model.name})"), key="pos_learned"
+)
+right.plotly_chart(
+    charts.similarity_heatmap(positions.cosine_matrix(formula), "Sinusoid (formula)"), key="pos_formula"
+)
+st.caption(f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left.")
+st.plotly_chart(
+    charts.line_series(
+        np.arange(n),
+        {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
+        "Length (norm) of each position's row",
+        "position",
+        "norm",
+    ),
+    key="pos_norms",
+)
+st.caption("The formula gives every position the same length; learned rows are free to differ.")
+
+st.subheader("Compare two positions")
+a, b = st.columns(2)
+first = a.number_input("First position", value=5, step=1, key="pos_first")
+second = b.number_input("Second position", value=6, step=1, key="pos_second")
+with state.friendly_errors(stop=False):
+    p, q = positions.check_position(int(first), n), positions.check_position(int(second), n)
+    pair = positions.cosine_matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
+    a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
+    b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")
+    st.plotly_chart(
+        charts.line_series(
+            np.arange(hidden),
+            {f"position {p}": learned[p], f"position {q}": learned[q]},
+            f"Learned rows {p} and {q}, dimension by dimension",
+            "hidden dimension",
+            "value",
+        ),
+        key="pos_pair",
+    )

@@ -1,0 +1,59 @@
+"""Segments: the two segment rows, and how much the segment term moves each token."""
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings import decompose
+from components import charts, routing, state, widgets
+
+routing.through_app()
+st.title("Segments: sentence A or sentence B")
+st.markdown(
+    "BERT was trained on pairs of sentences. It marks which sentence a piece belongs to by adding one "
+    "of two learned **segment rows** (transformers calls them `token_type_embeddings`): row 0 for "
+    "sentence A, row 1 for sentence B."
+)
+
+model = state.require_model()
+rows = model.tables.token_type_embeddings  # (segments, hidden)
+if rows.shape[0] < 2:
+    st.info(f"{model.name} has a single segment row, so there is nothing to compare.", icon=":material/info:")
+    st.stop()
+difference = rows[1] - rows[0]
+st.plotly_chart(
+    charts.line_series(
+        np.arange(rows.shape[1]),
+        {"segment A (row 0)": rows[0], "segment B (row 1)": rows[1], "B - A": difference},
+        "The two segment rows and their difference",
+        "hidden dimension",
+        "value",
+    ),
+    key="seg_rows",
+)
+a, b, c = st.columns(3)
+a.metric("norm of row 0", f"{np.linalg.norm(rows[0]):.3f}")
+b.metric("norm of row 1", f"{np.linalg.norm(rows[1]):.3f}")
+c.metric("norm of B - A", f"{np.linalg.norm(difference):.3f}")
+
+st.subheader("How far the segment moves each token")
+encoding = state.require_encoding()
+if not widgets.current().text_b.strip():
+    st.info(
+        "There is no sentence B, so every piece is in segment A. Add sentence B in the sidebar to see a "
+        "pair; below, each piece of sentence A is compared as if it were in segment A and in segment B.",
+        icon=":material/info:",
+    )
+swap = decompose.segment_swap(model, encoding)
+st.plotly_chart(
+    charts.token_bars(
+        encoding.labels,
+        {"cosine(output as A, output as B)": swap},
+        "Same piece, same position, other segment",
+    ),
+    key="seg_swap",
+)
+st.caption(
+    "For each piece: the cosine between its LayerNorm output computed with segment row 0 and with row 1, "
+    "same piece and same position. 1.0 would mean the segment changes nothing; lower values mean the "
+    "segment term moves that token's vector more."
+)
