@@ -13,6 +13,7 @@ model, with a notice that says so.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
+from bert_embeddings.architectures import Family, family_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
@@ -35,7 +37,6 @@ from bert_embeddings.errors import (
     InvalidModelIdError,
     ModelNotFoundError,
     NotACheckpointError,
-    NotBertLikeError,
 )
 
 BUNDLED = "bundled"
@@ -50,7 +51,6 @@ ENV_REVISION = "BERT_EXPLORER_REVISION"  # the Hub revision for Hub models
 ENV_BUNDLED_DIR = "BERT_EXPLORER_BUNDLED_DIR"  # another copy of the bundled files
 
 HUB_TIMEOUT_S = 2.5
-SUPPORTED_MODEL_TYPES = ("bert",)
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
 _TRUE = {"1", "on", "yes", "true"}
@@ -64,20 +64,27 @@ _TENSOR_SUFFIXES = {
     "ln_weight": ("embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma"),
     "ln_bias": ("embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta"),
 }
+_OPTIONAL_TENSORS = ("token_type",)  # DistilBERT has no token-type table
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")
 
 
 @dataclass(frozen=True)
 class EmbeddingTables:
-    """The embedding layer's parameters, float32, named as in transformers' BertEmbeddings."""
+    """The embedding layer's parameters, float32, named as in transformers' BertEmbeddings.
 
-    word_embeddings: np.ndarray  # (vocab, hidden)
-    position_embeddings: np.ndarray  # (max_positions, hidden)
-    token_type_embeddings: np.ndarray  # (type_vocab, hidden)
-    layer_norm_weight: np.ndarray  # (hidden,)  gamma
-    layer_norm_bias: np.ndarray  # (hidden,)  beta
+    "width" is the tables' column count: the hidden size, or ALBERT's and ELECTRA's smaller
+    embedding_size, which a projection then maps to the hidden size.
+    """
+
+    word_embeddings: np.ndarray  # (vocab, width)
+    position_embeddings: np.ndarray  # (max_positions, width)
+    token_type_embeddings: np.ndarray | None  # (type_vocab, width); None: the family has none
+    layer_norm_weight: np.ndarray  # (width,)  gamma
+    layer_norm_bias: np.ndarray  # (width,)  beta
     layer_norm_eps: float
+    projection_weight: np.ndarray | None = None  # (hidden, width): ALBERT, ELECTRA
+    projection_bias: np.ndarray | None = None  # (hidden,)
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,35 @@ class LoadedModel:
     @property
     def model_type(self) -> str:
         return self.config.get("model_type", "bert")
+
+    @property
+    def family(self) -> Family:
+        return family_of(self.config, self.name)
+
+    @property
+    def position_offset(self) -> int:
+        return self.family.position_offset(self.config)
+
+    def encode(self, text_a: str, text_b: str = "", add_special_tokens: bool = True):
+        """Sentence A (and B) as this model reads them: its tokenizer, template and positions."""
+        from bert_embeddings.tokenize import encode
+
+        encoding = encode(
+            self.tokenizer,
+            self.truncating_tokenizer,
+            text_a,
+            text_b,
+            add_special_tokens=add_special_tokens,
+            position_offset=self.position_offset,
+        )
+        segments = self.tables.token_type_embeddings
+        if segments is not None and segments.shape[0] < 2 and encoding.segment_ids.any():
+            # One segment row (RoBERTa): both sentences use it, as RoBERTa's own tokenizer does.
+            note = f"{self.name} has a single segment row, so sentence B uses it too: segment ids are all 0."
+            encoding = dataclasses.replace(
+                encoding, segment_ids=np.zeros_like(encoding.segment_ids), notices=(*encoding.notices, note)
+            )
+        return encoding
 
     @property
     def hidden_size(self) -> int:
@@ -200,18 +236,16 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str 
         raise NotACheckpointError(f"config.json in '{folder}' cannot be read: {exc}") from None
     if not isinstance(config, dict):
         raise NotACheckpointError(f"config.json in '{folder}' is not a JSON object.")
-    model_type = config.get("model_type")
-    if model_type not in SUPPORTED_MODEL_TYPES:
-        raise NotBertLikeError(
-            f"{name} is a '{model_type or 'unknown'}' model. This explorer shows the "
-            "embedding layer of BERT models (model_type 'bert')."
-        )
-    tables = _read_tables(folder, config)
+    family = family_of(config, name)
+    tables = _read_tables(folder, config, family)
     tokenizer = _read_tokenizer(folder)
     # Truncation is a setting of the tokenizer object, and the object is shared by every
     # session, so the truncating one is a second object rather than a toggled setting.
     truncating = _read_tokenizer(folder)
-    truncating.enable_truncation(max_length=tables.position_embeddings.shape[0])
+    # RoBERTa's positions start after its padding id, so fewer tokens fit its table.
+    truncating.enable_truncation(
+        max_length=tables.position_embeddings.shape[0] - family.position_offset(config)
+    )
     if tokenizer.get_vocab_size() > tables.word_embeddings.shape[0]:
         raise NotACheckpointError(
             f"The tokenizer in '{folder}' knows {tokenizer.get_vocab_size():,} pieces but the "
@@ -221,67 +255,88 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str 
     return LoadedModel(spec, name, source, folder, config, tables, tokenizer, truncating, notice)
 
 
-def _read_tables(folder: Path, config: dict) -> EmbeddingTables:
+def _read_tables(folder: Path, config: dict, family: Family) -> EmbeddingTables:
     weights = next((folder / f for f in _WEIGHT_FILES if (folder / f).is_file()), None)
     if weights is None:
         raise NotACheckpointError(
             f"'{folder}' has no model.safetensors or pytorch_model.bin with the model's weights."
         )
     try:
-        arrays = _read_tensors(weights)
+        arrays = _read_tensors(weights, family)
     except NotACheckpointError:
         raise
     except Exception as exc:  # a damaged file can fail in many ways inside the readers
         raise NotACheckpointError(f"The weights in '{weights}' cannot be read: {exc}") from None
     word = arrays["word"]
-    hidden = word.shape[1] if word.ndim == 2 else -1
+    width = word.shape[1] if word.ndim == 2 else -1
     for key, ndim in (("position", 2), ("token_type", 2), ("ln_weight", 1), ("ln_bias", 1)):
-        if arrays[key].ndim != ndim or arrays[key].shape[-1] != hidden:
+        if key in arrays and (arrays[key].ndim != ndim or arrays[key].shape[-1] != width):
             raise NotACheckpointError(
                 f"The embedding tensors in '{weights}' do not fit together "
-                f"({key} has shape {tuple(arrays[key].shape)}, hidden size {hidden})."
+                f"({key} has shape {tuple(arrays[key].shape)}, table width {width})."
             )
+    if family.has_segments and "token_type" not in arrays:
+        raise NotACheckpointError(
+            f"'{weights}' has no token-type (segment) table, which {family.label} needs."
+        )
+    projection = arrays.get("projection_weight")
+    if projection is not None and projection.shape[1] != width:
+        raise NotACheckpointError(f"The projection in '{weights}' does not take {width} columns.")
     return EmbeddingTables(
         word_embeddings=word,
         position_embeddings=arrays["position"],
-        token_type_embeddings=arrays["token_type"],
+        token_type_embeddings=arrays.get("token_type") if family.has_segments else None,
         layer_norm_weight=arrays["ln_weight"],
         layer_norm_bias=arrays["ln_bias"],
-        layer_norm_eps=float(config.get("layer_norm_eps", 1e-12)),
+        layer_norm_eps=family.layer_norm_eps(config),
+        projection_weight=projection,
+        projection_bias=arrays.get("projection_bias"),
     )
 
 
-def _find_key(keys: list[str], suffixes: tuple[str, ...], weights: Path) -> str:
+def _find_key(keys: list[str], suffixes: tuple[str, ...], weights: Path, required: bool = True) -> str | None:
     for suffix in suffixes:
         matches = sorted((k for k in keys if k == suffix or k.endswith("." + suffix)), key=len)
         if matches:
             return matches[0]
+    if not required:
+        return None
     raise NotACheckpointError(
         f"'{weights}' has no tensor named like '{suffixes[0]}': it lacks the embedding layer."
     )
 
 
-def _read_tensors(weights: Path) -> dict[str, np.ndarray]:
-    """Only the five embedding tensors, as read-only float32 arrays."""
+def _wanted_keys(keys: list[str], weights: Path, family: Family) -> dict[str, str]:
+    """Our name -> the checkpoint's key, for the tensors this family's embedding layer uses."""
+    wanted = {}
+    for name, suffixes in _TENSOR_SUFFIXES.items():
+        key = _find_key(keys, suffixes, weights, required=name not in _OPTIONAL_TENSORS)
+        if key is not None:
+            wanted[name] = key
+    if family.projection:
+        for part in ("weight", "bias"):
+            key = _find_key(keys, (f"{family.projection}.{part}",), weights, required=False)
+            if key is not None:
+                wanted[f"projection_{part}"] = key
+    return wanted
+
+
+def _read_tensors(weights: Path, family: Family) -> dict[str, np.ndarray]:
+    """Only the embedding tensors (and a projection, if the family has one), read-only float32."""
     if weights.suffix == ".safetensors":
         from safetensors import safe_open
 
-        out = {}
         with safe_open(str(weights), framework="numpy") as handle:
-            keys = list(handle.keys())
-            for name, suffixes in _TENSOR_SUFFIXES.items():
-                out[name] = handle.get_tensor(_find_key(keys, suffixes, weights))
+            wanted = _wanted_keys(list(handle.keys()), weights, family)
+            out = {name: handle.get_tensor(key) for name, key in wanted.items()}
     else:
         # Pickled checkpoints are opened only with torch's weights-only loader, which
         # refuses to run code; mmap keeps the encoder's tensors out of memory.
         import torch
 
         state = torch.load(str(weights), map_location="cpu", weights_only=True, mmap=True)
-        keys = list(state.keys())
-        out = {
-            name: state[_find_key(keys, suffixes, weights)].float().numpy().copy()
-            for name, suffixes in _TENSOR_SUFFIXES.items()
-        }
+        wanted = _wanted_keys(list(state.keys()), weights, family)
+        out = {name: state[key].float().numpy().copy() for name, key in wanted.items()}
         del state
     for name, array in out.items():
         array = np.ascontiguousarray(array, dtype=np.float32)

@@ -26,11 +26,6 @@ from bert_embeddings.tokenize import Encoding
 
 TOLERANCE = 1e-5
 
-# model_type -> (module, embeddings class, config class) in transformers.
-REFERENCE_MODULES = {
-    "bert": ("transformers.models.bert.modeling_bert", "BertEmbeddings", "BertConfig"),
-}
-
 
 @dataclass(frozen=True)
 class EmbeddingBreakdown:
@@ -38,12 +33,13 @@ class EmbeddingBreakdown:
 
     token: np.ndarray  # word_embeddings rows
     position: np.ndarray  # position_embeddings rows
-    segment: np.ndarray  # token_type_embeddings rows
+    segment: np.ndarray | None  # token_type_embeddings rows; None for a family without them
     summed: np.ndarray  # token + segment + position, before LayerNorm
     mean: np.ndarray  # (tokens,) mean of summed over hidden dims
     std: np.ndarray  # (tokens,) standard deviation LayerNorm divides by (eps included)
     normalized: np.ndarray  # (summed - mean) / std, before gamma and beta
     output: np.ndarray  # normalized * gamma + beta: what the layer returns
+    projected: np.ndarray | None = None  # (tokens, hidden): ALBERT's/ELECTRA's projection of output
 
 
 @dataclass(frozen=True)
@@ -65,25 +61,33 @@ STAGES = ("token row", "+ position", "+ segment", "LayerNorm output")
 
 
 def stage_vectors(parts: EmbeddingBreakdown) -> dict[str, np.ndarray]:
-    """Each token's vector after each stage, every array (tokens, hidden)."""
-    with_position = parts.token + parts.position
-    return dict(zip(STAGES, (parts.token, with_position, parts.summed, parts.output), strict=True))
+    """Each token's vector after each stage, every array (tokens, width); a family without
+    segment rows has no "+ segment" stage."""
+    vectors = (parts.token, parts.token + parts.position, parts.summed, parts.output)
+    return {
+        name: v
+        for name, v in zip(STAGES, vectors, strict=True)
+        if name != STAGES[2] or parts.segment is not None
+    }
 
 
 def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
     """Look up the three rows for each token, add them, and apply LayerNorm."""
     t = model.tables
-    token = t.word_embeddings[encoding.ids]  # (tokens, hidden)
-    position = t.position_embeddings[encoding.positions]  # (tokens, hidden)
-    segment = t.token_type_embeddings[encoding.segment_ids]  # (tokens, hidden)
+    token = t.word_embeddings[encoding.ids]  # (tokens, width)
+    position = t.position_embeddings[encoding.positions]  # (tokens, width)
+    segment = None if t.token_type_embeddings is None else t.token_type_embeddings[encoding.segment_ids]
     # The same order of additions as transformers (word + type, then + position): float
     # addition is not associative, and this keeps the last bits equal more often.
-    summed = (token + segment) + position
+    summed = token + position if segment is None else (token + segment) + position
     mean = summed.mean(axis=-1, keepdims=True)  # (tokens, 1)
     variance = ((summed - mean) ** 2).mean(axis=-1, keepdims=True)  # biased, like LayerNorm
     std = np.sqrt(variance + np.float32(t.layer_norm_eps))
     normalized = (summed - mean) / std
     output = normalized * t.layer_norm_weight + t.layer_norm_bias
+    projected = None
+    if t.projection_weight is not None:  # ALBERT, ELECTRA: embedding_size -> hidden_size
+        projected = (output @ t.projection_weight.T + t.projection_bias).astype(np.float32)
     return EmbeddingBreakdown(
         token=token,
         position=position,
@@ -93,6 +97,7 @@ def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
         std=std[:, 0],
         normalized=normalized,
         output=output.astype(np.float32, copy=False),
+        projected=projected,
     )
 
 
@@ -100,7 +105,8 @@ def segment_swap(model: LoadedModel, encoding: Encoding) -> np.ndarray:
     """Per token, the cosine between its output computed as segment A and as segment B.
 
     Same pieces, same positions; only the segment row differs. 1.0 would mean the segment
-    term does not move the token's final vector at all. Shape (tokens,).
+    term does not move the token's final vector at all. Shape (tokens,). The model must have
+    two segment rows.
     """
     outputs = [
         decompose(model, dataclasses.replace(encoding, segment_ids=np.full(len(encoding), s))).output
@@ -120,28 +126,29 @@ def build_reference_module(model: LoadedModel):
     """
     import torch
 
-    module_path, class_name, config_name = REFERENCE_MODULES[model.model_type]
-    library = importlib.import_module(module_path)
-    config_class = getattr(importlib.import_module("transformers"), config_name)
+    family = model.family
+    config_class = getattr(importlib.import_module("transformers"), family.config_class)
     config = config_class.from_dict(model.config)
     t = model.tables
     with torch.device("meta"):
-        module = getattr(library, class_name)(config)
+        module = getattr(importlib.import_module(family.module), family.embeddings_class)(config)
+    tensors = {
+        "word_embeddings.weight": t.word_embeddings,
+        "position_embeddings.weight": t.position_embeddings,
+        "token_type_embeddings.weight": t.token_type_embeddings,
+        "LayerNorm.weight": t.layer_norm_weight,
+        "LayerNorm.bias": t.layer_norm_bias,
+    }
     with warnings.catch_warnings():
         # The arrays are read-only on purpose; the module only reads them.
         warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-        state = {
-            "word_embeddings.weight": torch.from_numpy(t.word_embeddings),
-            "position_embeddings.weight": torch.from_numpy(t.position_embeddings),
-            "token_type_embeddings.weight": torch.from_numpy(t.token_type_embeddings),
-            "LayerNorm.weight": torch.from_numpy(t.layer_norm_weight),
-            "LayerNorm.bias": torch.from_numpy(t.layer_norm_bias),
-        }
+        state = {key: torch.from_numpy(array) for key, array in tensors.items() if array is not None}
     module.load_state_dict(state, strict=True, assign=True)
     # The non-persistent buffers were created on the meta device: give them real values.
     n_positions = t.position_embeddings.shape[0]
     module.position_ids = torch.arange(n_positions).expand((1, -1))
-    module.token_type_ids = torch.zeros((1, n_positions), dtype=torch.long)
+    if hasattr(module, "token_type_ids"):
+        module.token_type_ids = torch.zeros((1, n_positions), dtype=torch.long)
     module.eval()  # dropout off
     return module
 
@@ -154,11 +161,11 @@ def reference_output(module, encoding: Encoding) -> np.ndarray:
     """
     import torch
 
+    inputs = {"input_ids": torch.from_numpy(encoding.ids)[None, :]}
+    if hasattr(module, "token_type_embeddings"):  # DistilBERT's module takes no segments
+        inputs["token_type_ids"] = torch.from_numpy(encoding.segment_ids)[None, :]
     with torch.inference_mode():
-        out = module(
-            input_ids=torch.from_numpy(encoding.ids)[None, :],
-            token_type_ids=torch.from_numpy(encoding.segment_ids)[None, :],
-        )
+        out = module(**inputs)
     return out[0].numpy()
 
 

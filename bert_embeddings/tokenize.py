@@ -41,8 +41,8 @@ class Encoding:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """Unique row labels for figures: position and piece ("3 · ##ing")."""
-        return tuple(f"{p} · {piece}" for p, piece in zip(self.positions.tolist(), self.pieces, strict=True))
+        """Unique row labels for figures: index and piece ("3 · ##ing")."""
+        return tuple(f"{i} · {piece}" for i, piece in enumerate(self.pieces))
 
 
 def encode(
@@ -52,11 +52,13 @@ def encode(
     text_b: str = "",
     *,
     add_special_tokens: bool = True,
+    position_offset: int = 0,
 ) -> Encoding:
     """Tokenize sentence A (and B, if given) the way the model reads them.
 
     ``tokenizer`` must not truncate; ``truncating_tokenizer`` is the same tokenizer set to
     truncate at the model's number of positions (see checkpoints.LoadedModel).
+    ``position_offset`` is the first token's position id (RoBERTa starts after its padding id).
     """
     text_a, text_b = text_a or "", text_b or ""
     has_a, has_b = bool(text_a.strip()), bool(text_b.strip())
@@ -103,7 +105,7 @@ def encode(
         pieces=tuple(final.tokens),
         ids=np.asarray(final.ids, dtype=np.int64),
         segment_ids=np.asarray(final.type_ids, dtype=np.int64),
-        positions=np.arange(n, dtype=np.int64),
+        positions=np.arange(position_offset, position_offset + n, dtype=np.int64),
         word_groups=tuple(groups),
         is_special=tuple(bool(s) for s in final.special_tokens_mask),
         dropped=dropped,

@@ -61,10 +61,7 @@ def _full_model(spec: str, revision: str):
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _encoding(spec: str, revision: str, text_a: str, text_b: str, special: bool) -> tokenize.Encoding:
-    model = _model(spec, revision)
-    return tokenize.encode(
-        model.tokenizer, model.truncating_tokenizer, text_a, text_b, add_special_tokens=special
-    )
+    return _model(spec, revision).encode(text_a, text_b, add_special_tokens=special)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

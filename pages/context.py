@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import contextual, tokenize, vocab_search
+from bert_embeddings import contextual, vocab_search
 from components import charts, routing, state
 
 routing.through_app()
@@ -23,7 +23,7 @@ word = st.text_input("Word to follow", value="bank", key="ctx_word")
 full = state.full_model()
 
 with state.friendly_errors():
-    encodings = [tokenize.encode(model.tokenizer, model.truncating_tokenizer, s) for s in (first, second)]
+    encodings = [model.encode(s) for s in (first, second)]
     piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
     where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
 states = [contextual.hidden_states(full, e) for e in encodings]  # each (layers + 1, tokens, hidden)

@@ -6,12 +6,12 @@ from components import charts, routing, state, widgets
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")
-st.latex(
-    r"\text{output}_i = \mathrm{LayerNorm}\big(\text{token}[x_i] + \text{segment}[s_i]"
-    r" + \text{position}[i]\big)"
-)
-
 model = state.require_model()
+segment_term = r" + \text{segment}[s_i]" if model.family.has_segments else ""
+st.latex(
+    rf"\text{{output}}_i = \mathrm{{LayerNorm}}\big(\text{{token}}[x_i]{segment_term}"
+    r" + \text{position}[p_i]\big)"
+)
 encoding = state.require_encoding()
 # The check needs torch and transformers, which take seconds to import on a cold start, so
 # its panel is placed here but filled at the end, after the heatmaps are drawn.
@@ -20,10 +20,19 @@ proof = st.container(border=True)
 dims = widgets.dimension_range(model.hidden_size)
 parts = state.breakdown(model, encoding)
 labels = encoding.labels
+family = model.family
 stages = [
     ("Token rows", parts.token, "Row `id` of `word_embeddings`: the same piece always gets the same row."),
     ("Position rows", parts.position, "Row `i` of `position_embeddings`: learned, one per position."),
-    ("Segment rows", parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."),
+]
+if parts.segment is not None:
+    stages.append(("Segment rows", parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."))
+else:
+    st.info(
+        f"{family.label} has no segment (token type) table: nothing is added for segments.",
+        icon=":material/info:",
+    )
+stages += [
     ("Sum (before LayerNorm)", parts.summed, "token + segment + position, element by element."),
     (
         "LayerNorm output",
@@ -31,12 +40,20 @@ stages = [
         "What the first encoder layer receives (dropout is off at inference).",
     ),
 ]
-st.caption(
-    "Colours are centred at 0 (blue below, red above) and saturate at the 99th percentile of "
-    "|value| in view, so that a few large dimensions do not wash out the rest. Hover for exact values."
-)
+if parts.projected is not None:
+    stages.append(
+        (
+            f"Projected to the hidden size ({parts.projected.shape[1]})",
+            parts.projected,
+            f"{family.label}'s tables are {model.hidden_size} wide; a learned projection maps the output "
+            f"to the hidden size {family.projection_place}.",
+        )
+    )
 for number, (title, values, caption) in enumerate(stages):
-    st.plotly_chart(charts.stage_heatmap(values, labels, dims, title), key=f"stage_{number}")
+    shown = (
+        dims if values.shape[1] == model.hidden_size else range(values.shape[1])
+    )  # the projection is wider
+    st.plotly_chart(charts.stage_heatmap(values, labels, shown, title), key=f"stage_{number}")
     st.caption(caption)
 
 st.subheader("Inside LayerNorm")

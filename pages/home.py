@@ -31,13 +31,10 @@ model = state.require_model()
 encoding = state.require_encoding()
 parts = state.breakdown(model, encoding)
 n, d = min(len(encoding), OVERVIEW_TOKENS), min(model.hidden_size, OVERVIEW_DIMS)
-stages = [
-    ("token row", parts.token[:n, :d]),
-    ("+ position row", parts.position[:n, :d]),
-    ("+ segment row", parts.segment[:n, :d]),
-    ("= sum", parts.summed[:n, :d]),
-    ("LayerNorm → output", parts.output[:n, :d]),
-]
+stages = [("token row", parts.token[:n, :d]), ("+ position row", parts.position[:n, :d])]
+if parts.segment is not None:  # DistilBERT has no segment table
+    stages.append(("+ segment row", parts.segment[:n, :d]))
+stages += [("= sum", parts.summed[:n, :d]), ("LayerNorm → output", parts.output[:n, :d])]
 st.plotly_chart(charts.layer_overview(stages, encoding.labels[:n]), key="overview")
 st.caption(
     f"The first {n} pieces of your input and the first {d} of {model.hidden_size} dimensions of "

@@ -42,8 +42,9 @@ with state.friendly_errors(stop=False):
             format_func=encoding.labels.__getitem__,
             key=widgets.NB_TOKEN,
         )
-        stage = right.selectbox("Taken at stage", decompose.STAGES, key=widgets.NB_STAGE)
-        vector = decompose.stage_vectors(state.breakdown(model, encoding))[stage][position]
+        stages = decompose.stage_vectors(state.breakdown(model, encoding))
+        stage = right.selectbox("Taken at stage", list(stages), key=widgets.NB_STAGE)
+        vector = stages[stage][position]
         query = vocab_search.Query(
             vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
         )
@@ -90,8 +91,9 @@ if query is not None:
 
 st.subheader("Every token of your sentence at once")
 encoding = state.require_encoding()
-grid_stage = st.selectbox("Stage", decompose.STAGES, key="nb_grid_stage")
-vectors = decompose.stage_vectors(state.breakdown(model, encoding))[grid_stage]
+stages = decompose.stage_vectors(state.breakdown(model, encoding))
+grid_stage = st.selectbox("Stage", list(stages), key="nb_grid_stage")
+vectors = stages[grid_stage]
 with state.friendly_errors(stop=False):
     grid = vocab_search.nearest_for_each(
         index, vectors, k=5, centred=options.centred, filters=options.filters()

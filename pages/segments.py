@@ -16,8 +16,9 @@ st.markdown(
 
 model = state.require_model()
 rows = model.tables.token_type_embeddings  # (segments, hidden)
-if rows.shape[0] < 2:
-    st.info(f"{model.name} has a single segment row, so there is nothing to compare.", icon=":material/info:")
+if rows is None or rows.shape[0] < 2:
+    what = "no segment table" if rows is None else "a single segment row"
+    st.info(f"{model.name} has {what}, so there is nothing to compare here.", icon=":material/info:")
     st.stop()
 difference = rows[1] - rows[0]
 st.plotly_chart(

@@ -72,3 +72,26 @@ def write_random_bert(
     for name in tokenizer_files:
         shutil.copy(bundled_folder() / name, folder / name)
     return folder
+
+
+def write_random_model(folder: Path, config, seed: int = 0) -> Path:
+    """Save a randomly initialised model of any family (AutoModel.from_config) as transformers
+    exports it, with LayerNorm's gamma and beta moved away from 1 and 0, and BERT's tokenizer."""
+    import torch
+    from transformers import AutoModel
+
+    from bert_embeddings.checkpoints import bundled_folder
+
+    torch.manual_seed(seed)
+    model = AutoModel.from_config(config).eval()
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if "embeddings" in name or "mapping_in" in name or "embeddings_project" in name:
+                if "LayerNorm.weight" in name:
+                    parameter.uniform_(0.5, 1.5)
+                else:
+                    parameter.normal_(0.0, 0.5)
+    model.save_pretrained(folder)
+    for name in TOKENIZER_FILES:
+        shutil.copy(bundled_folder() / name, folder / name)
+    return folder

@@ -493,3 +493,30 @@ def test_only_the_context_page_loads_the_whole_model(monkeypatch):
                 assert not at.exception and not at.error, page
     finally:
         st.cache_resource.clear()
+
+
+# --- every family on every page --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["distilbert", "roberta", "albert", "electra"])
+def family_folder(request, tmp_path_factory):
+    from tests.random_models import write_random_model
+    from tests.test_families import CONFIGS
+
+    return request.param, write_random_model(tmp_path_factory.mktemp(request.param), CONFIGS[request.param])
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/concepts.py"])
+def test_every_page_works_for_every_family(family_folder, page):
+    """DistilBERT, RoBERTa, ALBERT and ELECTRA render every page without an exception."""
+    family, folder = family_folder
+    at = run_page(page, model=str(folder))
+    assert not at.exception, (family, page, [e.value for e in at.exception])
+    assert not at.error, (family, page, [e.value for e in at.error])
+    if page == "pages/embedding_layer.py":
+        titles = [f.layout.title.text for f in figures(at) if f.layout.title.text]
+        assert ("Segment rows" in titles) == (family != "distilbert")
+        assert any(t.startswith("Projected to the hidden size") for t in titles) == (
+            family in ("albert", "electra")
+        )
+        assert any("Passed" in s.value for s in at.success)

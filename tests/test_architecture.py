@@ -29,7 +29,7 @@ def test_heatmap_path_does_not_import_torch_or_transformers():
     loaded = modules_after_import(
         "from bert_embeddings import checkpoints, tokenize, decompose; "
         "m = checkpoints.load_model('bundled'); "
-        "e = tokenize.encode(m.tokenizer, m.truncating_tokenizer, 'a test'); "
+        "e = m.encode('a test'); "
         "decompose.decompose(m, e)"
     )
     assert not {"torch", "transformers"} & loaded

@@ -11,12 +11,12 @@ import torch
 from sklearn.metrics.pairwise import cosine_similarity
 from transformers import BertModel
 
-from bert_embeddings import concepts, contextual, decompose, positions, tokenize
+from bert_embeddings import concepts, contextual, decompose, positions
 from bert_embeddings.errors import OutOfRangeError, ToySpaceError, WordNotFoundError
 
 
 def encode(model, a, b=""):
-    return tokenize.encode(model.tokenizer, model.truncating_tokenizer, a, b)
+    return model.encode(a, b)
 
 
 @pytest.mark.parametrize("n,d", [(512, 384), (50, 8), (7, 6)])

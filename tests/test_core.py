@@ -24,7 +24,7 @@ PAIRS = [
 
 
 def encode(model, a, b="", special=True):
-    return tokenize.encode(model.tokenizer, model.truncating_tokenizer, a, b, add_special_tokens=special)
+    return model.encode(a, b, add_special_tokens=special)
 
 
 def transformers_embeddings(folder, enc: tokenize.Encoding) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from bert_embeddings import decompose, projection, tokenize
+from bert_embeddings import decompose, projection
 from bert_embeddings.errors import OutOfRangeError
 
 
@@ -55,7 +55,7 @@ def test_bundled_positions_equal_sklearn(bundled):
 
 def test_sentence_stage_basis(bundled):
     """A basis fitted on one sentence's stage vectors (few rows) works and equals sklearn."""
-    enc = tokenize.encode(bundled.tokenizer, bundled.truncating_tokenizer, "a short one")
+    enc = bundled.encode("a short one")
     stages = decompose.stage_vectors(decompose.decompose(bundled, enc))
     rows = np.concatenate(list(stages.values()))  # (4 x 5 tokens, 384)
     assert_matches_sklearn(rows, n_components=10)

@@ -1,0 +1,94 @@
+"""Every supported family against its own transformers embedding module (<= 1e-5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from transformers import AlbertConfig, AutoModel, BertConfig, DistilBertConfig, ElectraConfig, RobertaConfig
+
+from bert_embeddings import checkpoints, decompose
+from tests.random_models import write_random_model
+
+SMALL = {"num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 48, "vocab_size": 30522}
+CONFIGS = {
+    "bert": BertConfig(hidden_size=24, max_position_embeddings=40, **SMALL),
+    "distilbert": DistilBertConfig(
+        vocab_size=30522, dim=24, n_layers=1, n_heads=2, hidden_dim=48, max_position_embeddings=40
+    ),
+    "roberta": RobertaConfig(
+        hidden_size=24, max_position_embeddings=42, type_vocab_size=1, pad_token_id=1, **SMALL
+    ),
+    "albert": AlbertConfig(embedding_size=16, hidden_size=24, max_position_embeddings=40, **SMALL),
+    "electra": ElectraConfig(embedding_size=16, hidden_size=24, max_position_embeddings=40, **SMALL),
+}
+SENTENCES = [
+    ("The river bank flooded.", "Tokenizers split embeddings."),
+    ("Hello", ""),
+    ("long " * 60, "tail"),
+]
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def family_model(request, tmp_path_factory):
+    folder = write_random_model(tmp_path_factory.mktemp(request.param), CONFIGS[request.param])
+    return (
+        request.param,
+        folder,
+        checkpoints.load_model(str(folder)),
+        AutoModel.from_pretrained(str(folder)).eval(),
+    )
+
+
+def own_module_output(family, reference, encoding):
+    inputs = {"input_ids": torch.tensor(encoding.ids)[None]}
+    if family != "distilbert":
+        inputs["token_type_ids"] = torch.tensor(encoding.segment_ids)[None]
+    with torch.inference_mode():
+        return reference.embeddings(**inputs)[0]
+
+
+def test_output_equals_the_familys_own_module(family_model):
+    """The decomposition's output equals the family's embeddings module, loaded by transformers."""
+    family, _, model, reference = family_model
+    assert model.family.model_type == family
+    for a, b in SENTENCES:
+        enc = model.encode(a, b)
+        parts = decompose.decompose(model, enc)
+        expected = own_module_output(family, reference, enc).numpy()
+        assert np.max(np.abs(parts.output - expected)) <= 1e-5
+
+
+def test_verification_builds_the_familys_module(family_model):
+    """The verification panel's module is the family's own class, and the check passes."""
+    family, _, model, _ = family_model
+    module = decompose.build_reference_module(model)
+    assert type(module).__name__ == model.family.embeddings_class
+    enc = model.encode(*SENTENCES[0])
+    assert decompose.verify(module, enc, decompose.decompose(model, enc)).passed
+
+
+def test_family_specifics(family_model):
+    """No segment table for DistilBERT, RoBERTa's positions after padding, projections for ALBERT/ELECTRA."""
+    family, _, model, reference = family_model
+    enc = model.encode(*SENTENCES[0])
+    parts = decompose.decompose(model, enc)
+    if family == "distilbert":
+        assert model.tables.token_type_embeddings is None and parts.segment is None
+        assert "+ segment" not in decompose.stage_vectors(parts)
+    if family == "roberta":
+        assert enc.positions[0] == 2  # padding_idx + 1
+        long = model.encode("long " * 100)
+        assert len(long) == 40 and long.positions[-1] == 41  # the last row of a 42-row table
+    if family in ("albert", "electra"):
+        assert model.hidden_size == 16 and parts.projected.shape == (len(enc), 24)
+        projection = (
+            reference.encoder.embedding_hidden_mapping_in
+            if family == "albert"
+            else reference.embeddings_project
+        )
+        with torch.inference_mode():
+            expected = projection(own_module_output(family, reference, enc)).numpy()
+        assert np.max(np.abs(parts.projected - expected)) <= 1e-5
+    else:
+        assert parts.projected is None
