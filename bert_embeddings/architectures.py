@@ -88,3 +88,39 @@ def family_of(config: dict, name: str) -> Family:
         f"{name} is a '{model_type or 'unknown'}' model. This explorer shows the embedding layer of "
         f"BERT-family models: {supported}."
     )
+
+
+@dataclass(frozen=True)
+class CuratedModel:
+    spec: str
+    size: str  # parameters and table shapes, from the model's config
+    description: str
+
+
+# The picker's list. Parameter counts are the models' published sizes; shapes are their
+# configs' (shared/reference/embedding-layer.md).
+CURATED = (
+    CuratedModel(
+        "bert-base-uncased", "110M parameters, 30,522 x 768", "the original English BERT, lower-cased"
+    ),
+    CuratedModel(
+        "bert-base-cased", "110M parameters, 28,996 x 768", "English BERT that keeps capital letters"
+    ),
+    CuratedModel(
+        "bert-large-uncased", "340M parameters, 30,522 x 1024", "24 layers, 1,024 hidden dimensions"
+    ),
+    CuratedModel(
+        "bert-base-multilingual-cased", "178M parameters, 119,547 x 768", "one vocabulary for 104 languages"
+    ),
+    CuratedModel("distilbert-base-uncased", "66M parameters, 30,522 x 768", "6 layers, no segment table"),
+    CuratedModel(
+        "roberta-base", "125M parameters, 50,265 x 768", "byte-level BPE; positions start after padding"
+    ),
+    CuratedModel(
+        "albert-base-v2", "12M parameters, 30,000 x 128", "narrow tables projected to 768 in the encoder"
+    ),
+    CuratedModel(
+        "google/electra-small-discriminator", "14M parameters, 30,522 x 128", "narrow tables projected to 256"
+    ),
+    CuratedModel("prajjwal1/bert-tiny", "4.4M parameters, 30,522 x 128", "2 layers, 128 hidden dimensions"),
+)

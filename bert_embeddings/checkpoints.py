@@ -49,6 +49,7 @@ DEFAULT_REVISION = "main"
 ENV_MODEL = "BERT_EXPLORER_MODEL"  # the model the picker starts with
 ENV_REVISION = "BERT_EXPLORER_REVISION"  # the Hub revision for Hub models
 ENV_BUNDLED_DIR = "BERT_EXPLORER_BUNDLED_DIR"  # another copy of the bundled files
+ENV_ALLOW_CUSTOM = "BERT_EXPLORER_ALLOW_CUSTOM_MODELS"  # "0" hides the free model field
 
 HUB_TIMEOUT_S = 2.5
 
@@ -150,6 +151,11 @@ class LoadedModel:
 def default_spec() -> str:
     """The model the picker starts with: BERT_EXPLORER_MODEL, else bert-base-uncased."""
     return os.environ.get(ENV_MODEL, "").strip() or DEFAULT_MODEL
+
+
+def custom_models_allowed() -> bool:
+    """False when the host switched off the field for any Hub id or folder."""
+    return os.environ.get(ENV_ALLOW_CUSTOM, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
 def default_revision() -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings.architectures import CURATED
 from bert_embeddings.tokenize import MAX_CHARACTERS
 
 MODEL_KEY = "model_choice"
@@ -35,10 +36,14 @@ class Inputs:
     add_special_tokens: bool
 
 
+_CURATED = {m.spec: m for m in CURATED}
+
+
 def model_options() -> list[str]:
-    default = checkpoints.default_spec()
-    options = [default] + [s for s in (checkpoints.DEFAULT_MODEL, checkpoints.BUNDLED) if s != default]
-    return options + [OTHER]
+    """The default model, the curated list, the bundled model, then (if allowed) any other."""
+    specs = [checkpoints.default_spec(), *_CURATED, checkpoints.BUNDLED]
+    options = list(dict.fromkeys(specs))
+    return options + [OTHER] if checkpoints.custom_models_allowed() else options
 
 
 def _label(option: str) -> str:
@@ -46,16 +51,24 @@ def _label(option: str) -> str:
         return "Other Hub id or local folder..."
     if option == checkpoints.BUNDLED:
         return "all-MiniLM-L6-v2 (bundled, works offline)"
-    if option == checkpoints.DEFAULT_MODEL:
-        return "bert-base-uncased (Hugging Face Hub)"
     return option
+
+
+def _model_caption(option: str) -> str:
+    if option in _CURATED:
+        return f"{_CURATED[option].size}: {_CURATED[option].description}."
+    if option == checkpoints.BUNDLED:
+        return "22M parameters, 30,522 x 384: ships with the app, needs no network."
+    return ""
 
 
 def sidebar() -> Inputs:
     """Draw the shared inputs in the sidebar and return their values."""
     with st.sidebar:
-        st.selectbox("Model", model_options(), format_func=_label, key=MODEL_KEY)
-        if st.session_state.get(MODEL_KEY) == OTHER:
+        choice = st.selectbox("Model", model_options(), format_func=_label, key=MODEL_KEY)
+        if caption := _model_caption(choice):
+            st.caption(caption)
+        if choice == OTHER:
             st.text_input(
                 "Hub id or folder",
                 key=CUSTOM_MODEL_KEY,
@@ -83,6 +96,8 @@ def current() -> Inputs:
     """The sidebar's values as plain data (defaults before the sidebar has run)."""
     state = st.session_state
     choice = state.get(MODEL_KEY, model_options()[0])
+    if choice not in model_options():  # e.g. the free field after the host switched it off
+        choice = model_options()[0]
     spec = state.get(CUSTOM_MODEL_KEY, "") if choice == OTHER else choice
     return Inputs(
         model_spec=(spec or "").strip(),

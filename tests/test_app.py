@@ -520,3 +520,27 @@ def test_every_page_works_for_every_family(family_folder, page):
             family in ("albert", "electra")
         )
         assert any("Passed" in s.value for s in at.success)
+
+
+def test_picker_offers_the_curated_models_with_sizes():
+    """The picker lists the curated families, the bundled model and a free field, with a caption."""
+    at = run_page("pages/home.py")
+    options = at.selectbox(key=widgets.MODEL_KEY).options
+    for spec in (
+        "bert-base-uncased",
+        "distilbert-base-uncased",
+        "roberta-base",
+        "albert-base-v2",
+        "prajjwal1/bert-tiny",
+    ):
+        assert spec in options
+    assert options[-1] == "Other Hub id or local folder..."
+    assert any("110M parameters, 30,522 x 768" in c.value for c in at.sidebar.caption)
+
+
+def test_host_can_switch_off_the_free_model_field(monkeypatch):
+    """BERT_EXPLORER_ALLOW_CUSTOM_MODELS=0 leaves only the curated and bundled models."""
+    monkeypatch.setenv(checkpoints.ENV_ALLOW_CUSTOM, "0")
+    at = run_page("pages/home.py")
+    assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
+    assert not at.exception
