@@ -102,7 +102,7 @@ def encode(
     n = len(final.ids)
     unk = tokenizer.token_to_id("[UNK]")
     return Encoding(
-        pieces=tuple(final.tokens),
+        pieces=readable_pieces(truncating_tokenizer, final.ids, final.tokens),
         ids=np.asarray(final.ids, dtype=np.int64),
         segment_ids=np.asarray(final.type_ids, dtype=np.int64),
         positions=np.arange(position_offset, position_offset + n, dtype=np.int64),
@@ -111,6 +111,18 @@ def encode(
         dropped=dropped,
         notices=_notices((text_a, text_b), final, unk, dropped, n),
     )
+
+
+def readable_pieces(tokenizer: Tokenizer, ids, pieces) -> tuple[str, ...]:
+    """Pieces as people can read them. WordPiece pieces are already readable; byte-level BPE
+    pieces (RoBERTa's 'Ġthe') are decoded by the tokenizer, a leading space shown as '␣'."""
+    if type(getattr(tokenizer, "decoder", None)).__name__ != "ByteLevel":
+        return tuple(pieces)
+    shown = []
+    for piece_id, piece in zip(ids, pieces, strict=True):
+        text = tokenizer.decode([int(piece_id)], skip_special_tokens=False) or piece
+        shown.append(text.replace(" ", "␣").replace("\n", "⏎"))
+    return tuple(shown)
 
 
 def _notices(texts: tuple[str, str], final, unk_id: int | None, dropped: int, n: int) -> tuple[str, ...]:

@@ -27,9 +27,11 @@ from bert_embeddings.errors import (
     UnknownWordError,
     ZeroVectorError,
 )
+from bert_embeddings.tokenize import readable_pieces
 
 MAX_K = 100
-_SPECIAL = re.compile(r"^\[[^\]]+\]$")  # [CLS], [SEP], [PAD], [MASK], [UNK], [unused0] ...
+# [CLS], [SEP], [PAD], [MASK], [UNK], [unused0] ... and RoBERTa's <s>, </s>, <pad>, <mask>
+_SPECIAL = re.compile(r"^\[[^\]]+\]$|^<[^<>\s]+>$")
 _TERM = re.compile(r"\s*([+-])?\s*([^\s+-]+|[+-])")
 # Kinds of vocabulary piece, for colouring maps; VocabIndex.kinds holds an index into this.
 KINDS = ("whole word", "## continuation", "special / unused", "number", "punctuation")
@@ -98,6 +100,7 @@ def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
     for piece, piece_id in vocab.items():
         if piece_id < len(pieces):
             pieces[piece_id] = piece
+    pieces = list(readable_pieces(tokenizer, range(len(pieces)), pieces))
     mean = table.mean(axis=0, dtype=np.float64).astype(np.float32)  # (hidden,)
     centred_norms = np.sqrt(  # |W_i - m|^2 = |W_i|^2 - 2 W_i.m + |m|^2, without a copy of W
         np.maximum(

@@ -94,12 +94,32 @@ def friendly_errors(stop: bool = True):
             st.stop()
 
 
+ACTIVE_MODEL = "active_model"  # (spec, revision) of the model this session's pages use
+
+
+def _active() -> tuple[str, str]:
+    """The model in use: the one require_model loaded for this run (set before any other call)."""
+    i = widgets.current()
+    return st.session_state.get(ACTIVE_MODEL, (i.model_spec, i.revision))
+
+
 def require_model() -> checkpoints.LoadedModel:
-    """The model chosen in the sidebar, with a notice when another one stands in for it."""
+    """The model chosen in the sidebar, with a notice when another one stands in for it.
+
+    If the chosen model cannot be loaded, its message is shown and the page carries on with
+    the last model that loaded in this session, if there is one.
+    """
     inputs = widgets.current()
-    with friendly_errors():
+    wanted = (inputs.model_spec, inputs.revision)
+    previous = st.session_state.get(ACTIVE_MODEL)
+    model = None
+    with friendly_errors(stop=previous is None or previous == wanted):
         with st.spinner(f"Loading the embedding layer of {inputs.model_spec or 'the model'}..."):
-            model = _model(inputs.model_spec, inputs.revision)
+            model = _model(*wanted)
+        st.session_state[ACTIVE_MODEL] = wanted
+    if model is None:  # the chosen model failed; the previous one is still cached and usable
+        st.warning(f"Still showing {previous[0]}, the last model that loaded.", icon=":material/history:")
+        model = _model(*previous)
     if model.notice:
         st.info(model.notice, icon=":material/cloud_off:")
     return model
@@ -114,7 +134,7 @@ def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
     i = widgets.current()
     encoding = None
     with friendly_errors(stop=stop):
-        encoding = _encoding(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)
+        encoding = _encoding(*_active(), i.text_a, i.text_b, i.add_special_tokens)
     if encoding is None:
         return None
     for note in encoding.notices:
@@ -134,28 +154,25 @@ def verification() -> decompose.Verification:
     """The check against transformers' own module for the sidebar's input (cached)."""
     i = widgets.current()
     with friendly_errors():
-        return _verification(i.model_spec, i.revision, i.text_a, i.text_b, i.add_special_tokens)
+        return _verification(*_active(), i.text_a, i.text_b, i.add_special_tokens)
 
 
 def vocab_index() -> vocab_search.VocabIndex:
     """The sidebar model's neighbour-search index: built once per model, shared by all sessions."""
-    i = widgets.current()
     with friendly_errors(), st.spinner("Preparing the vocabulary for search..."):
-        return _vocab_index(i.model_spec, i.revision)
+        return _vocab_index(*_active())
 
 
 def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table: fitted once per model, shared by every session."""
-    i = widgets.current()
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
-        return _vocabulary_pca(i.model_spec, i.revision)
+        return _vocabulary_pca(*_active())
 
 
 def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the position table: fitted once per model, shared by every session."""
-    i = widgets.current()
     with friendly_errors():
-        return _position_pca(i.model_spec, i.revision)
+        return _position_pca(*_active())
 
 
 LAST_NEIGHBOURS = "last_neighbours"  # a plain key (not a widget's), so it survives page switches
@@ -172,12 +189,10 @@ def last_neighbours() -> tuple[str, tuple[int, ...]] | None:
 
 def full_model():
     """The whole model with every encoder layer. Only the Context page asks for it."""
-    i = widgets.current()
-    with (
-        friendly_errors(),
-        st.spinner(
-            f"Loading the whole model ({i.model_spec}: every encoder layer, not only the embeddings). "
-            "This happens once for everyone using this server..."
-        ),
-    ):
-        return _full_model(i.model_spec, i.revision)
+    spec, revision = _active()
+    message = (
+        f"Loading the whole model ({spec}: every encoder layer, not only the embeddings). "
+        "This happens once for everyone using this server..."
+    )
+    with friendly_errors(), st.spinner(message):
+        return _full_model(spec, revision)

@@ -544,3 +544,14 @@ def test_host_can_switch_off_the_free_model_field(monkeypatch):
     at = run_page("pages/home.py")
     assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
     assert not at.exception
+
+
+def test_a_model_that_fails_leaves_the_previous_one_usable(tmp_path):
+    """After a good model, a folder that is no checkpoint shows its message and the page goes on."""
+    at = run_page("pages/embedding_layer.py")
+    at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
+    at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value(str(tmp_path)).run()
+    assert not at.exception
+    assert "no config.json" in messages(at)
+    assert "Still showing bert-base-uncased" in messages(at)
+    assert len(at.get("plotly_chart")) == 7 and any("Passed" in s.value for s in at.success)

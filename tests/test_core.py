@@ -212,3 +212,19 @@ def test_emoji_notice_names_the_unknown_characters(bundled):
     assert enc.pieces.count("[UNK]") == 2
     note = next(n for n in enc.notices if "[UNK]" in n)
     assert "🍕" in note and "🎉" in note
+
+
+def test_byte_level_bpe_pieces_are_shown_readably():
+    """RoBERTa-style pieces ('Ġworld') are shown decoded, a leading space as '␣'; WordPiece is untouched."""
+    from tokenizers import ByteLevelBPETokenizer
+
+    trainer = ByteLevelBPETokenizer()
+    trainer.train_from_iterator(["hello world, hello there"] * 20, vocab_size=300, min_frequency=1)
+    bpe = trainer._tokenizer  # the plain Tokenizer inside, as tokenizer.json would load it
+    encoding = bpe.encode("hello world")
+    assert "Ġworld" in encoding.tokens
+    shown = tokenize.readable_pieces(bpe, encoding.ids, encoding.tokens)
+    assert "␣world" in shown and not any("Ġ" in piece for piece in shown)
+    wordpiece = checkpoints.load_bundled().tokenizer
+    pieces = wordpiece.encode("embeddings").tokens
+    assert tokenize.readable_pieces(wordpiece, wordpiece.encode("embeddings").ids, pieces) == tuple(pieces)
