@@ -196,3 +196,12 @@ def full_model():
     )
     with friendly_errors(), st.spinner(message):
         return _full_model(spec, revision)
+
+
+def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.VocabIndex] | None:
+    """Another model to compare with (same caches, at most two models resident); None if it fails."""
+    revision = checkpoints.default_revision()
+    loaded = None
+    with friendly_errors(stop=False), st.spinner(f"Loading the embedding layer of {spec}..."):
+        loaded = (_model(spec, revision), _vocab_index(spec, revision))
+    return loaded

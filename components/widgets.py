@@ -46,7 +46,7 @@ def model_options() -> list[str]:
     return options + [OTHER] if checkpoints.custom_models_allowed() else options
 
 
-def _label(option: str) -> str:
+def model_label(option: str) -> str:
     if option == OTHER:
         return "Other Hub id or local folder..."
     if option == checkpoints.BUNDLED:
@@ -65,7 +65,7 @@ def _model_caption(option: str) -> str:
 def sidebar() -> Inputs:
     """Draw the shared inputs in the sidebar and return their values."""
     with st.sidebar:
-        choice = st.selectbox("Model", model_options(), format_func=_label, key=MODEL_KEY)
+        choice = st.selectbox("Model", model_options(), format_func=model_label, key=MODEL_KEY)
         if caption := _model_caption(choice):
             st.caption(caption)
         if choice == OTHER:

@@ -39,6 +39,7 @@ PAGES = {
     "segments": "Segments",
     "neighbours": "Neighbours",
     "pca": "PCA maps",
+    "compare": "Compare models",
     "context": "Context",
 }
 

@@ -23,7 +23,7 @@ SENTENCE_PAGES = [
     "pages/neighbours.py",
     "pages/pca.py",
 ]
-PAGES = ["pages/concepts.py", *SENTENCE_PAGES, "pages/positions.py", "pages/context.py"]
+PAGES = ["pages/concepts.py", *SENTENCE_PAGES, "pages/positions.py", "pages/compare.py", "pages/context.py"]
 
 
 def run_page(page: str, **inputs) -> AppTest:
@@ -555,3 +555,17 @@ def test_a_model_that_fails_leaves_the_previous_one_usable(tmp_path):
     assert "no config.json" in messages(at)
     assert "Still showing bert-base-uncased" in messages(at)
     assert len(at.get("plotly_chart")) == 7 and any("Passed" in s.value for s in at.success)
+
+
+def test_compare_two_models(tiny_bert_dir):
+    """The same model twice shares every neighbour; a random model shares few; both split the sentence."""
+    at = run_page("pages/compare.py")
+    assert not at.exception and not at.error
+    assert at.metric[0].value == "10 of 10"
+    assert len(at.dataframe) == 4  # neighbours on each side, then tokenization on each side
+    at.text_input(key="cmp_custom").set_value(str(tiny_bert_dir)).run()
+    assert not at.exception
+    shared = int(at.metric[0].value.split()[0])
+    assert shared < 10
+    at.text_input(key="cmp_word").set_value("🦜").run()
+    assert not at.exception and "outside the vocabulary" in messages(at)

@@ -1,0 +1,67 @@
+"""Compare: two models side by side, for the same word and the same sentence."""
+
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings import vocab_search
+from components import routing, state, widgets
+
+routing.through_app()
+st.title("Compare two models")
+st.markdown(
+    "The sidebar's model on the left, another on the right: the same word's nearest neighbours in each "
+    "vocabulary, how many they share, and how each tokenizer splits your sentence."
+)
+
+left_model = state.require_model()
+left_index = state.vocab_index()
+options = [o for o in widgets.model_options() if o != widgets.OTHER]
+other = st.selectbox(
+    "Compare with", options, index=len(options) - 1, format_func=widgets.model_label, key="cmp_model"
+)
+if widgets.OTHER in widgets.model_options():
+    custom = st.text_input("...or another Hub id or local folder", key="cmp_custom")
+    other = custom.strip() or other
+right = state.second_model(other)
+if right is None:
+    st.stop()
+right_model, right_index = right
+if right_model.notice:
+    st.info(right_model.notice, icon=":material/cloud_off:")
+
+a, b = st.columns([3, 1])
+word = a.text_input("Word", value="bank", key="cmp_word")
+k = b.number_input("k", value=10, step=1, key="cmp_k")
+sides = st.columns(2)
+results = []
+for column, model, index in ((sides[0], left_model, left_index), (sides[1], right_model, right_index)):
+    with column:
+        st.markdown(f"**{model.name}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})")
+        found = None
+        with state.friendly_errors(stop=False):
+            query = vocab_search.word_query(index, model.tokenizer, word)
+            found = vocab_search.nearest(
+                index, query.vector, int(k), filters=vocab_search.Filters(exclude_ids=query.ids)
+            )
+            st.dataframe(
+                pd.DataFrame({"piece": found.pieces, "score": found.scores}),
+                hide_index=True,
+                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+            )
+        results.append(found)
+if all(r is not None for r in results):
+    shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
+    st.metric(f"Neighbours in common at k = {int(k)}", f"{len(shared)} of {len(results[0].pieces)}")
+    st.caption("Shared: " + (", ".join(shared) if shared else "none"))
+
+st.subheader("Your sentence, as each tokenizer splits it")
+text = widgets.current()
+sides = st.columns(2)
+for column, model in ((sides[0], left_model), (sides[1], right_model)):
+    with column, state.friendly_errors(stop=False):
+        encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
+        st.markdown(f"**{model.name}**: {len(encoding)} pieces")
+        st.dataframe(
+            pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids}),
+            hide_index=True,
+        )
