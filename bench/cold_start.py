@@ -37,13 +37,13 @@ DEFAULT_CONFIG_UNSET = ("BERT_EXPLORER_MODEL", "HF_HUB_OFFLINE", "HF_ENDPOINT", 
 
 
 def time_to_heatmaps(
-    browser, script: Path | str, url_path: str, heatmaps: int, unset=()
+    browser, script: Path | str, url_path: str, heatmaps: int, unset=(), env: dict | None = None
 ) -> tuple[float, float]:
     """Seconds from launching the server to ``heatmaps`` drawn; and to the script finishing."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     start = time.perf_counter()
-    with streamlit_server(script, unset=unset) as (base, _process):
+    with streamlit_server(script, env=env, unset=unset) as (base, _process):
         page.goto(f"{base}/{url_path}", wait_until="domcontentloaded")
         page.locator(DRAWN_HEATMAPS).nth(heatmaps - 1).wait_for(state="attached", timeout=120_000)
         drawn = time.perf_counter() - start

@@ -29,11 +29,12 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
+from bert_embeddings import downloads
 from bert_embeddings.architectures import Family, family_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
-    HubDownloadError,
+    DownloadTooLargeError,
     InvalidModelIdError,
     ModelNotFoundError,
     NotACheckpointError,
@@ -153,17 +154,27 @@ def default_spec() -> str:
     return os.environ.get(ENV_MODEL, "").strip() or DEFAULT_MODEL
 
 
+def switched_off(value: object) -> bool:
+    """True for the ways people write "off" in an environment variable or a secret."""
+    return value is not None and str(value).strip().lower() in {"0", "false", "no", "off"}
+
+
 def custom_models_allowed() -> bool:
     """False when the host switched off the field for any Hub id or folder."""
-    return os.environ.get(ENV_ALLOW_CUSTOM, "1").strip().lower() not in {"0", "false", "no", "off"}
+    return not switched_off(os.environ.get(ENV_ALLOW_CUSTOM))
 
 
 def default_revision() -> str:
     return os.environ.get(ENV_REVISION, "").strip() or DEFAULT_REVISION
 
 
-def load_model(spec: str, revision: str = DEFAULT_REVISION) -> LoadedModel:
-    """Resolve a spec (Hub id, folder or ``bundled``) and load its embedding layer."""
+def load_model(
+    spec: str, revision: str = DEFAULT_REVISION, progress: downloads.Progress | None = None
+) -> LoadedModel:
+    """Resolve a spec (Hub id, folder or ``bundled``) and load its embedding layer.
+
+    ``progress(bytes_so_far, bytes_expected)`` is called while a Hub download runs.
+    """
     spec = (spec or "").strip()
     if not spec:
         raise InvalidModelIdError("Enter a model: a Hub id such as bert-base-uncased, or a folder.")
@@ -177,7 +188,7 @@ def load_model(spec: str, revision: str = DEFAULT_REVISION) -> LoadedModel:
             f"'{spec[:80]}' is neither a Hugging Face Hub id (like bert-base-uncased or "
             "google-bert/bert-base-cased) nor an existing local folder."
         )
-    return _load_from_hub(spec, revision or DEFAULT_REVISION)
+    return _load_from_hub(spec, revision or DEFAULT_REVISION, progress)
 
 
 # --- the bundled model ----------------------------------------------------------------
@@ -420,6 +431,24 @@ def hub_cache_dir() -> Path:
     return Path(home) / "hub" if home else Path.home() / ".cache" / "huggingface" / "hub"
 
 
+def explorer_cache_dir() -> Path:
+    """Where the explorer keeps the embedding-only files it fetched (beside the HF cache)."""
+    explicit = os.environ.get("BERT_EXPLORER_CACHE", "").strip()
+    return Path(explicit) if explicit else hub_cache_dir().parent / "bert-explorer"
+
+
+def _explorer_folder(repo_id: str, revision: str) -> Path:
+    return explorer_cache_dir() / repo_id.replace("/", "--") / revision.replace("/", "--")
+
+
+def _is_complete(folder: Path) -> bool:
+    return (
+        (folder / "config.json").is_file()
+        and any((folder / f).is_file() for f in _WEIGHT_FILES)
+        and any((folder / f).is_file() for f in _TOKENIZER_FILES)
+    )
+
+
 def cached_snapshot(repo_id: str, revision: str) -> Path | None:
     """The cache folder holding this revision's config, tokenizer and weights, if complete."""
     from huggingface_hub import try_to_load_from_cache
@@ -440,7 +469,7 @@ def cached_snapshot(repo_id: str, revision: str) -> Path | None:
 class HubAnswer:
     status: str  # "ok", "missing", "unreachable"
     detail: str = ""
-    files: tuple[str, ...] = ()
+    files: tuple[tuple[str, int], ...] = ()  # (file name, size in bytes; 0 if not given)
 
 
 def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> HubAnswer:
@@ -449,7 +478,8 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
     The request runs in a daemon thread so that a stalled DNS lookup or a server that
     accepts but never answers cannot hold the page longer than the deadline.
     """
-    url = f"{hub_endpoint()}/api/models/{repo_id}/revision/{urllib.parse.quote(revision, safe='')}"
+    quoted = urllib.parse.quote(revision, safe="")
+    url = f"{hub_endpoint()}/api/models/{repo_id}/revision/{quoted}?blobs=true"  # with file sizes
     request = urllib.request.Request(url, headers=_auth_headers())
     result: list[HubAnswer] = []
 
@@ -457,7 +487,8 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 info = json.loads(response.read(4_000_000))
-            files = tuple(s.get("rfilename", "") for s in info.get("siblings", []))
+            siblings = info.get("siblings", [])
+            files = tuple((s.get("rfilename", ""), int(s.get("size") or 0)) for s in siblings)
             result.append(HubAnswer("ok", files=files))
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403, 404):
@@ -481,9 +512,11 @@ def _auth_headers() -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def _load_from_hub(repo_id: str, revision: str) -> LoadedModel:
+def _load_from_hub(repo_id: str, revision: str, progress: downloads.Progress | None = None) -> LoadedModel:
     label = repo_id if revision == DEFAULT_REVISION else f"{repo_id}@{revision}"
     snapshot = cached_snapshot(repo_id, revision)
+    if snapshot is None and _is_complete(_explorer_folder(repo_id, revision)):
+        snapshot = _explorer_folder(repo_id, revision)
     if snapshot is not None:
         return load_folder(snapshot, spec=repo_id, name=label, source="hub-cache")
     if hub_offline():
@@ -503,32 +536,44 @@ def _load_from_hub(repo_id: str, revision: str) -> LoadedModel:
             f"The Hub has no public model '{label}' ({answer.detail}). Check the spelling; "
             "a private or gated model needs an HF_TOKEN."
         )
-    return load_folder(_download(repo_id, revision, answer.files), spec=repo_id, name=label, source="hub")
+    folder = _download(repo_id, revision, dict(answer.files), progress)
+    return load_folder(folder, spec=repo_id, name=label, source="hub")
 
 
-def _download(repo_id: str, revision: str, files: tuple[str, ...]) -> Path:
-    """Fetch config, tokenizer and weights into the Hugging Face cache; return the folder."""
-    from huggingface_hub import hf_hub_download
+def _download(
+    repo_id: str, revision: str, sizes: dict[str, int], progress: downloads.Progress | None = None
+) -> Path:
+    """Fetch config, tokenizer and the embedding tensors into the explorer's cache folder.
 
-    wanted = ["config.json"]
-    wanted += [f for f in ("tokenizer.json", "tokenizer_config.json") if f in files]
-    if "tokenizer.json" not in files:
-        wanted.append("vocab.txt")
-    wanted.append(next((f for f in _WEIGHT_FILES if f in files), "model.safetensors"))
-    folder = None
-    for filename in wanted:
-        try:
-            path = hf_hub_download(
-                repo_id,
-                filename,
-                revision=revision,
-                cache_dir=hub_cache_dir(),
-                endpoint=hub_endpoint(),
-                token=os.environ.get("HF_TOKEN") or None,
-            )
-        except Exception as exc:
-            raise HubDownloadError(
-                f"Downloading {filename} of {repo_id} from the Hub failed: {exc}"
-            ) from None
-        folder = Path(path).parent
+    The checkpoint's size is checked against the limit before anything is fetched.
+    """
+    weights = next((f for f in _WEIGHT_FILES if f in sizes), None)
+    if weights is None or "config.json" not in sizes:
+        raise NotACheckpointError(f"{repo_id} on the Hub has no config.json and model weights.")
+    limit = downloads.download_limit_bytes()
+    if sizes[weights] > limit:
+        raise DownloadTooLargeError(
+            f"{repo_id}'s {weights} is {sizes[weights] / 1e9:.2f} GB, more than this server downloads "
+            f"({limit / 1e9:.2f} GB, set by {downloads.ENV_MAX_DOWNLOAD_MB})."
+        )
+    folder = _explorer_folder(repo_id, revision)
+    base = f"{hub_endpoint()}/{repo_id}/resolve/{urllib.parse.quote(revision, safe='')}"
+    headers = _auth_headers()
+    small = ["config.json", *(f for f in ("tokenizer.json", "tokenizer_config.json") if f in sizes)]
+    if "tokenizer.json" not in sizes:
+        small.append("vocab.txt")
+    for name in small:
+        downloads.fetch_file(f"{base}/{name}", folder / name, headers)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    family = family_of(config, repo_id)  # refuse an unsupported family before the big download
+    if weights.endswith(".safetensors"):
+        downloads.fetch_tensors(
+            f"{base}/{weights}",
+            folder / weights,
+            headers,
+            lambda keys: _wanted_keys(keys, Path(weights), family),
+            progress,
+        )
+    else:
+        downloads.fetch_file(f"{base}/{weights}", folder / weights, headers, progress)
     return folder

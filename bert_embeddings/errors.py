@@ -83,3 +83,7 @@ class WordNotFoundError(ExplorerError):
 
 class ToySpaceError(ExplorerError):
     """A toy item that cannot be read: a missing name, a non-numeric or missing value."""
+
+
+class DownloadTooLargeError(ExplorerError):
+    """The checkpoint is larger than this server is set to download."""

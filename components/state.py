@@ -10,10 +10,12 @@ caching (tokens x hidden x stages) arrays for many inputs would cost a shared se
 from __future__ import annotations
 
 import logging
+import threading
 from contextlib import contextmanager
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from bert_embeddings import checkpoints, contextual, decompose, projection, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
@@ -23,8 +25,44 @@ log = logging.getLogger("bert_explorer")
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _model(spec: str, revision: str) -> checkpoints.LoadedModel:
-    return checkpoints.load_model(spec, revision)
+def _model(spec: str, revision: str, _progress=None) -> checkpoints.LoadedModel:
+    # _progress starts with "_", so Streamlit leaves it out of the cache key.
+    return checkpoints.load_model(spec, revision, _progress)
+
+
+def _load_with_progress(spec: str, revision: str) -> checkpoints.LoadedModel:
+    """Load a model (cached), drawing a progress bar while a download runs.
+
+    The load runs in a helper thread that only updates plain numbers; the bar is drawn here,
+    in the script's thread: a cached function must not write to elements created outside it.
+    """
+    seen = {"done": 0, "total": 0}
+    result, failure = [], []
+
+    def work() -> None:
+        try:
+            result.append(_model(spec, revision, lambda done, total: seen.update(done=done, total=total)))
+        except BaseException as exc:  # handed to the script's thread below
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True, name=f"load-{spec}")
+    add_script_run_ctx(worker, get_script_run_ctx())
+    worker.start()
+    bar = None
+    while worker.is_alive():
+        worker.join(0.25)
+        if seen["total"] and worker.is_alive():
+            bar = bar or st.progress(0.0)
+            done, total = seen["done"], seen["total"]
+            bar.progress(
+                min(1.0, done / total),
+                text=f"Downloading the embedding layer: {done / 1e6:.0f} of {total / 1e6:.0f} MB",
+            )
+    if bar is not None:
+        bar.empty()
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -115,7 +153,7 @@ def require_model() -> checkpoints.LoadedModel:
     model = None
     with friendly_errors(stop=previous is None or previous == wanted):
         with st.spinner(f"Loading the embedding layer of {inputs.model_spec or 'the model'}..."):
-            model = _model(*wanted)
+            model = _load_with_progress(*wanted)
         st.session_state[ACTIVE_MODEL] = wanted
     if model is None:  # the chosen model failed; the previous one is still cached and usable
         st.warning(f"Still showing {previous[0]}, the last model that loaded.", icon=":material/history:")

@@ -43,7 +43,16 @@ def model_options() -> list[str]:
     """The default model, the curated list, the bundled model, then (if allowed) any other."""
     specs = [checkpoints.default_spec(), *_CURATED, checkpoints.BUNDLED]
     options = list(dict.fromkeys(specs))
-    return options + [OTHER] if checkpoints.custom_models_allowed() else options
+    return options + [OTHER] if checkpoints.custom_models_allowed() and _secret_allows_custom() else options
+
+
+def _secret_allows_custom() -> bool:
+    """A Streamlit secret of the same name as the environment variable can switch it off too."""
+    try:
+        value = st.secrets.get(checkpoints.ENV_ALLOW_CUSTOM)
+    except Exception:  # no secrets file at all
+        return True
+    return not checkpoints.switched_off(value)
 
 
 def model_label(option: str) -> str:

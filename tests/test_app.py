@@ -569,3 +569,28 @@ def test_compare_two_models(tiny_bert_dir):
     assert shared < 10
     at.text_input(key="cmp_word").set_value("🦜").run()
     assert not at.exception and "outside the vocabulary" in messages(at)
+
+
+def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeypatch):
+    """A download that stops midway shows its message; the session's previous model stays in use."""
+    from tests.random_models import write_random_bert
+
+    folder = write_random_bert(tmp_path / "repo", hidden=32, positions=40)
+    at = run_page("pages/embedding_layer.py")
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    with stand_in_hub({"someone/cut-bert": folder}, drop_after=100_000) as (url, _):
+        monkeypatch.setenv("HF_ENDPOINT", url)
+        at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
+        at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value("someone/cut-bert").run()
+    assert not at.exception
+    assert "cut off" in messages(at) and "Still showing bert-base-uncased" in messages(at)
+    assert len(at.get("plotly_chart")) == 7
+
+
+def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
+    """A Streamlit secret BERT_EXPLORER_ALLOW_CUSTOM_MODELS = false hides the free field."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.secrets[checkpoints.ENV_ALLOW_CUSTOM] = "false"
+    at.run()
+    assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
