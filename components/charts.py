@@ -43,7 +43,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         title={"text": title, "font": {"size": 16}},
         height=_rows_height(len(labels)),
         margin={"l": 10, "r": 10, "t": 40, "b": 40},
-        xaxis={"title": "hidden dimension"},
+        xaxis={"title": "dimension"},
         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
     )
     return fig
@@ -171,7 +171,7 @@ def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> g
     fig.add_trace(go.Scatter(x=x, y=beta[dims.start : dims.stop], name="beta (shift)", mode="lines"), 2, 1)
     fig.update_yaxes(title_text="gamma", row=1, col=1)
     fig.update_yaxes(title_text="beta", row=2, col=1)
-    fig.update_xaxes(title_text="hidden dimension", row=2, col=1)
+    fig.update_xaxes(title_text="dimension", row=2, col=1)
     fig.update_layout(
         height=380,
         showlegend=False,

@@ -120,7 +120,7 @@ def current() -> Inputs:
 def dimension_range(hidden_size: int, key: str = "dims") -> range:
     """A slider over the hidden dimensions; returns the chosen dims as a range."""
     first, last = st.slider(
-        "Hidden dimensions to show",
+        "Dimensions to show",
         min_value=0,
         max_value=hidden_size - 1,
         value=(0, hidden_size - 1),

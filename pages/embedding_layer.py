@@ -37,7 +37,12 @@ stages += [
     (
         "LayerNorm output",
         parts.output,
-        "What the first encoder layer receives (dropout is off at inference).",
+        "What the embedding module returns (dropout is off at inference)"
+        + (
+            "; the projection below comes next."
+            if parts.projected is not None
+            else ": the first encoder layer's input."
+        ),
     ),
 ]
 if parts.projected is not None:
