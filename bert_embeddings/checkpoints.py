@@ -349,9 +349,9 @@ def _read_tensors(weights: Path, family: Family) -> dict[str, np.ndarray]:
     else:
         # Pickled checkpoints are opened only with torch's weights-only loader, which
         # refuses to run code; mmap keeps the encoder's tensors out of memory.
-        import torch
+        from bert_embeddings.threads import torch_module
 
-        state = torch.load(str(weights), map_location="cpu", weights_only=True, mmap=True)
+        state = torch_module().load(str(weights), map_location="cpu", weights_only=True, mmap=True)
         wanted = _wanted_keys(list(state.keys()), weights, family)
         out = {name: state[key].float().numpy().copy() for name, key in wanted.items()}
         del state

@@ -13,6 +13,7 @@ import numpy as np
 
 from bert_embeddings.checkpoints import LoadedModel
 from bert_embeddings.errors import NotACheckpointError, WordNotFoundError
+from bert_embeddings.threads import torch_module
 from bert_embeddings.tokenize import Encoding
 
 
@@ -29,7 +30,7 @@ def load_full_model(model: LoadedModel):
 
 def hidden_states(full_model, encoding: Encoding) -> np.ndarray:
     """(layers + 1, tokens, hidden): the embedding output, then each encoder layer's output."""
-    import torch
+    torch = torch_module()
 
     with torch.inference_mode():
         out = full_model(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bert_embeddings.checkpoints import LoadedModel
+from bert_embeddings.threads import torch_module
 from bert_embeddings.tokenize import Encoding
 
 TOLERANCE = 1e-5
@@ -124,7 +125,7 @@ def build_reference_module(model: LoadedModel):
     It is built on the meta device and given the loaded arrays with ``assign=True``, so it
     shares their memory instead of allocating (and randomly initialising) its own tables.
     """
-    import torch
+    torch = torch_module()
 
     family = model.family
     config_class = getattr(importlib.import_module("transformers"), family.config_class)
@@ -159,7 +160,7 @@ def reference_output(module, encoding: Encoding) -> np.ndarray:
     Position ids are left to the module's own default so that the check also covers how
     the explorer numbers positions.
     """
-    import torch
+    torch = torch_module()
 
     inputs = {"input_ids": torch.from_numpy(encoding.ids)[None, :]}
     if hasattr(module, "token_type_embeddings"):  # DistilBERT's module takes no segments

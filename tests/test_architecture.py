@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -33,3 +34,21 @@ def test_heatmap_path_does_not_import_torch_or_transformers():
         "decompose.decompose(m, e)"
     )
     assert not {"torch", "transformers"} & loaded
+
+
+def test_torch_uses_one_thread_per_call_on_the_shared_server():
+    """The first torch use sets its thread count (1 unless BERT_EXPLORER_TORCH_THREADS says)."""
+    code = (
+        "from bert_embeddings import checkpoints, decompose; import torch; "
+        "decompose.build_reference_module(checkpoints.load_bundled()); print(torch.get_num_threads())"
+    )
+    for env, expected in (({}, "1"), ({"BERT_EXPLORER_TORCH_THREADS": "2"}, "2")):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **env},
+        )
+        assert out.stdout.split()[-1] == expected
