@@ -1,10 +1,12 @@
 """Every cache of the app, and the one place where errors become messages on the page.
 
 Caches are keyed by strings and flags (model spec, revision, text), never by arrays or
-tensors. ``cache_resource`` holds what all sessions share read-only: at most two loaded
-models and their transformers reference modules. ``cache_data`` holds small per-input
-results. Per-input breakdowns are not cached: numpy computes them in milliseconds, and
-caching (tokens x hidden x stages) arrays for many inputs would cost a shared server memory.
+tensors. ``cache_resource`` holds what all sessions share read-only, per model (at most two
+models): the embedding layer, its transformers reference module, the neighbour-search index,
+the vocabulary and position PCA, and (one at a time) the whole model for the Context page.
+``cache_data`` holds small per-input results. Per-input breakdowns are not cached: numpy
+computes them in milliseconds, and caching (tokens x hidden x stages) arrays for many inputs
+would cost a shared server memory.
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ def require_model() -> checkpoints.LoadedModel:
         st.session_state[ACTIVE_MODEL] = wanted
     if model is None:  # the chosen model failed; the previous one is still cached and usable
         st.warning(f"Still showing {previous[0]}, the last model that loaded.", icon=":material/history:")
-        model = _model(*previous)
+        with friendly_errors():  # it may have left the cache and need loading again
+            model = _load_with_progress(*previous)
     if model.notice:
         st.info(model.notice, icon=":material/cloud_off:")
     return model
@@ -241,5 +244,5 @@ def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.Vocab
     revision = checkpoints.default_revision()
     loaded = None
     with friendly_errors(stop=False), st.spinner(f"Loading the embedding layer of {spec}..."):
-        loaded = (_model(spec, revision), _vocab_index(spec, revision))
+        loaded = (_load_with_progress(spec, revision), _vocab_index(spec, revision))
     return loaded
