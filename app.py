@@ -1,8 +1,8 @@
-"""BERT Embedding Explorer: the frame. Page config, shared sidebar, navigation."""
+"""BERT Embedding Explorer: the frame. Page config, shared sidebar, navigation, the link."""
 
 import streamlit as st
 
-from components import widgets
+from components import links, widgets
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon=":material/grid_on:", layout="wide")
 
@@ -26,5 +26,9 @@ pages = [
     st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
 ]
 navigation = st.navigation(pages)
+if problems := links.restore():  # a shared link's settings, before any widget is drawn
+    st.warning(links.notice(problems), icon=":material/link_off:")
 widgets.sidebar()
+links.share_hint()
+links.publish(navigation.url_path)
 navigation.run()

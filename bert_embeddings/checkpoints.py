@@ -183,7 +183,7 @@ def load_model(
     if _looks_like_path(spec):
         folder = Path(spec).expanduser()
         return load_folder(folder, spec=spec, name=str(folder), source="local")
-    if not _HUB_ID.match(spec) or ".." in spec:
+    if not is_hub_id(spec):
         raise InvalidModelIdError(
             f"'{spec[:80]}' is neither a Hugging Face Hub id (like bert-base-uncased or "
             "google-bert/bert-base-cased) nor an existing local folder."
@@ -404,6 +404,11 @@ def _wordpiece_from_vocab(folder: Path) -> Tokenizer:
     )
     tokenizer.decoder = decoders.WordPiece()
     return tokenizer
+
+
+def is_hub_id(spec: str) -> bool:
+    """Whether ``spec`` is written like a Hub repository id (``name`` or ``owner/name``)."""
+    return bool(_HUB_ID.match(spec)) and ".." not in spec
 
 
 def _looks_like_path(spec: str) -> bool:

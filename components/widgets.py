@@ -12,6 +12,7 @@ import streamlit as st
 
 from bert_embeddings import checkpoints, vocab_search
 from bert_embeddings.architectures import CURATED
+from bert_embeddings.decompose import STAGES
 from bert_embeddings.tokenize import MAX_CHARACTERS
 
 MODEL_KEY = "model_choice"
@@ -83,19 +84,17 @@ def sidebar() -> Inputs:
                 key=CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
             )
-        st.text_area("Sentence A", value=DEFAULT_A, key=SENTENCE_A_KEY, height=90, max_chars=MAX_CHARACTERS)
+        st.text_area("Sentence A", key=seeded(SENTENCE_A_KEY), height=90, max_chars=MAX_CHARACTERS)
         st.text_area(
             "Sentence B (optional)",
-            value=DEFAULT_B,
-            key=SENTENCE_B_KEY,
+            key=seeded(SENTENCE_B_KEY),
             height=90,
             max_chars=MAX_CHARACTERS,
             help="A second sentence makes a pair: its pieces get segment 1.",
         )
         st.toggle(
             "Add special tokens [CLS] / [SEP]",
-            value=True,
-            key=SPECIAL_TOKENS_KEY,
+            key=seeded(SPECIAL_TOKENS_KEY),
             help="BERT is trained with them. Off shows the bare word pieces, numbered from position 0.",
         )
     return current()
@@ -169,9 +168,8 @@ class SearchOptions:
 def query_mode() -> str:
     # Defaults live in session state, not in the widgets: clicking a neighbour sets these
     # keys too, and Streamlit warns when a widget has both.
-    st.session_state.setdefault(NB_MODE, "word")
-    st.session_state.setdefault(NB_WORD, "king")
-    mode = st.segmented_control("Query by", QUERY_MODES, key=NB_MODE)
+    seeded(NB_WORD)
+    mode = st.segmented_control("Query by", QUERY_MODES, key=seeded(NB_MODE))
     return mode or "word"
 
 
@@ -189,19 +187,19 @@ def piece_choice(pieces: list[str]) -> int | None:
 
 def search_options() -> SearchOptions:
     left, right = st.columns([1, 2])
-    k = left.number_input("How many neighbours (k)", value=10, step=1, key=NB_K, help="From 1 to 100.")
-    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, key=NB_SIMILARITY)
+    k = left.number_input("How many neighbours (k)", step=1, key=seeded(NB_K), help="From 1 to 100.")
+    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, key=seeded(NB_SIMILARITY))
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", key=NB_HIDE_CONTINUATION)
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", value=True, key=NB_HIDE_SPECIAL)
-        leave_out = c.toggle("Leave out the query's own pieces", value=True, key=NB_LEAVE_OUT)
+        hide_continuation = a.toggle("Hide ## continuation pieces", key=seeded(NB_HIDE_CONTINUATION))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", key=seeded(NB_HIDE_SPECIAL))
+        leave_out = c.toggle("Leave out the query's own pieces", key=seeded(NB_LEAVE_OUT))
         a, b = st.columns(2)
         include = a.text_input(
-            "Only pieces matching (regular expression)", key=NB_INCLUDE, placeholder="e.g. ^un"
+            "Only pieces matching (regular expression)", key=seeded(NB_INCLUDE), placeholder="e.g. ^un"
         )
         exclude = b.text_input(
-            "Leave out pieces matching (regular expression)", key=NB_EXCLUDE, placeholder="e.g. \\d"
+            "Leave out pieces matching (regular expression)", key=seeded(NB_EXCLUDE), placeholder="e.g. \\d"
         )
     return SearchOptions(
         int(k), similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out
@@ -224,15 +222,49 @@ PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 
+# --- defaults ------------------------------------------------------------------------------
+
+# The starting value of every widget whose setting can come from a shared link. They live
+# here rather than in the widget calls: a link's value is put into session state first,
+# and Streamlit warns when a widget gets a value both ways.
+DEFAULTS = {
+    SENTENCE_A_KEY: DEFAULT_A,
+    SENTENCE_B_KEY: DEFAULT_B,
+    SPECIAL_TOKENS_KEY: True,
+    NB_MODE: QUERY_MODES[0],
+    NB_WORD: "king",
+    NB_ID: 2054,
+    NB_EXPRESSION: "king - man + woman",
+    NB_STAGE: STAGES[0],
+    NB_K: 10,
+    NB_SIMILARITY: SIMILARITIES[0],
+    NB_HIDE_CONTINUATION: False,
+    NB_HIDE_SPECIAL: True,
+    NB_LEAVE_OUT: True,
+    NB_INCLUDE: "",
+    NB_EXCLUDE: "",
+    PCA_DIMS: "2-D",
+    PCA_X: 1,
+    PCA_Y: 2,
+    PCA_Z: 3,
+    PCA_HIGHLIGHT: "",
+}
+
+
+def seeded(key: str) -> str:
+    """A widget key whose default is in place (unless a link or the user set it already)."""
+    st.session_state.setdefault(key, DEFAULTS[key])
+    return key
+
 
 def map_axes() -> tuple[int, ...]:
     """2-D or 3-D, and which components (numbered from 1) go on each axis."""
-    dims = st.segmented_control("Map", ("2-D", "3-D"), default="2-D", key=PCA_DIMS) or "2-D"
+    dims = st.segmented_control("Map", ("2-D", "3-D"), key=seeded(PCA_DIMS)) or "2-D"
     names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
     columns = st.columns(3)
     return tuple(
-        int(column.number_input(f"Component on {name}", value=number, step=1, key=key, help="1 to 10"))
-        for column, name, number, key in zip(columns, names, (1, 2, 3), (PCA_X, PCA_Y, PCA_Z), strict=False)
+        int(column.number_input(f"Component on {name}", step=1, key=seeded(key), help="1 to 10"))
+        for column, name, key in zip(columns, names, (PCA_X, PCA_Y, PCA_Z), strict=False)
     )
 
 

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import vocab_search
-from components import routing, state, widgets
+from components import exports, routing, state, widgets
 
 routing.through_app()
 st.title("Compare two models")
@@ -34,7 +34,10 @@ word = a.text_input("Word", value="bank", key="cmp_word")
 k = b.number_input("k", value=10, step=1, key="cmp_k")
 sides = st.columns(2)
 results = []
-for column, model, index in ((sides[0], left_model, left_index), (sides[1], right_model, right_index)):
+for side, column, model, index in (
+    ("left", sides[0], left_model, left_index),
+    ("right", sides[1], right_model, right_index),
+):
     with column:
         st.markdown(f"**{model.name}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})")
         found = None
@@ -43,11 +46,11 @@ for column, model, index in ((sides[0], left_model, left_index), (sides[1], righ
             found = vocab_search.nearest(
                 index, query.vector, int(k), filters=vocab_search.Filters(exclude_ids=query.ids)
             )
+            ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
             st.dataframe(
-                pd.DataFrame({"piece": found.pieces, "score": found.scores}),
-                hide_index=True,
-                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+                ranked, hide_index=True, column_config={"score": st.column_config.NumberColumn(format="%.4f")}
             )
+            exports.table(f"{side} {model.name} neighbours of {word}", ranked)
         results.append(found)
 if all(r is not None for r in results):
     shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
@@ -57,11 +60,10 @@ if all(r is not None for r in results):
 st.subheader("Your sentence, as each tokenizer splits it")
 text = widgets.current()
 sides = st.columns(2)
-for column, model in ((sides[0], left_model), (sides[1], right_model)):
+for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):
     with column, state.friendly_errors(stop=False):
         encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
         st.markdown(f"**{model.name}**: {len(encoding)} pieces")
-        st.dataframe(
-            pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids}),
-            hide_index=True,
-        )
+        pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})
+        st.dataframe(pieces, hide_index=True)
+        exports.table(f"{side} {model.name} pieces", pieces)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import concepts, positions
-from components import charts, routing, state
+from components import charts, exports, routing, state
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -26,10 +26,12 @@ left, right = st.columns([3, 2])
 with left:
     st.plotly_chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
     st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
+    exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
 with right:
+    similarity = positions.cosine_matrix(space.vectors)
     st.plotly_chart(
-        charts.similarity_heatmap(positions.cosine_matrix(space.vectors), "Cosine similarity", space.names),
-        key="toy_similarity",
+        charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity"
     )
+    exports.matrix("toy space cosine similarity", similarity, space.names, space.names)
     st.caption("Cosine compares directions, not lengths: a kitten and a cat point almost the same way.")
 st.page_link("pages/home.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

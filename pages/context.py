@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import contextual, vocab_search
-from components import charts, routing, state
+from components import charts, exports, routing, state
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -41,10 +41,11 @@ token_row_cosine = float(
 )
 by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
 stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
+similarity = np.concatenate([[token_row_cosine], by_layer])
 st.plotly_chart(
     charts.line_series(
         stages,
-        {f"'{word}' in sentence 1 vs sentence 2": np.concatenate([[token_row_cosine], by_layer])},
+        {f"'{word}' in sentence 1 vs sentence 2": similarity},
         "Cosine similarity of the word's two vectors, layer by layer",
         "stage",
         "cosine",
@@ -52,6 +53,7 @@ st.plotly_chart(
     ),
     key="ctx_similarity",
 )
+exports.matrix(f"{model.name} {word} cosine by layer", similarity, stages, ["cosine"], "stage")
 st.caption(
     f"At the token row the two vectors are identical. The embedding output adds each one's position row "
     f"(the word is at position {where[0][0]} in sentence 1 and {where[1][0]} in sentence 2; both "
@@ -69,3 +71,4 @@ st.plotly_chart(
     ),
     key="ctx_heatmap",
 )
+exports.matrix(f"{model.name} sentence 1 layer {layer}", values, encodings[0].labels, corner="token")

@@ -1,8 +1,10 @@
 """Embedding layer: every stage as a heatmap, and proof that it equals transformers."""
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-from components import charts, routing, state, widgets
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")
@@ -60,9 +62,14 @@ for number, (title, values, caption) in enumerate(stages):
     )  # the projection is wider
     st.plotly_chart(charts.stage_heatmap(values, labels, shown, title), key=f"stage_{number}")
     st.caption(caption)
+    exports.matrix(f"{model.name} {title}", values[:, shown], labels, shown, "token")
 
 st.subheader("Inside LayerNorm")
 st.plotly_chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
+exports.table(
+    f"{model.name} LayerNorm mean and std",
+    pd.DataFrame({"token": labels, "mean": parts.mean.ravel(), "std": parts.std.ravel()}),
+)
 st.caption(
     "LayerNorm works on each token separately: it subtracts that token's mean over all "
     f"{model.hidden_size} dimensions and divides by its standard deviation (with eps = "
@@ -73,6 +80,10 @@ st.plotly_chart(
     key="layer_norm_params",
 )
 st.caption("Then every dimension is scaled by its learned gamma and shifted by its learned beta.")
+gamma_beta = (model.tables.layer_norm_weight[dims], model.tables.layer_norm_bias[dims])
+exports.matrix(
+    f"{model.name} LayerNorm gamma and beta", np.stack(gamma_beta, axis=1), dims, ["gamma", "beta"], "dim"
+)
 
 with proof:
     st.markdown("**Proof: this page's output equals the model's own embedding module**")

@@ -1,8 +1,9 @@
 """Home: what the embedding layer does, in a few sentences and one figure."""
 
+import numpy as np
 import streamlit as st
 
-from components import charts, routing, state
+from components import charts, exports, routing, state
 
 OVERVIEW_TOKENS = 12
 OVERVIEW_DIMS = 32
@@ -36,6 +37,13 @@ if parts.segment is not None:  # DistilBERT has no segment table
     stages.append(("+ segment row", parts.segment[:n, :d]))
 stages += [("= sum", parts.summed[:n, :d]), ("LayerNorm → output", parts.output[:n, :d])]
 st.plotly_chart(charts.layer_overview(stages, encoding.labels[:n]), key="overview")
+exports.matrix(
+    f"{model.name} overview panels",
+    np.concatenate([values for _, values in stages]),
+    [f"{stage} | {label}" for stage, _ in stages for label in encoding.labels[:n]],
+    range(d),
+    "panel | token",
+)
 st.caption(
     f"The first {n} pieces of your input and the first {d} of {model.hidden_size} dimensions of "
     f"**{model.name}**. Each panel has its own colour scale (blue below zero, red above): the "

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import decompose, vocab_search
-from components import charts, routing, state, widgets
+from components import charts, exports, links, routing, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -24,25 +24,28 @@ with state.friendly_errors(stop=False):
         piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
         query = vocab_search.word_query(index, model.tokenizer, word, piece)
     elif mode == "token id":
-        token_id = st.number_input("Token id", value=2054, step=1, key=widgets.NB_ID)
+        token_id = st.number_input("Token id", step=1, key=widgets.seeded(widgets.NB_ID))
         query = vocab_search.id_query(index, int(token_id))
     elif mode == "arithmetic":
-        expression = st.text_input("Vector arithmetic", value="king - man + woman", key=widgets.NB_EXPRESSION)
+        expression = st.text_input("Vector arithmetic", key=widgets.seeded(widgets.NB_EXPRESSION))
         query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
         st.caption(
             "Each word's token row, added or subtracted; a word of several pieces counts as their mean."
         )
     else:
         encoding = state.require_encoding()
+        stages = decompose.stage_vectors(state.breakdown(model, encoding))
+        # The first word rather than [CLS]; a linked token or stage this sentence or model
+        # lacks falls back to the default, with a notice.
+        links.keep_within(widgets.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
+        links.keep_within(widgets.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
         left, right = st.columns(2)
         position = left.selectbox(
             "Token of your sentence",
             range(len(encoding)),
-            index=min(1, len(encoding) - 1),  # the first word rather than [CLS]
             format_func=encoding.labels.__getitem__,
             key=widgets.NB_TOKEN,
         )
-        stages = decompose.stage_vectors(state.breakdown(model, encoding))
         stage = right.selectbox("Taken at stage", list(stages), key=widgets.NB_STAGE)
         vector = stages[stage][position]
         query = vocab_search.Query(
@@ -68,19 +71,22 @@ if query is not None:
     if result is not None:
         state.remember_neighbours(query.description, tuple(result.ids))
         left, right = st.columns([2, 3])
-        left.dataframe(
-            pd.DataFrame(
-                {
-                    "rank": range(1, len(result.ids) + 1),
-                    "piece": result.pieces,
-                    "id": result.ids,
-                    "score": result.scores,
-                }
-            ),
-            hide_index=True,
-            column_config={"score": st.column_config.NumberColumn(format="%.4f")},
-            key="nb_table",
+        ranked = pd.DataFrame(
+            {
+                "rank": range(1, len(result.ids) + 1),
+                "piece": result.pieces,
+                "id": result.ids,
+                "score": result.scores,
+            }
         )
+        with left:
+            st.dataframe(
+                ranked,
+                hide_index=True,
+                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+                key="nb_table",
+            )
+            exports.table(f"{model.name} neighbours of {query.description}", ranked)
         right.plotly_chart(
             charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
             key="nb_bars",
@@ -107,6 +113,7 @@ with state.friendly_errors(stop=False):
         columns=["token", *(f"#{r}" for r in range(1, len(grid[0].ids) + 1))],
     )
     st.dataframe(table, hide_index=True, key="nb_grid")
+    exports.table(f"{model.name} top 5 of each token at {grid_stage}", table)
     st.caption(
         "Top 5 of each token with this page's similarity and filters; one matrix product for all tokens."
     )

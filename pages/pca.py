@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, projection, vocab_search
-from components import charts, routing, state, widgets
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("PCA maps")
@@ -18,6 +18,15 @@ model = state.require_model()
 index = state.vocab_index()
 encoding = state.require_encoding(stop=False)  # the maps that do not need the sentence still draw
 wanted = widgets.map_axes()
+
+
+def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, corner: str = "") -> None:
+    """Download buttons for a map: the coordinates on the components shown."""
+    names = [f"PC{a}" for a in axes]
+    columns = coords[:, [a - 1 for a in axes]]
+    exports.matrix(f"{model.name} {what} on {'-'.join(names)}", columns, rows, names, corner)
+
+
 vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence journey", "Positions"])
 
 with vocabulary_tab:
@@ -25,6 +34,13 @@ with vocabulary_tab:
     st.plotly_chart(
         charts.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
         key="pca_variance",
+    )
+    exports.matrix(
+        f"{model.name} vocabulary PCA explained variance",
+        basis.explained_variance_ratio,
+        [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
+        ["explained variance ratio"],
+        "component",
     )
     kinds = widgets.piece_kinds()
     pattern = st.text_input("Highlight pieces matching (regular expression)", key=widgets.PCA_HIGHLIGHT)
@@ -46,6 +62,7 @@ with vocabulary_tab:
             coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
         )
         st.plotly_chart(figure, key="pca_vocabulary")
+        export_map("vocabulary", coords, axes, index.pieces, "piece")
         st.caption(
             "Fitted once on every row of the token table. Hover a point for its piece. Your sentence's "
             "pieces are black; the latest search on the Neighbours page is green."
@@ -58,6 +75,7 @@ with positions_tab:
         st.plotly_chart(
             charts.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions"
         )
+        export_map("positions", coords, axes, corner="position")
         st.caption(
             "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
             "grey line joins consecutive positions. Whatever shape the path takes was learned from data: "
@@ -92,4 +110,11 @@ with journey_tab:
             st.plotly_chart(
                 charts.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
                 key="pca_journey",
+            )
+            export_map(
+                "sentence journey",
+                np.concatenate([c for _, c in stage_coords]),
+                axes,
+                [f"{stage} | {label}" for stage, _ in stage_coords for label in encoding.labels],
+                "stage | token",
             )

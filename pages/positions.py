@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import positions
-from components import charts, routing, state
+from components import charts, exports, routing, state
 
 routing.through_app()
 st.title("Positions: learned, not a formula")
@@ -18,12 +18,13 @@ learned = model.tables.position_embeddings  # (positions, hidden)
 n, hidden = learned.shape
 formula = positions.sinusoid(n, hidden)
 left, right = st.columns(2)
-left.plotly_chart(
-    charts.similarity_heatmap(positions.cosine_matrix(learned), f"Learned ({model.name})"), key="pos_learned"
-)
-right.plotly_chart(
-    charts.similarity_heatmap(positions.cosine_matrix(formula), "Sinusoid (formula)"), key="pos_formula"
-)
+for column, matrix, title, name in (
+    (left, positions.cosine_matrix(learned), f"Learned ({model.name})", f"{model.name} position cosine"),
+    (right, positions.cosine_matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
+):
+    with column:
+        st.plotly_chart(charts.similarity_heatmap(matrix, title), key=f"pos-{title}")
+        exports.matrix(name, matrix, corner="position")
 st.caption(f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left.")
 st.plotly_chart(
     charts.line_series(
@@ -36,6 +37,8 @@ st.plotly_chart(
     key="pos_norms",
 )
 st.caption("The formula gives every position the same length; learned rows are free to differ.")
+norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
+exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinusoid"], corner="position")
 
 st.subheader("Compare two positions")
 a, b = st.columns(2)
@@ -55,4 +58,10 @@ with state.friendly_errors(stop=False):
             "value",
         ),
         key="pos_pair",
+    )
+    exports.matrix(
+        f"{model.name} position rows {p} and {q}",
+        np.stack([learned[p], learned[q]], axis=1),
+        columns=[f"position {p}", f"position {q}"],
+        corner="dim",
     )

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose
-from components import charts, routing, state, widgets
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -31,6 +31,12 @@ st.plotly_chart(
     ),
     key="seg_rows",
 )
+exports.matrix(
+    f"{model.name} segment rows",
+    np.stack([rows[0], rows[1], difference], axis=1),
+    columns=["segment A (row 0)", "segment B (row 1)", "B - A"],
+    corner="dim",
+)
 a, b, c = st.columns(3)
 a.metric("norm of row 0", f"{np.linalg.norm(rows[0]):.3f}")
 b.metric("norm of row 1", f"{np.linalg.norm(rows[1]):.3f}")
@@ -53,6 +59,7 @@ st.plotly_chart(
     ),
     key="seg_swap",
 )
+exports.matrix(f"{model.name} segment swap cosine", swap, encoding.labels, ["cosine A vs B"], "token")
 st.caption(
     "For each piece: the cosine between its LayerNorm output computed with segment row 0 and with row 1, "
     "same piece and same position. 1.0 would mean the segment changes nothing; lower values mean the "

@@ -5,7 +5,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from components import charts, routing, state
+from components import charts, exports, routing, state
 
 routing.through_app()
 st.title("Tokens")
@@ -57,3 +57,4 @@ table = pd.DataFrame(
     }
 )
 st.dataframe(table, hide_index=True, key="pieces_table")
+exports.table(f"{model.name} pieces", table)

@@ -189,3 +189,30 @@ def test_pca_maps_draw_webgl_scatters(app_url, page):
         figure.wait_for(state="visible", timeout=30_000)
         figure.locator("canvas").first.wait_for(state="attached", timeout=30_000)
         screenshot_whole_page(page, ARTIFACTS / f"pca-{tab.split()[-1].lower()}.png")
+
+
+def test_a_shared_link_opens_the_same_view(page, tmp_path):
+    """A copied link, opened as the first visit to a fresh server, shows its sentence, query and
+    k; a change on the page then shows up in the address bar."""
+    link = "/neighbours?a=Dogs+chase+cars.&b=&q=dogs&k=7&sim=centred"
+    with streamlit_server(log=tmp_path / "fresh.log") as (base, _process):
+        open_page(page, base + link)
+        page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dogs").wait_for(
+            state="visible", timeout=30_000
+        )
+        page.wait_for_selector(APP_IDLE)
+        assert page.get_by_label("Sentence A", exact=True).input_value() == "Dogs chase cars."
+        assert page.get_by_label("Sentence B (optional)", exact=True).input_value() == ""
+        assert page.get_by_label("Word or piece").input_value() == "dogs"
+        assert page.get_by_label("How many neighbours (k)", exact=True).input_value() == "7"
+        assert page.get_by_label("cosine after subtracting the mean").is_checked()
+        bars = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
+        assert bars.locator("g.point").count() == 7
+        assert page.locator("[data-testid='stException']").count() == 0
+        screenshot_whole_page(page, ARTIFACTS / "shared-link.png")
+
+        field = page.get_by_label("Word or piece")
+        field.fill("cats")
+        field.press("Enter")
+        page.wait_for_url(re.compile(r"[?&]q=cats(&|$)"), timeout=30_000)
+        assert "k=7" in page.url and "a=Dogs" in page.url

@@ -1,0 +1,72 @@
+"""Download buttons under figures and tables: every matrix as CSV and .npy, every table as CSV.
+
+The files are built only when a button is clicked (Streamlit calls the data function then),
+so a page with many figures costs nothing extra per run, and a download does not rerun it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings import export
+
+
+def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, help: str) -> None:
+    st.download_button(
+        label,
+        make,
+        file_name=file_name,
+        mime=mime,
+        key=f"download-{file_name}",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
+        help=help,
+    )
+
+
+def matrix(
+    name: str,
+    values: np.ndarray,
+    rows: Sequence[object] | None = None,
+    columns: Sequence[object] | None = None,
+    corner: str = "",
+) -> None:
+    """CSV (with the row and column labels) and .npy buttons for the numbers of one figure.
+
+    ``name`` says what the numbers are (and of which model); it becomes the file name, so it
+    must differ between the figures of one page.
+    """
+    stem = export.file_stem(name)
+    shape = " x ".join(f"{n:,}" for n in np.shape(values))
+    with st.container(horizontal=True, gap="small"):
+        _button(
+            "CSV",
+            lambda: export.matrix_csv(values, rows, columns, corner),
+            f"{stem}.csv",
+            "text/csv",
+            f"{name}: {shape} numbers, with labels, for a spreadsheet.",
+        )
+        _button(
+            ".npy",
+            lambda: export.matrix_npy(values),
+            f"{stem}.npy",
+            "application/octet-stream",
+            f"{name}: {shape} numbers for numpy.load.",
+        )
+
+
+def table(name: str, frame: pd.DataFrame) -> None:
+    """A CSV button for one table, exactly as shown (the numbers at full precision)."""
+    stem = export.file_stem(name)
+    _button(
+        "CSV",
+        lambda: frame.to_csv(index=False).encode("utf-8"),
+        f"{stem}.csv",
+        "text/csv",
+        f"{name}: {len(frame):,} rows.",
+    )
