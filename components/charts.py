@@ -429,3 +429,17 @@ def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
         yaxis={"tickformat": ".1%"},
     )
     return fig
+
+
+def enlarge(fig: go.Figure, scale: float) -> go.Figure:
+    """A copy of ``fig`` for a projector: every text size and the height times ``scale``."""
+    fig = go.Figure(fig)
+    size = (fig.layout.font.size or 12) * scale  # Plotly's default text size is 12
+    fig.update_layout(font={"size": size}, hoverlabel={"font": {"size": size}})
+    if fig.layout.title.text:
+        fig.layout.title.font.size = (fig.layout.title.font.size or 17) * scale
+    for note in fig.layout.annotations:  # subplot titles and map labels
+        note.font.size = (note.font.size or 12) * scale
+    if fig.layout.height:
+        fig.layout.height = round(fig.layout.height * scale)
+    return fig

@@ -14,12 +14,15 @@ from bert_embeddings import checkpoints, vocab_search
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.decompose import STAGES
 from bert_embeddings.tokenize import MAX_CHARACTERS
+from components import charts
 
 MODEL_KEY = "model_choice"
 CUSTOM_MODEL_KEY = "model_custom"
 SENTENCE_A_KEY = "sentence_a"
 SENTENCE_B_KEY = "sentence_b"
 SPECIAL_TOKENS_KEY = "special_tokens"
+PRESENTER_KEY = "presenter"
+PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
 OTHER = "__other__"
 
 DEFAULT_A = "The river bank flooded after the storm."
@@ -97,7 +100,31 @@ def sidebar() -> Inputs:
             key=seeded(SPECIAL_TOKENS_KEY),
             help="BERT is trained with them. Off shows the bare word pieces, numbered from position 0.",
         )
+        st.toggle(
+            "Presenter mode (larger text)",
+            key=PRESENTER_KEY,
+            help="Bigger text in the app and in every figure, for a projector. Only this tab changes.",
+        )
+    presenter_style()
     return current()
+
+
+def chart(figure, key: str) -> None:
+    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector."""
+    if st.session_state.get(PRESENTER_KEY):
+        figure = charts.enlarge(figure, PRESENTER_SCALE)
+    st.plotly_chart(figure, key=key)
+
+
+def ink() -> str:
+    """The text colour of the theme in use: near-black on light, near-white on dark."""
+    return "#f0f0f0" if st.context.theme.type == "dark" else "#111111"
+
+
+def presenter_style() -> None:
+    """In presenter mode, all of the app's text grows too (Streamlit sizes its text in rem)."""
+    if st.session_state.get(PRESENTER_KEY):
+        st.html(f"<style>html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}</style>")
 
 
 def current() -> Inputs:

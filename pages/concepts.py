@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import concepts, positions
-from components import charts, exports, routing, state
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -24,12 +24,12 @@ with state.friendly_errors():
     space = concepts.parse(text)
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
+    widgets.chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
     st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
     exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
 with right:
     similarity = positions.cosine_matrix(space.vectors)
-    st.plotly_chart(
+    widgets.chart(
         charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity"
     )
     exports.matrix("toy space cosine similarity", similarity, space.names, space.names)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import contextual, vocab_search
-from components import charts, exports, routing, state
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -42,7 +42,7 @@ token_row_cosine = float(
 by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
 stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
 similarity = np.concatenate([[token_row_cosine], by_layer])
-st.plotly_chart(
+widgets.chart(
     charts.line_series(
         stages,
         {f"'{word}' in sentence 1 vs sentence 2": similarity},
@@ -62,7 +62,7 @@ st.caption(
 
 layer = st.slider("Layer to show for sentence 1", 0, len(by_layer) - 1, len(by_layer) - 1, key="ctx_layer")
 values = states[0][layer]
-st.plotly_chart(
+widgets.chart(
     charts.stage_heatmap(
         values,
         encodings[0].labels,

@@ -60,12 +60,12 @@ for number, (title, values, caption) in enumerate(stages):
     shown = (
         dims if values.shape[1] == model.hidden_size else range(values.shape[1])
     )  # the projection is wider
-    st.plotly_chart(charts.stage_heatmap(values, labels, shown, title), key=f"stage_{number}")
+    widgets.chart(charts.stage_heatmap(values, labels, shown, title), key=f"stage_{number}")
     st.caption(caption)
     exports.matrix(f"{model.name} {title}", values[:, shown], labels, shown, "token")
 
 st.subheader("Inside LayerNorm")
-st.plotly_chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
+widgets.chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
 exports.table(
     f"{model.name} LayerNorm mean and std",
     pd.DataFrame({"token": labels, "mean": parts.mean.ravel(), "std": parts.std.ravel()}),
@@ -75,7 +75,7 @@ st.caption(
     f"{model.hidden_size} dimensions and divides by its standard deviation (with eps = "
     f"{model.tables.layer_norm_eps:g} inside the square root)."
 )
-st.plotly_chart(
+widgets.chart(
     charts.layer_norm_parameters(model.tables.layer_norm_weight, model.tables.layer_norm_bias, dims),
     key="layer_norm_params",
 )

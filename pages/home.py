@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from components import charts, exports, routing, state
+from components import charts, exports, routing, state, widgets
 
 OVERVIEW_TOKENS = 12
 OVERVIEW_DIMS = 32
@@ -36,7 +36,7 @@ stages = [("token row", parts.token[:n, :d]), ("+ position row", parts.position[
 if parts.segment is not None:  # DistilBERT has no segment table
     stages.append(("+ segment row", parts.segment[:n, :d]))
 stages += [("= sum", parts.summed[:n, :d]), ("LayerNorm → output", parts.output[:n, :d])]
-st.plotly_chart(charts.layer_overview(stages, encoding.labels[:n]), key="overview")
+widgets.chart(charts.layer_overview(stages, encoding.labels[:n]), key="overview")
 exports.matrix(
     f"{model.name} overview panels",
     np.concatenate([values for _, values in stages]),

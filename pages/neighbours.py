@@ -87,10 +87,11 @@ if query is not None:
                 key="nb_table",
             )
             exports.table(f"{model.name} neighbours of {query.description}", ranked)
-        right.plotly_chart(
-            charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
-            key="nb_bars",
-        )
+        with right:
+            widgets.chart(
+                charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
+                key="nb_bars",
+            )
         st.pills(
             "Search a neighbour next", result.pieces, key=widgets.NB_NEXT, on_change=widgets.follow_neighbour
         )

@@ -31,7 +31,7 @@ vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence jo
 
 with vocabulary_tab:
     basis, coords = state.vocabulary_pca()
-    st.plotly_chart(
+    widgets.chart(
         charts.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
         key="pca_variance",
     )
@@ -53,7 +53,7 @@ with vocabulary_tab:
             else:
                 st.warning(f"No piece of the vocabulary matches '{pattern}'.", icon=":material/search_off:")
     if encoding is not None:
-        highlights.append(("your sentence", np.unique(encoding.ids), "#111111"))
+        highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink()))
     if (last := state.last_neighbours()) is not None:
         highlights.append((f"neighbours of {last[0]}", np.array(last[1]), "#2ca02c"))
     with state.friendly_errors(stop=False):
@@ -61,20 +61,18 @@ with vocabulary_tab:
         figure = charts.vocabulary_map(
             coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
         )
-        st.plotly_chart(figure, key="pca_vocabulary")
+        widgets.chart(figure, key="pca_vocabulary")
         export_map("vocabulary", coords, axes, index.pieces, "piece")
         st.caption(
             "Fitted once on every row of the token table. Hover a point for its piece. Your sentence's "
-            "pieces are black; the latest search on the Neighbours page is green."
+            "pieces are in the text colour; the latest search on the Neighbours page is green."
         )
 
 with positions_tab:
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        st.plotly_chart(
-            charts.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions"
-        )
+        widgets.chart(charts.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
         export_map("positions", coords, axes, corner="position")
         st.caption(
             "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
@@ -107,7 +105,7 @@ with journey_tab:
         with state.friendly_errors(stop=False):
             axes = projection.check_components(basis, *wanted)
             stage_coords = [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
-            st.plotly_chart(
+            widgets.chart(
                 charts.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
                 key="pca_journey",
             )

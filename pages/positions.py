@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import positions
-from components import charts, exports, routing, state
+from components import charts, exports, routing, state, widgets
 
 routing.through_app()
 st.title("Positions: learned, not a formula")
@@ -23,10 +23,10 @@ for column, matrix, title, name in (
     (right, positions.cosine_matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
 ):
     with column:
-        st.plotly_chart(charts.similarity_heatmap(matrix, title), key=f"pos-{title}")
+        widgets.chart(charts.similarity_heatmap(matrix, title), key=f"pos-{title}")
         exports.matrix(name, matrix, corner="position")
 st.caption(f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left.")
-st.plotly_chart(
+widgets.chart(
     charts.line_series(
         np.arange(n),
         {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
@@ -49,7 +49,7 @@ with state.friendly_errors(stop=False):
     pair = positions.cosine_matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
     b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")
-    st.plotly_chart(
+    widgets.chart(
         charts.line_series(
             np.arange(hidden),
             {f"position {p}": learned[p], f"position {q}": learned[q]},

@@ -21,7 +21,7 @@ if rows is None or rows.shape[0] < 2:
     st.info(f"{model.name} has {what}, so there is nothing to compare here.", icon=":material/info:")
     st.stop()
 difference = rows[1] - rows[0]
-st.plotly_chart(
+widgets.chart(
     charts.line_series(
         np.arange(rows.shape[1]),
         {"segment A (row 0)": rows[0], "segment B (row 1)": rows[1], "B - A": difference},
@@ -51,7 +51,7 @@ if not widgets.current().text_b.strip():
         icon=":material/info:",
     )
 swap = decompose.segment_swap(model, encoding)
-st.plotly_chart(
+widgets.chart(
     charts.token_bars(
         encoding.labels,
         {"cosine(output as A, output as B)": swap},

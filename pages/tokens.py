@@ -27,7 +27,7 @@ for i, piece in enumerate(encoding.pieces):
     colour = charts.SEGMENT_COLOURS[int(encoding.segment_ids[i]) % 2]
     style = (
         f"border:2px solid {colour};padding:4px 8px;margin:6px 0;display:inline-block;"
-        f"background:{'#eeeeee' if encoding.is_special[i] else 'transparent'};"
+        f"background:{'rgba(128,128,128,0.25)' if encoding.is_special[i] else 'transparent'};"
         f"border-radius:{'8px' if starts_word else '0'} {'8px' if ends_word else '0'} "
         f"{'8px' if ends_word else '0'} {'8px' if starts_word else '0'};"
         f"margin-right:{'10px' if ends_word else '0'};"

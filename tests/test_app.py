@@ -594,3 +594,24 @@ def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
     at.secrets[checkpoints.ENV_ALLOW_CUSTOM] = "false"
     at.run()
     assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
+
+
+@pytest.mark.parametrize("page", ["pages/embedding_layer.py", "pages/pca.py", "pages/home.py"])
+def test_presenter_mode_enlarges_the_text_of_every_figure(page):
+    """Every figure's text, title and annotations (and its height) grow by the presenter scale."""
+    at = run_page(page)
+    before = figures(at)
+    at.toggle(key=widgets.PRESENTER_KEY).set_value(True).run()
+    after = figures(at)
+    assert not at.exception and len(after) == len(before) > 0
+    scale = widgets.PRESENTER_SCALE
+    for small, large in zip(before, after, strict=True):
+        assert large.layout.font.size == pytest.approx((small.layout.font.size or 12) * scale)
+        if small.layout.title.text:
+            assert large.layout.title.font.size == pytest.approx((small.layout.title.font.size or 17) * scale)
+        for a, b in zip(small.layout.annotations, large.layout.annotations, strict=True):
+            assert b.font.size == pytest.approx((a.font.size or 12) * scale)
+        if small.layout.height:
+            assert large.layout.height == round(small.layout.height * scale)
+        assert large.data == small.data  # the same numbers, only bigger text
+    assert any("font-size: 135%" in h.proto.body for h in at.get("html"))

@@ -216,3 +216,31 @@ def test_a_shared_link_opens_the_same_view(page, tmp_path):
         field.press("Enter")
         page.wait_for_url(re.compile(r"[?&]q=cats(&|$)"), timeout=30_000)
         assert "k=7" in page.url and "a=Dogs" in page.url
+
+
+def test_dark_theme_and_presenter_mode(browser, app_url):
+    """With the system in dark mode the app is dark and the sentence's labels on the PCA map are
+    light; presenter mode enlarges the text and stays on while moving between pages."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    page = context.new_page()
+    open_page(page, f"{app_url}/pca")
+    vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
+    vocabulary.wait_for(state="visible", timeout=30_000)
+    app = page.locator("[data-testid='stApp']")
+    background = app.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert sum(int(n) for n in re.findall(r"\d+", background)[:3]) < 150, background
+    label = vocabulary.locator(".annotation-text").first
+    label.wait_for(state="attached", timeout=30_000)
+    fill = label.evaluate("e => e.style.fill || getComputedStyle(e).fill")
+    assert sum(int(n) for n in re.findall(r"\d+", fill)[:3]) > 600, fill  # light text on dark
+    screenshot_whole_page(page, ARTIFACTS / "dark-pca.png")
+
+    page.get_by_text("Presenter mode (larger text)").click()
+    page.wait_for_function("getComputedStyle(document.documentElement).fontSize === '21.6px'", timeout=30_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Embedding layer").click()
+    page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "21.6px"
+    title = page.locator("[data-testid='stPlotlyChart'] .gtitle").first
+    assert float(title.evaluate("e => parseFloat(e.style.fontSize)")) > 20
+    screenshot_whole_page(page, ARTIFACTS / "dark-presenter-embedding.png")
+    context.close()
