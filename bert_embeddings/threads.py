@@ -1,9 +1,13 @@
-"""torch, set up once for a server that many sessions share.
+"""Threads for a server that many sessions share: one per numeric call, by default.
 
 One Streamlit process serves every session, each script run in its own thread. By
-default a torch call spreads over every core; when sessions overlap on a 2-core host,
-those calls compete for the same cores. One thread per call (BERT_EXPLORER_TORCH_THREADS
-to change it) lets concurrent sessions use the cores side by side instead.
+default a torch call, and numpy's BLAS (OpenBLAS), spread over every core, and their idle
+workers keep spinning for a while after each call. When sessions overlap on a 2-core host,
+those pools compete with each other and with the other sessions' runs. One thread per call
+(BERT_EXPLORER_THREADS to change it) lets concurrent sessions use the cores side by side.
+
+The app's pages call ``for_shared_server`` once; the core's functions and the benchmarks
+keep numpy's own defaults unless they call it too.
 """
 
 from __future__ import annotations
@@ -11,18 +15,35 @@ from __future__ import annotations
 import os
 import threading
 
-ENV_TORCH_THREADS = "BERT_EXPLORER_TORCH_THREADS"
+ENV_THREADS = "BERT_EXPLORER_THREADS"
 _lock = threading.Lock()
-_configured = False
+_torch_configured = False
+_blas_limits = None
+
+
+def thread_count() -> int:
+    return max(1, int(os.environ.get(ENV_THREADS) or 1))
 
 
 def torch_module():
     """Import torch, setting its thread count the first time."""
-    global _configured
+    global _torch_configured
     import torch
 
     with _lock:
-        if not _configured:
-            torch.set_num_threads(max(1, int(os.environ.get(ENV_TORCH_THREADS) or 1)))
-            _configured = True
+        if not _torch_configured:
+            torch.set_num_threads(thread_count())
+            _torch_configured = True
     return torch
+
+
+def for_shared_server() -> None:
+    """Hold numpy's BLAS to ``thread_count()`` threads for the rest of the process."""
+    global _blas_limits
+    from threadpoolctl import threadpool_limits
+
+    with _lock:
+        if _blas_limits is None:
+            # A BLAS loaded later (scipy bundles its own OpenBLAS) reads this when it starts.
+            os.environ["OPENBLAS_NUM_THREADS"] = str(thread_count())
+            _blas_limits = threadpool_limits(limits=thread_count(), user_api="blas")

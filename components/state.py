@@ -19,9 +19,11 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from bert_embeddings import checkpoints, contextual, decompose, projection, tokenize, vocab_search
+from bert_embeddings import checkpoints, contextual, decompose, projection, threads, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
 from components import widgets
+
+threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
 log = logging.getLogger("bert_explorer")
 
@@ -38,6 +40,8 @@ def _load_with_progress(spec: str, revision: str) -> checkpoints.LoadedModel:
     The load runs in a helper thread that only updates plain numbers; the bar is drawn here,
     in the script's thread: a cached function must not write to elements created outside it.
     """
+    if (spec, revision) in _loaded_once:  # almost every run: a cache hit needs no helper thread
+        return _model(spec, revision)
     seen = {"done": 0, "total": 0}
     result, failure = [], []
 
@@ -64,7 +68,13 @@ def _load_with_progress(spec: str, revision: str) -> checkpoints.LoadedModel:
         bar.empty()
     if failure:
         raise failure[0]
+    _loaded_once.add((spec, revision))
     return result[0]
+
+
+# Models this process has loaded. Streamlit may still evict one from _model's cache; it is
+# then loaded again, only without the progress bar.
+_loaded_once: set[tuple[str, str]] = set()
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)

@@ -2,6 +2,7 @@
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, vocab_search
 from components import charts, exports, links, routing, state, widgets
@@ -15,86 +16,113 @@ st.markdown(
 
 model = state.require_model()
 index = state.vocab_index()
-mode = widgets.query_mode()
-query = None
-with state.friendly_errors(stop=False):
-    if mode == "word":
-        word = st.text_input("Word or piece", key=widgets.NB_WORD)
-        ids = vocab_search.word_ids(index, model.tokenizer, word)
-        piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
-        query = vocab_search.word_query(index, model.tokenizer, word, piece)
-    elif mode == "token id":
-        token_id = st.number_input("Token id", step=1, key=widgets.seeded(widgets.NB_ID))
-        query = vocab_search.id_query(index, int(token_id))
-    elif mode == "arithmetic":
-        expression = st.text_input("Vector arithmetic", key=widgets.seeded(widgets.NB_EXPRESSION))
-        query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
-        st.caption(
-            "Each word's token row, added or subtracted; a word of several pieces counts as their mean."
-        )
-    else:
-        encoding = state.require_encoding()
-        stages = decompose.stage_vectors(state.breakdown(model, encoding))
-        # The first word rather than [CLS]; a linked token or stage this sentence or model
-        # lacks falls back to the default, with a notice.
-        links.keep_within(widgets.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
-        links.keep_within(widgets.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
-        left, right = st.columns(2)
-        position = left.selectbox(
-            "Token of your sentence",
-            range(len(encoding)),
-            format_func=encoding.labels.__getitem__,
-            key=widgets.NB_TOKEN,
-        )
-        stage = right.selectbox("Taken at stage", list(stages), key=widgets.NB_STAGE)
-        vector = stages[stage][position]
-        query = vocab_search.Query(
-            vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
-        )
-        st.caption(
-            "The search still runs over the token table. After the token row, the vector also carries "
-            "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
-            "pieces it still resembles once those are mixed in."
-        )
+GRID_OPTIONS = "nb_grid_options"  # the similarity and filters the grid below was drawn with
 
-options = widgets.search_options()
-st.caption(
-    "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
-    "the vocabulary's mean vector first removes that shared part and spreads the scores out."
-)
-if query is not None:
-    result = None
+
+@st.fragment
+def search() -> widgets.SearchOptions:
+    """The query, its settings and its results. A new word or k reruns only this part of the
+    page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
+    if get_script_run_ctx().fragment_ids_this_run:  # a run of this part alone skips app.py,
+        links.publish("neighbours")  # which otherwise keeps the address bar current
+    mode = widgets.query_mode()
+    query = None
     with state.friendly_errors(stop=False):
-        result = vocab_search.nearest(
-            index, query.vector, options.k, options.centred, options.filters(query.ids)
-        )
-    if result is not None:
-        state.remember_neighbours(query.description, tuple(result.ids))
-        left, right = st.columns([2, 3])
-        ranked = pd.DataFrame(
-            {
-                "rank": range(1, len(result.ids) + 1),
-                "piece": result.pieces,
-                "id": result.ids,
-                "score": result.scores,
-            }
-        )
-        with left:
-            st.dataframe(
-                ranked,
-                hide_index=True,
-                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
-                key="nb_table",
+        if mode == "word":
+            default = widgets.DEFAULTS[widgets.NB_WORD]
+            word = st.text_input("Word or piece", value=default, key=widgets.NB_WORD)
+            ids = vocab_search.word_ids(index, model.tokenizer, word)
+            piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
+            query = vocab_search.word_query(index, model.tokenizer, word, piece)
+        elif mode == "token id":
+            token_id = st.number_input(
+                "Token id", step=1, value=widgets.DEFAULTS[widgets.NB_ID], key=widgets.seeded(widgets.NB_ID)
             )
-            exports.table(f"{model.name} neighbours of {query.description}", ranked)
-        with right:
-            widgets.chart(
-                charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
-                key="nb_bars",
+            query = vocab_search.id_query(index, int(token_id))
+        elif mode == "arithmetic":
+            expression = st.text_input(
+                "Vector arithmetic",
+                value=widgets.DEFAULTS[widgets.NB_EXPRESSION],
+                key=widgets.seeded(widgets.NB_EXPRESSION),
             )
-        st.pills(
-            "Search a neighbour next", result.pieces, key=widgets.NB_NEXT, on_change=widgets.follow_neighbour
-        )
+            query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
+            st.caption(
+                "Each word's token row, added or subtracted; a word of several pieces counts as their mean."
+            )
+        else:
+            encoding = state.require_encoding()
+            stages = decompose.stage_vectors(state.breakdown(model, encoding))
+            # The first word rather than [CLS]; a linked token or stage this sentence or model
+            # lacks falls back to the default, with a notice.
+            links.keep_within(widgets.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
+            links.keep_within(widgets.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
+            left, right = st.columns(2)
+            position = left.selectbox(
+                "Token of your sentence",
+                range(len(encoding)),
+                format_func=encoding.labels.__getitem__,
+                key=widgets.NB_TOKEN,
+            )
+            stage = right.selectbox("Taken at stage", list(stages), key=widgets.NB_STAGE)
+            vector = stages[stage][position]
+            query = vocab_search.Query(
+                vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
+            )
+            st.caption(
+                "The search still runs over the token table. After the token row, the vector also carries "
+                "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
+                "pieces it still resembles once those are mixed in."
+            )
+
+    options = widgets.search_options()
+    st.caption(
+        "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
+        "the vocabulary's mean vector first removes that shared part and spreads the scores out."
+    )
+    if query is not None:
+        result = None
+        with state.friendly_errors(stop=False):
+            result = vocab_search.nearest(
+                index, query.vector, options.k, options.centred, options.filters(query.ids)
+            )
+        if result is not None:
+            state.remember_neighbours(query.description, tuple(result.ids))
+            left, right = st.columns([2, 3])
+            ranked = pd.DataFrame(
+                {
+                    "rank": range(1, len(result.ids) + 1),
+                    "piece": result.pieces,
+                    "id": result.ids,
+                    "score": result.scores,
+                }
+            )
+            with left:
+                st.dataframe(
+                    ranked,
+                    hide_index=True,
+                    column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+                    key="nb_table",
+                )
+                exports.table(f"{model.name} neighbours of {query.description}", ranked)
+            with right:
+                widgets.chart(
+                    charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
+                    key="nb_bars",
+                )
+            st.pills(
+                "Search a neighbour next",
+                result.pieces,
+                key=widgets.NB_NEXT,
+                on_change=widgets.follow_neighbour,
+            )
+    grid_options = (options.centred, options.filters())
+    if get_script_run_ctx().fragment_ids_this_run and st.session_state.get(GRID_OPTIONS) != grid_options:
+        st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
+    return options
+
+
+options = search()
+st.session_state[GRID_OPTIONS] = (options.centred, options.filters())
 
 st.subheader("Every token of your sentence at once")
 encoding = state.require_encoding()
@@ -115,6 +143,5 @@ with state.friendly_errors(stop=False):
     )
     st.dataframe(table, hide_index=True, key="nb_grid")
     exports.table(f"{model.name} top 5 of each token at {grid_stage}", table)
-    st.caption(
-        "Top 5 of each token with this page's similarity and filters; one matrix product for all tokens."
-    )
+    similarity = widgets.SIMILARITIES[1] if options.centred else widgets.SIMILARITIES[0]
+    st.caption(f"Top 5 of each token by {similarity}, with the filters above; one matrix product for all.")

@@ -64,16 +64,18 @@ def streamlit_server(
     env: dict | None = None,
     log: Path | None = None,
     unset: tuple[str, ...] = (),
+    launcher: str = "streamlit",
 ):
     """Run ``streamlit run script`` on a free port; yield (base URL, process).
 
     ``env`` adds or overrides variables of this process's environment; ``unset`` removes some.
+    ``launcher`` is the module run with ``python -m`` (bench/load uses a timed wrapper).
     """
     port = free_port()
     command = [
         sys.executable,
         "-m",
-        "streamlit",
+        launcher,
         "run",
         str(script),
         "--server.headless=true",

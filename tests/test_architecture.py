@@ -36,13 +36,17 @@ def test_heatmap_path_does_not_import_torch_or_transformers():
     assert not {"torch", "transformers"} & loaded
 
 
-def test_torch_uses_one_thread_per_call_on_the_shared_server():
-    """The first torch use sets its thread count (1 unless BERT_EXPLORER_TORCH_THREADS says)."""
+def test_torch_and_blas_use_one_thread_per_call_on_the_shared_server():
+    """The first torch use sets its thread count, and the server's setup holds numpy's BLAS to
+    the same (1 unless BERT_EXPLORER_THREADS says)."""
     code = (
-        "from bert_embeddings import checkpoints, decompose; import torch; "
-        "decompose.build_reference_module(checkpoints.load_bundled()); print(torch.get_num_threads())"
+        "from bert_embeddings import checkpoints, decompose, threads; import torch; "
+        "from threadpoolctl import threadpool_info; threads.for_shared_server(); "
+        "decompose.build_reference_module(checkpoints.load_bundled()); "
+        "blas = {p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}; "
+        "print(blas, torch.get_num_threads())"
     )
-    for env, expected in (({}, "1"), ({"BERT_EXPLORER_TORCH_THREADS": "2"}, "2")):
+    for env, expected in (({}, "{1} 1"), ({"BERT_EXPLORER_THREADS": "2"}, "{2} 2")):
         out = subprocess.run(
             [sys.executable, "-c", code],
             cwd=ROOT,
@@ -51,4 +55,4 @@ def test_torch_uses_one_thread_per_call_on_the_shared_server():
             check=True,
             env={**os.environ, **env},
         )
-        assert out.stdout.split()[-1] == expected
+        assert out.stdout.strip().splitlines()[-1] == expected
