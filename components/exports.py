@@ -7,12 +7,15 @@ so a page with many figures costs nothing extra per run, and a download does not
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from bert_embeddings import export
+
+if TYPE_CHECKING:  # pages that show tables import pandas; the others need not pay for it
+    import pandas as pd
 
 
 def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, help: str) -> None:

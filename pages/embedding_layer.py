@@ -1,7 +1,6 @@
 """Embedding layer: every stage as a heatmap, and proof that it equals transformers."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from components import charts, exports, routing, state, widgets
@@ -66,9 +65,12 @@ for number, (title, values, caption) in enumerate(stages):
 
 st.subheader("Inside LayerNorm")
 widgets.chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
-exports.table(
+exports.matrix(
     f"{model.name} LayerNorm mean and std",
-    pd.DataFrame({"token": labels, "mean": parts.mean.ravel(), "std": parts.std.ravel()}),
+    np.stack([parts.mean.ravel(), parts.std.ravel()], axis=1),
+    labels,
+    ["mean", "std"],
+    "token",
 )
 st.caption(
     "LayerNorm works on each token separately: it subtracts that token's mean over all "
