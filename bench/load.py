@@ -161,62 +161,61 @@ async def interact(session: Session, expected: dict[str, list[str]]) -> None:
     page = session.page
     if session.errors:  # it never opened
         return
-    if True:
-        area = page.get_by_label("Sentence A", exact=True)
+    area = page.get_by_label("Sentence A", exact=True)
 
-        async def type_sentence():
-            await area.fill(session.sentence)
-            await area.press("Control+Enter")
+    async def type_sentence():
+        await area.fill(session.sentence)
+        await area.press("Control+Enter")
 
-        # The Overview figure labels its rows "position · piece": wait for the session's own.
-        own_piece = page.locator("[data-testid='stPlotlyChart']").get_by_text(f"· {session.words[0]}")
-        if not await timed(session, "sentence", type_sentence, lambda: own_piece.first.wait_for()):
+    # The Overview figure labels its rows "position · piece": wait for the session's own.
+    own_piece = page.locator("[data-testid='stPlotlyChart']").get_by_text(f"· {session.words[0]}")
+    if not await timed(session, "sentence", type_sentence, lambda: own_piece.first.wait_for()):
+        return
+    await page.wait_for_selector(APP_IDLE)
+    await check_own_view(page, session, "sentence")
+
+    nav = page.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True)
+    charts = page.locator("[data-testid='stPlotlyChart']")
+    first_chart = charts.get_by_text("Closest to king", exact=True)
+    if not await timed(session, "open neighbours", nav.click, first_chart.wait_for):
+        return
+    await page.wait_for_selector(APP_IDLE)
+    await check_own_view(page, session, "open neighbours")
+
+    field_ = page.get_by_label("Word or piece")
+    for word in session.words:
+
+        async def ask(word=word):
+            await field_.fill(word)
+            await field_.press("Enter")
+
+        title = charts.get_by_text(f"Closest to {word}", exact=True)
+        if not await timed(session, f"query {word}", ask, title.wait_for):
+            shown = await charts.locator(".gtitle").all_text_contents()
+            state = await page.locator("[data-testid='stApp']").get_attribute("data-test-script-state")
+            n_charts = await charts.count()
+            exc = await page.locator("[data-testid='stException']").all_text_contents()
+            exc += await page.locator("[data-testid='stAlert']").all_text_contents()
+            shot = ROOT / f"test-artifacts/load-failed-{session.number}.png"
+            await page.screenshot(path=shot, full_page=True)
+            late = "no"
+            try:  # slow, or lost? Give it another minute to tell.
+                await title.wait_for(timeout=60_000)
+                late = "yes"
+            except Exception:
+                pass
+            session.errors[-1] += (
+                f" (field {await field_.input_value()!r}; titles {shown}; state {state};"
+                f" charts {n_charts};"
+                f" exceptions {exc}; arrived later: {late})"
+            )
             return
         await page.wait_for_selector(APP_IDLE)
-        await check_own_view(page, session, "sentence")
-
-        nav = page.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True)
-        charts = page.locator("[data-testid='stPlotlyChart']")
-        first_chart = charts.get_by_text("Closest to king", exact=True)
-        if not await timed(session, "open neighbours", nav.click, first_chart.wait_for):
-            return
-        await page.wait_for_selector(APP_IDLE)
-        await check_own_view(page, session, "open neighbours")
-
-        field_ = page.get_by_label("Word or piece")
-        for word in session.words:
-
-            async def ask(word=word):
-                await field_.fill(word)
-                await field_.press("Enter")
-
-            title = charts.get_by_text(f"Closest to {word}", exact=True)
-            if not await timed(session, f"query {word}", ask, title.wait_for):
-                shown = await charts.locator(".gtitle").all_text_contents()
-                state = await page.locator("[data-testid='stApp']").get_attribute("data-test-script-state")
-                n_charts = await charts.count()
-                exc = await page.locator("[data-testid='stException']").all_text_contents()
-                exc += await page.locator("[data-testid='stAlert']").all_text_contents()
-                shot = ROOT / f"test-artifacts/load-failed-{session.number}.png"
-                await page.screenshot(path=shot, full_page=True)
-                late = "no"
-                try:  # slow, or lost? Give it another minute to tell.
-                    await title.wait_for(timeout=60_000)
-                    late = "yes"
-                except Exception:
-                    pass
-                session.errors[-1] += (
-                    f" (field {await field_.input_value()!r}; titles {shown}; state {state};"
-                    f" charts {n_charts};"
-                    f" exceptions {exc}; arrived later: {late})"
-                )
-                return
-            await page.wait_for_selector(APP_IDLE)
-            await check_own_view(page, session, f"query {word}")
-            bars = charts.filter(has_text=f"Closest to {word}").locator("g.ytick text")
-            shown = sorted(await bars.all_text_contents(), key=lambda label: int(label.split(".")[0]))
-            if shown != expected[word]:
-                session.errors.append(f"query {word}: bars {shown[:3]}... not {expected[word][:3]}...")
+        await check_own_view(page, session, f"query {word}")
+        bars = charts.filter(has_text=f"Closest to {word}").locator("g.ytick text")
+        shown = sorted(await bars.all_text_contents(), key=lambda label: int(label.split(".")[0]))
+        if shown != expected[word]:
+            session.errors.append(f"query {word}: bars {shown[:3]}... not {expected[word][:3]}...")
 
 
 async def run_all(browser, base: str, sessions: list[Session], expected) -> None:

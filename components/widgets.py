@@ -87,21 +87,17 @@ def sidebar() -> Inputs:
                 key=CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
             )
-        st.text_area(
-            "Sentence A", key=seeded(SENTENCE_A_KEY), value=DEFAULT_A, height=90, max_chars=MAX_CHARACTERS
-        )
+        st.text_area("Sentence A", **seeded(SENTENCE_A_KEY), height=90, max_chars=MAX_CHARACTERS)
         st.text_area(
             "Sentence B (optional)",
-            key=seeded(SENTENCE_B_KEY),
-            value=DEFAULT_B,
+            **seeded(SENTENCE_B_KEY),
             height=90,
             max_chars=MAX_CHARACTERS,
             help="A second sentence makes a pair: its pieces get segment 1.",
         )
         st.toggle(
             "Add special tokens [CLS] / [SEP]",
-            key=seeded(SPECIAL_TOKENS_KEY),
-            value=True,
+            **seeded(SPECIAL_TOKENS_KEY),
             help="BERT is trained with them. Off shows the bare word pieces, numbered from position 0.",
         )
         st.toggle(
@@ -199,8 +195,7 @@ class SearchOptions:
 def query_mode() -> str:
     # Defaults live in session state, not in the widgets: clicking a neighbour sets these
     # keys too, and Streamlit warns when a widget has both.
-    seeded(NB_WORD)
-    mode = st.segmented_control("Query by", QUERY_MODES, default=DEFAULTS[NB_MODE], key=seeded(NB_MODE))
+    mode = st.segmented_control("Query by", QUERY_MODES, **seeded(NB_MODE, "default"))
     return mode or "word"
 
 
@@ -218,21 +213,19 @@ def piece_choice(pieces: list[str]) -> int | None:
 
 def search_options() -> SearchOptions:
     left, right = st.columns([1, 2])
-    k = left.number_input(
-        "How many neighbours (k)", step=1, value=DEFAULTS[NB_K], key=seeded(NB_K), help="From 1 to 100."
-    )
-    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, key=seeded(NB_SIMILARITY))
+    k = left.number_input("How many neighbours (k)", step=1, **seeded(NB_K), help="From 1 to 100.")
+    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, **seeded(NB_SIMILARITY, None))
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", key=seeded(NB_HIDE_CONTINUATION))
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", value=True, key=seeded(NB_HIDE_SPECIAL))
-        leave_out = c.toggle("Leave out the query's own pieces", value=True, key=seeded(NB_LEAVE_OUT))
+        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(NB_HIDE_CONTINUATION))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(NB_HIDE_SPECIAL))
+        leave_out = c.toggle("Leave out the query's own pieces", **seeded(NB_LEAVE_OUT))
         a, b = st.columns(2)
         include = a.text_input(
-            "Only pieces matching (regular expression)", key=seeded(NB_INCLUDE), placeholder="e.g. ^un"
+            "Only pieces matching (regular expression)", **seeded(NB_INCLUDE), placeholder="e.g. ^un"
         )
         exclude = b.text_input(
-            "Leave out pieces matching (regular expression)", key=seeded(NB_EXCLUDE), placeholder="e.g. \\d"
+            "Leave out pieces matching (regular expression)", **seeded(NB_EXCLUDE), placeholder="e.g. \\d"
         )
     return SearchOptions(
         int(k), similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out
@@ -284,27 +277,25 @@ DEFAULTS = {
 }
 
 
-def seeded(key: str) -> str:
-    """A widget key whose default is in place (unless a link or the user set it already).
+def seeded(key: str, param: str | None = "value") -> dict[str, object]:
+    """A widget's key and default, as keyword arguments, with the default also put in
+    session state (unless a link or the user set the value already).
 
-    The widget is given the same default as its ``value`` too: should the browser ever send
-    the widget back without its state, it then falls back to this default, not to the
-    widget type's own (0 for a number, "" for text, off for a toggle)."""
+    The widget gets the default as its own ``param`` too (``value``, or ``default`` for
+    segmented controls): should the browser ever send the widget back without its state, it
+    then falls back to this default, not to the widget type's own (0 for a number, "" for
+    text, off for a toggle). ``None`` where the type's own default is already the same."""
     st.session_state.setdefault(key, DEFAULTS[key])
-    return key
+    return {"key": key} if param is None else {"key": key, param: DEFAULTS[key]}
 
 
 def map_axes() -> tuple[int, ...]:
     """2-D or 3-D, and which components (numbered from 1) go on each axis."""
-    dims = st.segmented_control("Map", ("2-D", "3-D"), default="2-D", key=seeded(PCA_DIMS)) or "2-D"
+    dims = st.segmented_control("Map", ("2-D", "3-D"), **seeded(PCA_DIMS, "default")) or "2-D"
     names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
     columns = st.columns(3)
     return tuple(
-        int(
-            column.number_input(
-                f"Component on {name}", step=1, value=DEFAULTS[key], key=seeded(key), help="1 to 10"
-            )
-        )
+        int(column.number_input(f"Component on {name}", step=1, **seeded(key), help="1 to 10"))
         for column, name, key in zip(columns, names, (PCA_X, PCA_Y, PCA_Z), strict=False)
     )
 

@@ -23,27 +23,24 @@ GRID_OPTIONS = "nb_grid_options"  # the similarity and filters the grid below wa
 def search() -> widgets.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
     page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
-    if get_script_run_ctx().fragment_ids_this_run:  # a run of this part alone skips app.py,
-        links.publish("neighbours")  # which otherwise keeps the address bar current
+    alone = bool(get_script_run_ctx().fragment_ids_this_run)  # this part rerun by itself
+    if alone:  # app.py did not run, and it is what otherwise keeps the address bar current
+        links.publish("neighbours")
     mode = widgets.query_mode()
     query = None
     with state.friendly_errors(stop=False):
         if mode == "word":
-            default = widgets.DEFAULTS[widgets.NB_WORD]
-            word = st.text_input("Word or piece", value=default, key=widgets.NB_WORD)
+            word = st.text_input("Word or piece", **widgets.seeded(widgets.NB_WORD))
             ids = vocab_search.word_ids(index, model.tokenizer, word)
             piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
             query = vocab_search.word_query(index, model.tokenizer, word, piece)
         elif mode == "token id":
-            token_id = st.number_input(
-                "Token id", step=1, value=widgets.DEFAULTS[widgets.NB_ID], key=widgets.seeded(widgets.NB_ID)
-            )
+            token_id = st.number_input("Token id", step=1, **widgets.seeded(widgets.NB_ID))
             query = vocab_search.id_query(index, int(token_id))
         elif mode == "arithmetic":
             expression = st.text_input(
                 "Vector arithmetic",
-                value=widgets.DEFAULTS[widgets.NB_EXPRESSION],
-                key=widgets.seeded(widgets.NB_EXPRESSION),
+                **widgets.seeded(widgets.NB_EXPRESSION),
             )
             query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
             st.caption(
@@ -116,7 +113,7 @@ def search() -> widgets.SearchOptions:
                 on_change=widgets.follow_neighbour,
             )
     grid_options = (options.centred, options.filters())
-    if get_script_run_ctx().fragment_ids_this_run and st.session_state.get(GRID_OPTIONS) != grid_options:
+    if alone and st.session_state.get(GRID_OPTIONS) != grid_options:
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
 
