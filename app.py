@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import links, widgets
+from components import echo, links, widgets
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon=":material/grid_on:", layout="wide")
 
@@ -27,7 +27,7 @@ pages = [
 ]
 navigation = st.navigation(pages)
 if problems := links.restore():  # a shared link's settings, before any widget is drawn
-    st.warning(links.notice(problems), icon=":material/link_off:")
+    st.warning(echo.plain(links.notice(problems)), icon=":material/link_off:")
 widgets.sidebar()
 links.share_hint()
 links.publish(navigation.url_path)

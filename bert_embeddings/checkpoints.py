@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-from bert_embeddings import downloads
+from bert_embeddings import downloads, limits
 from bert_embeddings.architectures import Family, family_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
@@ -175,18 +175,21 @@ def load_model(
 
     ``progress(bytes_so_far, bytes_expected)`` is called while a Hub download runs.
     """
-    spec = (spec or "").strip()
+    spec = limits.MODEL_ID.check_text("The model name", spec).strip()
     if not spec:
         raise InvalidModelIdError("Enter a model: a Hub id such as bert-base-uncased, or a folder.")
     if spec.lower() == BUNDLED:
         return load_bundled()
-    if _looks_like_path(spec):
-        folder = Path(spec).expanduser()
+    # Only an absolute path names a folder, so that what a name means never depends on the
+    # server's working directory or on which files happen to exist there.
+    if spec.startswith("/"):
+        folder = Path(spec)
         return load_folder(folder, spec=spec, name=str(folder), source="local")
     if not is_hub_id(spec):
         raise InvalidModelIdError(
-            f"'{spec[:80]}' is neither a Hugging Face Hub id (like bert-base-uncased or "
-            "google-bert/bert-base-cased) nor an existing local folder."
+            f"'{spec[:80]}' is not a Hugging Face Hub id (like bert-base-uncased or "
+            "google-bert/bert-base-cased). A folder on this server must be written as an absolute "
+            "path, starting with /."
         )
     return _load_from_hub(spec, revision or DEFAULT_REVISION, progress)
 
@@ -240,8 +243,12 @@ def load_bundled(notice: str | None = None) -> LoadedModel:
 
 def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str | None = None) -> LoadedModel:
     """Read config, tokenizer and the embedding tensors from a checkpoint folder."""
-    if not folder.is_dir():
-        raise NotACheckpointError(f"There is no folder at '{folder}'.")
+    try:
+        is_folder = folder.is_dir()
+    except OSError:  # e.g. a name longer than the file system allows
+        is_folder = False
+    if not is_folder:
+        raise NotACheckpointError(f"There is no folder at '{str(folder)[:120]}'.")
     config_path = folder / "config.json"
     if not config_path.is_file():
         raise NotACheckpointError(
@@ -408,12 +415,7 @@ def _wordpiece_from_vocab(folder: Path) -> Tokenizer:
 
 def is_hub_id(spec: str) -> bool:
     """Whether ``spec`` is written like a Hub repository id (``name`` or ``owner/name``)."""
-    return bool(_HUB_ID.match(spec)) and ".." not in spec
-
-
-def _looks_like_path(spec: str) -> bool:
-    # Like transformers, an existing folder wins over a Hub id of the same name.
-    return spec.startswith(("/", ".", "~")) or Path(spec).expanduser().exists()
+    return len(spec) <= limits.MODEL_ID.most and bool(_HUB_ID.match(spec)) and ".." not in spec
 
 
 # --- the Hugging Face Hub ------------------------------------------------------------

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings import limits
 from bert_embeddings.errors import ToySpaceError
 
 DEFAULT_TEXT = """item, animal, size, domestic
@@ -30,8 +31,13 @@ class ToySpace:
 
 
 def parse(text: str) -> ToySpace:
-    """Read the toy items; every problem is reported with its line number."""
-    lines = [(n, line) for n, line in enumerate((text or "").splitlines(), start=1) if line.strip()]
+    """Read the toy items; every problem is reported with its line number.
+
+    Sizes are checked first (the whole text, then the number of items), so a large paste is
+    refused before anything is split, drawn or multiplied."""
+    text = limits.TOY_TEXT.check_text("The items' text", text)
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    limits.TOY_ITEMS.check("The list", len(lines) - 1)
     if len(lines) < 2:
         raise ToySpaceError(
             "Write a header line (item, dimension, dimension, dimension) and at least one item."
@@ -41,6 +47,8 @@ def parse(text: str) -> ToySpace:
         raise ToySpaceError(
             "The first line must name the item column and three dimensions, separated by commas."
         )
+    for name in header:
+        limits.TOY_NAME.check_text("A name in the first line", name)
     names, vectors = [], []
     for number, line in lines[1:]:
         cells = [cell.strip() for cell in line.split(",")]
@@ -48,6 +56,7 @@ def parse(text: str) -> ToySpace:
             raise ToySpaceError(f"Line {number} has {len(cells)} values; write a name and three numbers.")
         if not cells[0]:
             raise ToySpaceError(f"Line {number} has no name.")
+        limits.TOY_NAME.check_text(f"The name on line {number}", cells[0])
         values = []
         for dimension, cell in zip(header[1:], cells[1:], strict=True):
             try:

@@ -51,6 +51,12 @@ def find_word(encoding: Encoding, piece_ids: tuple[int, ...], sentence: str) -> 
             # Not the start of a longer word ('bank' inside 'banking').
             if after == len(ids) or encoding.word_groups[after] != encoding.word_groups[start]:
                 return list(range(start, after))
+    if encoding.dropped:
+        raise WordNotFoundError(
+            f"The word does not occur in the {len(encoding):,} pieces of {sentence} that the model reads: "
+            f"{sentence} is longer than the model's positions, so its last {encoding.dropped:,} pieces "
+            "were cut off. Put the word earlier, or shorten the sentence."
+        )
     raise WordNotFoundError(f"The word does not occur in {sentence}: pick a word both sentences contain.")
 
 

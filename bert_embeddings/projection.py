@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings import limits
 from bert_embeddings.errors import OutOfRangeError
 
 DEFAULT_COMPONENTS = 10
@@ -60,13 +61,9 @@ def project(basis: PcaBasis, rows: np.ndarray) -> np.ndarray:
     return (centred_projection - (basis.mean @ basis.components.T)).astype(np.float32)
 
 
-def check_components(basis: PcaBasis, *indices: int) -> tuple[int, ...]:
+def check_components(basis: PcaBasis, *indices: float) -> tuple[int, ...]:
     """Validate 1-based component numbers as people write them (PC1, PC2, ...)."""
-    for index in indices:
-        if not 1 <= index <= basis.n_components:
-            raise OutOfRangeError(
-                f"Component {index} does not exist: this map has components 1 to {basis.n_components}."
-            )
+    indices = tuple(limits.whole_number(i, "A component", 1, basis.n_components) for i in indices)
     if len(set(indices)) != len(indices):
         raise OutOfRangeError("Pick a different component for each axis.")
     return tuple(i - 1 for i in indices)

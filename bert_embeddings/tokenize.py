@@ -15,11 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-from bert_embeddings.errors import EmptyInputError, InputTooLongError, MissingSentenceAError
+from bert_embeddings import limits
+from bert_embeddings.errors import EmptyInputError, MissingSentenceAError
 
-# Tokenizing is cheap, but a multi-megabyte paste on a shared server is not; 10,000 words
-# of English are about 60,000 characters.
-MAX_CHARACTERS = 200_000
+MAX_CHARACTERS = limits.SENTENCE.most
 _KEEP_WHITESPACE = {"\t", "\n", "\r"}
 
 
@@ -60,21 +59,16 @@ def encode(
     truncate at the model's number of positions (see checkpoints.LoadedModel).
     ``position_offset`` is the first token's position id (RoBERTa starts after its padding id).
     """
-    text_a, text_b = text_a or "", text_b or ""
+    text_a = limits.SENTENCE.check_text("Sentence A", text_a)
+    text_b = limits.SENTENCE.check_text("Sentence B", text_b)
     has_a, has_b = bool(text_a.strip()), bool(text_b.strip())
     if has_b and not has_a:
         raise MissingSentenceAError(
-            "Sentence B is filled in but sentence A is empty. BERT reads a pair as A then B: "
-            "type sentence A first (or move your text into A)."
+            "Sentence A is empty. Type a sentence in the sidebar's Sentence A box: sentence B is "
+            "only read after A, as the second half of a pair."
         )
     if not has_a:
-        raise EmptyInputError("Type a sentence to see how BERT embeds it.")
-    for label, text in (("Sentence A", text_a), ("Sentence B", text_b)):
-        if len(text) > MAX_CHARACTERS:
-            raise InputTooLongError(
-                f"{label} has {len(text):,} characters; the explorer accepts up to "
-                f"{MAX_CHARACTERS:,}. BERT reads at most a few hundred pieces anyway."
-            )
+        raise EmptyInputError("Sentence A is empty. Type a sentence to see how BERT embeds it.")
 
     # Each sentence alone and untruncated first: to find sentences that BERT's clean-up
     # empties, and to count what truncation drops.

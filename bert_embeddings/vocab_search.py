@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
+from bert_embeddings import limits, patterns
 from bert_embeddings.errors import (
     EmptyQueryError,
-    InvalidRegexError,
     NothingLeftError,
     OutOfRangeError,
     QuerySyntaxError,
@@ -29,7 +29,7 @@ from bert_embeddings.errors import (
 )
 from bert_embeddings.tokenize import readable_pieces
 
-MAX_K = 100
+MAX_K = limits.NEIGHBOURS.most
 # [CLS], [SEP], [PAD], [MASK], [UNK], [unused0] ... and RoBERTa's <s>, </s>, <pad>, <mask>
 _SPECIAL = re.compile(r"^\[[^\]]+\]$|^<[^<>\s]+>$")
 _TERM = re.compile(r"\s*([+-])?\s*([^\s+-]+|[+-])")
@@ -72,8 +72,8 @@ class Filters:
 
     hide_continuation: bool = False
     hide_special: bool = True
-    include: str = ""  # regular expression a piece must match (search), if given
-    exclude: str = ""  # regular expression a piece must not match, if given
+    include: str = ""  # pattern (RE2) a piece must match (anywhere in it), if given
+    exclude: str = ""  # pattern (RE2) a piece must not match, if given
     exclude_ids: tuple[int, ...] = ()  # e.g. the query's own pieces
 
 
@@ -129,7 +129,7 @@ def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
 def word_ids(index: VocabIndex, tokenizer: Tokenizer, word: str) -> tuple[int, ...]:
     """The vocabulary ids of a word or piece: a piece as written if the vocabulary has it
     ('##ing', '[MASK]'), otherwise the pieces the tokenizer splits the word into."""
-    word = (word or "").strip()
+    word = limits.WORD.check_text("The word", word).strip()
     if not word:
         raise EmptyQueryError("Type a word or a piece to search for.")
     if any(c.isspace() for c in word):
@@ -149,9 +149,8 @@ def word_ids(index: VocabIndex, tokenizer: Tokenizer, word: str) -> tuple[int, .
     return tuple(encoding.ids)
 
 
-def id_query(index: VocabIndex, token_id: int) -> Query:
-    if not 0 <= token_id < index.size:
-        raise OutOfRangeError(f"Token ids run from 0 to {index.size - 1:,}; {token_id:,} is outside.")
+def id_query(index: VocabIndex, token_id: float) -> Query:
+    token_id = limits.whole_number(token_id, "A token id", 0, index.size - 1)
     return Query(index.table[token_id], (token_id,), f"id {token_id} ({index.pieces[token_id]})")
 
 
@@ -169,7 +168,7 @@ def word_query(index: VocabIndex, tokenizer: Tokenizer, word: str, piece: int | 
 
 def parse_arithmetic(expression: str) -> list[tuple[int, str]]:
     """'king - man + woman' -> [(1, 'king'), (-1, 'man'), (1, 'woman')]."""
-    text = (expression or "").strip()
+    text = limits.ARITHMETIC.check_text("The expression", expression).strip()
     if not text:
         raise EmptyQueryError("Type an expression such as: king - man + woman")
     terms, position = [], 0
@@ -183,6 +182,7 @@ def parse_arithmetic(expression: str) -> list[tuple[int, str]]:
                 f"'{text[:60]}' does not parse: write words joined by + or -, such as king - man + woman."
             )
         terms.append((-1 if sign == "-" else 1, word))
+        limits.ARITHMETIC_TERMS.check("The expression", len(terms))
         position = match.end()
     if not terms or text[position:].strip():
         raise QuerySyntaxError(f"'{text[:60]}' does not parse: write words joined by + or -.")
@@ -213,16 +213,10 @@ def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
         allowed &= ~index.continuation
     if filters.hide_special:
         allowed &= ~index.special
-    for pattern, keep in ((filters.include, True), (filters.exclude, False)):
+    for pattern, keep, label in ((filters.include, True, "Only"), (filters.exclude, False, "Leave out")):
         if pattern:
-            try:
-                compiled = re.compile(pattern)
-            except re.error as exc:
-                raise InvalidRegexError(
-                    f"'{pattern[:60]}' is not a valid regular expression: {exc}."
-                ) from None
-            matches = np.fromiter((compiled.search(p) is not None for p in index.pieces), bool, index.size)
-            allowed &= matches if keep else ~matches
+            found = matching_rows(index, pattern, f"The '{label}' filter")
+            allowed &= found if keep else ~found
     if filters.exclude_ids:
         allowed[[i for i in filters.exclude_ids if 0 <= i < index.size]] = False
     if not allowed.any():
@@ -230,19 +224,13 @@ def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
     return allowed
 
 
-def matching_rows(index: VocabIndex, pattern: str) -> np.ndarray:
-    """(vocab,) bool: the pieces a regular expression finds (anywhere in the piece)."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise InvalidRegexError(f"'{pattern[:60]}' is not a valid regular expression: {exc}.") from None
-    return np.fromiter((compiled.search(p) is not None for p in index.pieces), bool, index.size)
+def matching_rows(index: VocabIndex, pattern: str, label: str = "The pattern") -> np.ndarray:
+    """(vocab,) bool: the pieces a pattern finds (anywhere in the piece), on RE2."""
+    return np.array(patterns.matches(pattern, index.pieces, label), dtype=bool)
 
 
-def check_k(k: int) -> int:
-    if not 1 <= int(k) <= MAX_K:
-        raise OutOfRangeError(f"k must be between 1 and {MAX_K}; {k} is outside.")
-    return int(k)
+def check_k(k: float) -> int:
+    return limits.whole_number(k, "k", 1, MAX_K)
 
 
 def similarities(index: VocabIndex, queries: np.ndarray, centred: bool = False) -> np.ndarray:

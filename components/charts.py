@@ -7,11 +7,32 @@ unique even when a piece repeats (a categorical axis would merge repeated labels
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+
+def text(value: object) -> str:
+    """A label, name or title as Plotly shows it literally.
+
+    Plotly reads a subset of HTML in every label (``<a href>``, ``<b>``, ``<br>``) and hands
+    text between dollar signs to MathJax; entities it decodes back to the characters. Every
+    string that comes from a person, a link or a vocabulary goes through here."""
+    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("$", "&#36;")
+
+
+def texts(values: Sequence[object]) -> list[str]:
+    return [text(v) for v in values]
+
+
+@functools.lru_cache(maxsize=4)
+def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
+    """A vocabulary's pieces made literal once per model (the tuple is the cached index's own)."""
+    return np.asarray(texts(pieces), dtype=object)
+
 
 DIVERGING = "RdBu_r"  # blue below zero, white at zero, red above
 SEGMENT_COLOURS = ("#4c78a8", "#f58518")
@@ -31,7 +52,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         go.Heatmap(
             z=z,
             x=np.arange(dims.start, dims.stop, dtype=np.int32),
-            y=list(labels),
+            y=texts(labels),
             colorscale=DIVERGING,
             zmin=-(limit or 1.0),
             zmax=limit or 1.0,
@@ -40,7 +61,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         )
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 16}},
+        title={"text": text(title), "font": {"size": 16}},
         height=_rows_height(len(labels)),
         margin={"l": 10, "r": 10, "t": 40, "b": 40},
         xaxis={"title": "dimension"},
@@ -57,7 +78,10 @@ def token_bars(
     fig = go.Figure(
         [
             go.Bar(
-                name=name, x=list(labels), y=np.asarray(values, dtype=np.float32), marker_color=colours[i % 4]
+                name=text(name),
+                x=texts(labels),
+                y=np.asarray(values, dtype=np.float32),
+                marker_color=colours[i % 4],
             )
             for i, (name, values) in enumerate(series.items())
         ]
@@ -65,7 +89,7 @@ def token_bars(
     fig.update_layout(
         barmode="group",
         height=height,
-        title={"text": title, "font": {"size": 16}},
+        title={"text": text(title), "font": {"size": 16}},
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"type": "category", "tickangle": -45},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
@@ -95,16 +119,16 @@ def line_series(
     fig = go.Figure(
         [
             go.Scatter(
-                x=np.asarray(x) if not isinstance(x, list) else x,
+                x=np.asarray(x) if not isinstance(x, list) else texts(x),
                 y=np.asarray(values, dtype=np.float32),
-                name=name,
+                name=text(name),
                 mode="lines+markers" if markers else "lines",
             )
             for name, values in series.items()
         ]
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 16}},
+        title={"text": text(title), "font": {"size": 16}},
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"title": x_title},
@@ -119,8 +143,8 @@ def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | N
     fig = go.Figure(
         go.Heatmap(
             z=matrix.astype(np.float32),
-            x=list(labels) if labels is not None else None,
-            y=list(labels) if labels is not None else None,
+            x=texts(labels) if labels is not None else None,
+            y=texts(labels) if labels is not None else None,
             colorscale=DIVERGING,
             zmin=-1,
             zmax=1,
@@ -129,7 +153,7 @@ def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | N
         )
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 16}},
+        title={"text": text(title), "font": {"size": 16}},
         height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         yaxis={"autorange": "reversed", "scaleanchor": "x"},
@@ -147,18 +171,21 @@ def toy_space(names: Sequence[str], vectors: np.ndarray, dimensions: Sequence[st
                 y=[0, y],
                 z=[0, z],
                 mode="lines+markers+text",
-                name=name,
-                text=["", name],
+                name=text(name),
+                text=["", text(name)],
                 marker={"size": [0, 5]},
                 line={"width": 5},
-                hovertemplate=f"{name}<br>({x:g}, {y:g}, {z:g})<extra></extra>",
+                hovertext=["origin", f"{text(name)}<br>({x:g}, {y:g}, {z:g})"],
+                hoverinfo="text",
             )
         )
     fig.update_layout(
         height=520,
         margin={"l": 0, "r": 0, "t": 30, "b": 0},
         showlegend=False,
-        scene={f"{axis}axis": {"title": {"text": d}} for axis, d in zip("xyz", dimensions, strict=True)},
+        scene={
+            f"{axis}axis": {"title": {"text": text(d)}} for axis, d in zip("xyz", dimensions, strict=True)
+        },
     )
     return fig
 
@@ -186,7 +213,7 @@ def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[st
     fig = make_subplots(
         rows=1,
         cols=len(stages),
-        subplot_titles=[name for name, _ in stages],
+        subplot_titles=[text(name) for name, _ in stages],
         shared_yaxes=True,
         horizontal_spacing=0.025,
     )
@@ -196,7 +223,7 @@ def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[st
         fig.add_trace(
             go.Heatmap(
                 z=values.astype(np.float32),
-                y=list(labels),
+                y=texts(labels),
                 colorscale=DIVERGING,
                 zmin=-limit,
                 zmax=limit,
@@ -216,7 +243,7 @@ def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[st
 
 def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.Figure:
     """Ranked neighbours as horizontal bars, the best at the top."""
-    labels = [f"{rank}. {piece}" for rank, piece in enumerate(pieces, start=1)]
+    labels = [f"{rank}. {text(piece)}" for rank, piece in enumerate(pieces, start=1)]
     fig = go.Figure(
         go.Bar(
             x=scores.astype(np.float32),
@@ -227,7 +254,7 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
         )
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 16}},
+        title={"text": text(title), "font": {"size": 16}},
         height=_rows_height(len(labels), per_row=24, floor=220, ceiling=2400),
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         xaxis={"title": "cosine similarity"},
@@ -303,7 +330,7 @@ def vocabulary_map(
     from bert_embeddings.vocab_search import KINDS
 
     fig = go.Figure()
-    labels = np.asarray(pieces, dtype=object)
+    labels = _vocabulary_texts(tuple(pieces))
     size = 2 if len(axes) == 3 else 3
     for kind in shown_kinds:
         rows = np.flatnonzero(kinds == kind)
@@ -326,7 +353,7 @@ def vocabulary_map(
                 coords[ids],
                 axes,
                 mode="markers+text" if show_text and len(axes) == 3 else "markers",
-                name=name,
+                name=text(name),
                 text=labels[ids].tolist() if show_text else None,
                 marker={
                     "size": 9 if len(axes) == 2 else 5,
@@ -374,13 +401,13 @@ def sentence_journey(
                 axes,
                 mode="markers+text" if number == last else "markers",
                 name=stage,
-                text=list(labels) if number == last else None,
+                text=texts(labels) if number == last else None,
                 textposition="top center",
                 marker={
                     "size": 8 if len(axes) == 2 else 4,
                     "color": STAGE_COLOURS[number % len(STAGE_COLOURS)],
                 },
-                hovertext=[f"{label} · {stage}" for label in labels],
+                hovertext=[f"{text(label)} · {text(stage)}" for label in labels],
                 hoverinfo="text",
             )
         )

@@ -10,14 +10,14 @@ The page itself is the URL's path (``/neighbours``), which Streamlit routes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, decompose, vocab_search
-from bert_embeddings.tokenize import MAX_CHARACTERS
+from bert_embeddings import checkpoints, decompose, limits, patterns, vocab_search
+from bert_embeddings.errors import ExplorerError
+from components import echo
 from components import widgets as w
 
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
@@ -39,17 +39,29 @@ class Param:
     mode: str | None = None  # a neighbour query's input counts only in its own query mode
 
 
-def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    def read(text: str) -> int:
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], float]:
+    """A whole number in a link, as the float its number box holds."""
+
+    def read(text: str) -> float:
         try:
             number = int(text)
         except ValueError:
             raise ValueError("not a whole number") from None
         if number < low or (high is not None and number > high):
             raise ValueError(f"outside {low} to {high}" if high is not None else f"below {low}")
-        return number
+        return float(number)
 
     return read
+
+
+def _int(low: int) -> Callable[[str], int]:
+    """A whole number for a select box, which holds ints."""
+    read = _whole_number(low)
+    return lambda text: int(read(text))
+
+
+def _whole_text(value: object) -> str:
+    return str(int(value))
 
 
 def _one_of(codes: dict[str, object]) -> Callable[[str], object]:
@@ -66,12 +78,10 @@ def _code_of(codes: dict[str, object]) -> Callable[[object], str]:
     return lambda value: names[value]
 
 
-def _text(required: bool = False) -> Callable[[str], str]:
+def _text(limit: limits.Limit) -> Callable[[str], str]:
     def read(text: str) -> str:
-        if required and not text.strip():
-            raise ValueError("empty")
-        if len(text) > MAX_CHARACTERS:
-            raise ValueError(f"longer than {MAX_CHARACTERS:,} characters")
+        if len(text) > limit.most:
+            raise ValueError(f"longer than {limit.most:,} characters")
         return text
 
     return read
@@ -79,9 +89,9 @@ def _text(required: bool = False) -> Callable[[str], str]:
 
 def _pattern(text: str) -> str:
     try:
-        re.compile(text)
-    except re.error as exc:
-        raise ValueError(f"not a valid regular expression ({exc})") from None
+        patterns.compile_pattern(text)
+    except ExplorerError as problem:
+        raise ValueError(str(problem)) from None
     return text
 
 
@@ -93,16 +103,18 @@ _MAP_DIMS = {"2": "2-D", "3": "3-D"}
 _COMPONENT = _whole_number(1, 10)
 
 PARAMS = (
-    Param("a", w.SENTENCE_A_KEY, None, _text(required=True)),
-    Param("b", w.SENTENCE_B_KEY, None, _text()),
+    # An empty sentence A is a view like any other (the pages say what is missing), so a link
+    # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
+    Param("a", w.SENTENCE_A_KEY, None, _text(limits.SENTENCE)),
+    Param("b", w.SENTENCE_B_KEY, None, _text(limits.SENTENCE)),
     Param("special", w.SPECIAL_TOKENS_KEY, None, _one_of(_FLAGS), _code_of(_FLAGS)),
     Param("mode", w.NB_MODE, "neighbours", _one_of(_MODES), _code_of(_MODES)),
-    Param("q", w.NB_WORD, "neighbours", _text(), mode="word"),
-    Param("id", w.NB_ID, "neighbours", _whole_number(0), mode="token id"),
-    Param("sum", w.NB_EXPRESSION, "neighbours", _text(), mode="arithmetic"),
-    Param("token", w.NB_TOKEN, "neighbours", _whole_number(0), mode="sentence token"),
+    Param("q", w.NB_WORD, "neighbours", _text(limits.WORD), mode="word"),
+    Param("id", w.NB_ID, "neighbours", _whole_number(0), _whole_text, mode="token id"),
+    Param("sum", w.NB_EXPRESSION, "neighbours", _text(limits.ARITHMETIC), mode="arithmetic"),
+    Param("token", w.NB_TOKEN, "neighbours", _int(0), mode="sentence token"),
     Param("stage", w.NB_STAGE, "neighbours", _one_of(_STAGES), _code_of(_STAGES), mode="sentence token"),
-    Param("k", w.NB_K, "neighbours", _whole_number(1, vocab_search.MAX_K)),
+    Param("k", w.NB_K, "neighbours", _whole_number(1, vocab_search.MAX_K), _whole_text),
     Param("sim", w.NB_SIMILARITY, "neighbours", _one_of(_SIMILARITIES), _code_of(_SIMILARITIES)),
     Param("hide_pieces", w.NB_HIDE_CONTINUATION, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     Param("hide_special", w.NB_HIDE_SPECIAL, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
@@ -110,9 +122,9 @@ PARAMS = (
     Param("only", w.NB_INCLUDE, "neighbours", _pattern),
     Param("not", w.NB_EXCLUDE, "neighbours", _pattern),
     Param("map", w.PCA_DIMS, "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
-    Param("x", w.PCA_X, "pca", _COMPONENT),
-    Param("y", w.PCA_Y, "pca", _COMPONENT),
-    Param("z", w.PCA_Z, "pca", _COMPONENT),
+    Param("x", w.PCA_X, "pca", _COMPONENT, _whole_text),
+    Param("y", w.PCA_Y, "pca", _COMPONENT, _whole_text),
+    Param("z", w.PCA_Z, "pca", _COMPONENT, _whole_text),
     Param("highlight", w.PCA_HIGHLIGHT, "pca", _pattern),
 )
 MODEL = "model"  # the model is two widgets (the picker and the free field), so it is handled apart
@@ -184,9 +196,14 @@ def settings(page: str) -> dict[str, str]:
         value = state[param.key]
         if value is None or value == w.DEFAULTS.get(param.key):
             continue
-        text = param.write(value)
-        if len(text) <= LINK_TEXT_LIMIT:
-            params[param.name] = text
+        # Only a value the link can carry and give back: not 1.5 for k (the page shows its
+        # message; the link keeps the default), nor a sentence too long for an address.
+        try:
+            text = param.write(value)
+            if len(text) <= LINK_TEXT_LIMIT and param.read(text) == value:
+                params[param.name] = text
+        except (ValueError, TypeError, OverflowError):
+            continue
     return params
 
 
@@ -220,7 +237,7 @@ def keep_within(key: str, options, default, label: str) -> None:
         state[key] = default
     elif state[key] not in options:
         st.info(
-            f"{label} {state[key]!r} is not available here, so {default!r} is shown instead.",
+            echo.plain(f"{label} {state[key]!r} is not available here, so {default!r} is shown instead."),
             icon=":material/link_off:",
         )
         state[key] = default

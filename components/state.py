@@ -21,7 +21,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 from bert_embeddings import checkpoints, contextual, decompose, projection, threads, tokenize, vocab_search
 from bert_embeddings.errors import ExplorerError
-from components import widgets
+from components import echo, widgets
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
@@ -130,14 +130,16 @@ def friendly_errors(stop: bool = True):
     try:
         yield
     except ExplorerError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(echo.plain(exc), icon=":material/error:")
         if stop:
             st.stop()
     except Exception as exc:  # anything unforeseen: log it for us, explain it to the user
         log.exception("Unexpected error while rendering a page")
         st.error(
-            f"Something unexpected went wrong ({type(exc).__name__}: {str(exc)[:300]}). "
-            "The rest of the explorer keeps working: try another input or model.",
+            echo.plain(
+                f"Something unexpected went wrong ({type(exc).__name__}: {str(exc)[:300]}). "
+                "The rest of the explorer keeps working: try another input or model."
+            ),
             icon=":material/error:",
         )
         if stop:
@@ -168,11 +170,15 @@ def require_model() -> checkpoints.LoadedModel:
             model = _load_with_progress(*wanted)
         st.session_state[ACTIVE_MODEL] = wanted
     if model is None:  # the chosen model failed; the previous one is still cached and usable
-        st.warning(f"Still showing {previous[0]}, the last model that loaded.", icon=":material/history:")
         with friendly_errors():  # it may have left the cache and need loading again
             model = _load_with_progress(*previous)
+        # The name of what is really shown: after a fallback it is the bundled model, not
+        # the one the earlier choice asked for.
+        st.warning(
+            echo.plain(f"Still showing {model.name}, the last model that loaded."), icon=":material/history:"
+        )
     if model.notice:
-        st.info(model.notice, icon=":material/cloud_off:")
+        st.info(echo.plain(model.notice), icon=":material/cloud_off:")
     return model
 
 
@@ -188,12 +194,19 @@ def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
         encoding = _encoding(*_active(), i.text_a, i.text_b, i.add_special_tokens)
     if encoding is None:
         return None
-    for note in encoding.notices:
-        if encoding.dropped and note == encoding.notices[0]:  # truncation loses input: warn
-            st.warning(note, icon=":material/content_cut:")
-        else:
-            st.info(note, icon=":material/info:")
+    show_notices(encoding)
     return encoding
+
+
+def show_notices(encoding: tokenize.Encoding, about: str = "") -> None:
+    """What is worth knowing about an input (``about`` names it): a warning when truncation
+    dropped pieces, information otherwise."""
+    for note in encoding.notices:
+        text = echo.plain(f"{about}: {note}" if about else note)
+        if encoding.dropped and note == encoding.notices[0]:  # truncation loses input: warn
+            st.warning(text, icon=":material/content_cut:")
+        else:
+            st.info(text, icon=":material/info:")
 
 
 def breakdown(model: checkpoints.LoadedModel, encoding: tokenize.Encoding) -> decompose.EmbeddingBreakdown:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings import checkpoints, limits, patterns, vocab_search
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.decompose import STAGES
-from bert_embeddings.tokenize import MAX_CHARACTERS
-from components import charts
+from bert_embeddings.errors import ExplorerError
+from components import charts, echo
 
 MODEL_KEY = "model_choice"
 CUSTOM_MODEL_KEY = "model_custom"
@@ -86,13 +86,15 @@ def sidebar() -> Inputs:
                 "Hub id or folder",
                 key=CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
+                max_chars=limits.MODEL_ID.most * limits.WIDGET_SLACK,
+                help="A Hub id, or a folder on this server written as an absolute path (starting with /).",
             )
-        st.text_area("Sentence A", **seeded(SENTENCE_A_KEY), height=90, max_chars=MAX_CHARACTERS)
+        st.text_area("Sentence A", **seeded(SENTENCE_A_KEY), height=90, max_chars=text_cap(limits.SENTENCE))
         st.text_area(
             "Sentence B (optional)",
             **seeded(SENTENCE_B_KEY),
             height=90,
-            max_chars=MAX_CHARACTERS,
+            max_chars=text_cap(limits.SENTENCE),
             help="A second sentence makes a pair: its pieces get segment 1.",
         )
         st.toggle(
@@ -107,6 +109,18 @@ def sidebar() -> Inputs:
         )
     presenter_style()
     return current()
+
+
+def text_cap(limit: limits.Limit) -> int:
+    """What a text box lets the browser send: above the limit, so that a longer paste reaches
+    the server whole enough to be refused with a message that names the limit."""
+    return limit.most * limits.WIDGET_SLACK
+
+
+def whole_number_box(label: str, where=st, **kwargs) -> float:
+    """A number box that sends what was typed: 1.5 stays 1.5 and 1e3 is 1000, where an
+    integer box would silently make both 1. The core checks it is whole and in range."""
+    return where.number_input(label, step=1.0, format="%g", **kwargs)
 
 
 def chart(figure, key: str) -> None:
@@ -173,13 +187,14 @@ SIMILARITIES = ("cosine", "cosine after subtracting the mean")
 
 @dataclass(frozen=True)
 class SearchOptions:
-    k: int
+    k: float  # as typed; the search checks that it is a whole number in range
     centred: bool
     hide_continuation: bool
     hide_special: bool
     include: str
     exclude: str
     leave_out_query: bool
+    patterns_valid: bool = True  # False: a filter's problem is already shown under the filters
 
     def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
         """The search filters; the query's own ids are left out only if asked for."""
@@ -205,7 +220,7 @@ def piece_choice(pieces: list[str]) -> int | None:
     return st.radio(
         "This word is several pieces. Search with",
         options,
-        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {pieces[i]}",
+        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {echo.plain(pieces[i])}",
         horizontal=True,
         key=NB_PIECE,
     )
@@ -213,7 +228,9 @@ def piece_choice(pieces: list[str]) -> int | None:
 
 def search_options() -> SearchOptions:
     left, right = st.columns([1, 2])
-    k = left.number_input("How many neighbours (k)", step=1, **seeded(NB_K), help="From 1 to 100.")
+    k = whole_number_box(
+        "How many neighbours (k)", left, **seeded(NB_K), help=f"From 1 to {vocab_search.MAX_K}."
+    )
     similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, **seeded(NB_SIMILARITY, None))
     with st.expander("Filters"):
         a, b, c = st.columns(3)
@@ -221,15 +238,36 @@ def search_options() -> SearchOptions:
         hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(NB_HIDE_SPECIAL))
         leave_out = c.toggle("Leave out the query's own pieces", **seeded(NB_LEAVE_OUT))
         a, b = st.columns(2)
-        include = a.text_input(
-            "Only pieces matching (regular expression)", **seeded(NB_INCLUDE), placeholder="e.g. ^un"
-        )
-        exclude = b.text_input(
-            "Leave out pieces matching (regular expression)", **seeded(NB_EXCLUDE), placeholder="e.g. \\d"
-        )
+        include = pattern_box("Only pieces matching (pattern)", NB_INCLUDE, a, "e.g. ^un")
+        exclude = pattern_box("Leave out pieces matching (pattern)", NB_EXCLUDE, b, "e.g. \\d")
+        st.caption(echo.plain(patterns.SYNTAX))
+        valid = patterns_valid({"Only": include, "Leave out": exclude})
     return SearchOptions(
-        int(k), similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out
+        k, similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out, valid
     )
+
+
+def pattern_box(label: str, key: str, where=st, placeholder: str = "") -> str:
+    """A text box for a pattern (RE2 syntax; the page says so)."""
+    return where.text_input(
+        label,
+        **seeded(key),
+        placeholder=placeholder,
+        max_chars=text_cap(limits.PATTERN),
+        help=f"At most {limits.PATTERN.most} characters. {patterns.SYNTAX}",
+    )
+
+
+def patterns_valid(named: dict[str, str]) -> bool:
+    """Check each non-empty pattern once; show the first problem, once, where it was typed."""
+    for name, pattern in named.items():
+        if pattern:
+            try:
+                patterns.compile_pattern(pattern, f"The '{name}' pattern")
+            except ExplorerError as problem:
+                st.error(echo.plain(problem), icon=":material/error:")
+                return False
+    return True
 
 
 def follow_neighbour() -> None:
@@ -259,10 +297,10 @@ DEFAULTS = {
     SPECIAL_TOKENS_KEY: True,
     NB_MODE: QUERY_MODES[0],
     NB_WORD: "king",
-    NB_ID: 2054,
+    NB_ID: 2054.0,
     NB_EXPRESSION: "king - man + woman",
     NB_STAGE: STAGES[0],
-    NB_K: 10,
+    NB_K: 10.0,
     NB_SIMILARITY: SIMILARITIES[0],
     NB_HIDE_CONTINUATION: False,
     NB_HIDE_SPECIAL: True,
@@ -270,9 +308,9 @@ DEFAULTS = {
     NB_INCLUDE: "",
     NB_EXCLUDE: "",
     PCA_DIMS: "2-D",
-    PCA_X: 1,
-    PCA_Y: 2,
-    PCA_Z: 3,
+    PCA_X: 1.0,
+    PCA_Y: 2.0,
+    PCA_Z: 3.0,
     PCA_HIGHLIGHT: "",
 }
 
@@ -289,13 +327,13 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     return {"key": key} if param is None else {"key": key, param: DEFAULTS[key]}
 
 
-def map_axes() -> tuple[int, ...]:
+def map_axes() -> tuple[float, ...]:
     """2-D or 3-D, and which components (numbered from 1) go on each axis."""
     dims = st.segmented_control("Map", ("2-D", "3-D"), **seeded(PCA_DIMS, "default")) or "2-D"
     names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
     columns = st.columns(3)
     return tuple(
-        int(column.number_input(f"Component on {name}", step=1, **seeded(key), help="1 to 10"))
+        whole_number_box(f"Component on {name}", column, **seeded(key), help="1 to 10")
         for column, name, key in zip(columns, names, (PCA_X, PCA_Y, PCA_Z), strict=False)
     )
 

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import vocab_search
-from components import exports, routing, state, widgets
+from bert_embeddings import limits, vocab_search
+from components import echo, exports, routing, state, widgets
 
 routing.through_app()
 st.title("Compare two models")
@@ -20,18 +20,22 @@ other = st.selectbox(
     "Compare with", options, index=len(options) - 1, format_func=widgets.model_label, key="cmp_model"
 )
 if widgets.OTHER in widgets.model_options():
-    custom = st.text_input("...or another Hub id or local folder", key="cmp_custom")
+    custom = st.text_input(
+        "...or another Hub id or local folder (absolute path)",
+        key="cmp_custom",
+        max_chars=widgets.text_cap(limits.MODEL_ID),
+    )
     other = custom.strip() or other
 right = state.second_model(other)
 if right is None:
     st.stop()
 right_model, right_index = right
 if right_model.notice:
-    st.info(right_model.notice, icon=":material/cloud_off:")
+    st.info(echo.plain(right_model.notice), icon=":material/cloud_off:")
 
 a, b = st.columns([3, 1])
-word = a.text_input("Word", value="bank", key="cmp_word")
-k = b.number_input("k", value=10, step=1, key="cmp_k")
+word = a.text_input("Word", value="bank", key="cmp_word", max_chars=widgets.text_cap(limits.WORD))
+k = widgets.whole_number_box("k", b, value=10.0, key="cmp_k")
 sides = st.columns(2)
 results = []
 for side, column, model, index in (
@@ -39,12 +43,14 @@ for side, column, model, index in (
     ("right", sides[1], right_model, right_index),
 ):
     with column:
-        st.markdown(f"**{model.name}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})")
+        st.markdown(
+            f"**{echo.plain(model.name)}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})"
+        )
         found = None
         with state.friendly_errors(stop=False):
             query = vocab_search.word_query(index, model.tokenizer, word)
             found = vocab_search.nearest(
-                index, query.vector, int(k), filters=vocab_search.Filters(exclude_ids=query.ids)
+                index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
             )
             ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
             st.dataframe(
@@ -54,8 +60,10 @@ for side, column, model, index in (
         results.append(found)
 if all(r is not None for r in results):
     shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
-    st.metric(f"Neighbours in common at k = {int(k)}", f"{len(shared)} of {len(results[0].pieces)}")
-    st.caption("Shared: " + (", ".join(shared) if shared else "none"))
+    st.metric(
+        f"Neighbours in common at k = {len(results[0].pieces)}", f"{len(shared)} of {len(results[0].pieces)}"
+    )
+    st.caption("Shared: " + (echo.plain(", ".join(shared)) if shared else "none"))
 
 st.subheader("Your sentence, as each tokenizer splits it")
 text = widgets.current()
@@ -63,7 +71,7 @@ sides = st.columns(2)
 for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):
     with column, state.friendly_errors(stop=False):
         encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
-        st.markdown(f"**{model.name}**: {len(encoding)} pieces")
+        st.markdown(f"**{echo.plain(model.name)}**: {len(encoding)} pieces")
         pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})
         st.dataframe(pieces, hide_index=True)
         exports.table(f"{side} {model.name} pieces", pieces)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bert_embeddings import concepts, positions
+from bert_embeddings import concepts, limits, positions
 from components import charts, exports, routing, state, widgets
 
 routing.through_app()
@@ -19,6 +19,8 @@ text = st.text_area(
     value=concepts.DEFAULT_TEXT,
     height=230,
     key="toy_items",
+    max_chars=widgets.text_cap(limits.TOY_TEXT),
+    help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
 with state.friendly_errors():
     space = concepts.parse(text)

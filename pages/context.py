@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import contextual, vocab_search
+from bert_embeddings import contextual, limits, vocab_search
 from components import charts, exports, routing, state, widgets
 
 routing.through_app()
@@ -17,13 +17,21 @@ st.markdown(
 model = state.require_model()
 index = state.vocab_index()
 left, right = st.columns(2)
-first = left.text_input("Sentence 1", value="He sat on the bank of the river.", key="ctx_first")
-second = right.text_input("Sentence 2", value="She paid the cash into her bank account.", key="ctx_second")
-word = st.text_input("Word to follow", value="bank", key="ctx_word")
+cap = widgets.text_cap(limits.SENTENCE)
+first = left.text_input(
+    "Sentence 1", value="He sat on the bank of the river.", key="ctx_first", max_chars=cap
+)
+second = right.text_input(
+    "Sentence 2", value="She paid the cash into her bank account.", key="ctx_second", max_chars=cap
+)
+word = st.text_input("Word to follow", value="bank", key="ctx_word", max_chars=widgets.text_cap(limits.WORD))
 full = state.full_model()
 
 with state.friendly_errors():
     encodings = [model.encode(s) for s in (first, second)]
+for number, encoding in enumerate(encodings, start=1):
+    state.show_notices(encoding, f"Sentence {number}")  # e.g. that it was cut at the model's positions
+with state.friendly_errors():
     piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
     where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
 states = [contextual.hidden_states(full, e) for e in encodings]  # each (layers + 1, tokens, hidden)

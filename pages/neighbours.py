@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from bert_embeddings import decompose, vocab_search
-from components import charts, exports, links, routing, state, widgets
+from bert_embeddings import decompose, limits, vocab_search
+from components import charts, echo, exports, links, routing, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -30,17 +30,21 @@ def search() -> widgets.SearchOptions:
     query = None
     with state.friendly_errors(stop=False):
         if mode == "word":
-            word = st.text_input("Word or piece", **widgets.seeded(widgets.NB_WORD))
+            word = st.text_input(
+                "Word or piece", **widgets.seeded(widgets.NB_WORD), max_chars=widgets.text_cap(limits.WORD)
+            )
             ids = vocab_search.word_ids(index, model.tokenizer, word)
             piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
             query = vocab_search.word_query(index, model.tokenizer, word, piece)
         elif mode == "token id":
-            token_id = st.number_input("Token id", step=1, **widgets.seeded(widgets.NB_ID))
-            query = vocab_search.id_query(index, int(token_id))
+            token_id = widgets.whole_number_box("Token id", **widgets.seeded(widgets.NB_ID))
+            query = vocab_search.id_query(index, token_id)
         elif mode == "arithmetic":
             expression = st.text_input(
                 "Vector arithmetic",
                 **widgets.seeded(widgets.NB_EXPRESSION),
+                max_chars=widgets.text_cap(limits.ARITHMETIC),
+                help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
             )
             query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
             st.caption(
@@ -76,7 +80,7 @@ def search() -> widgets.SearchOptions:
         "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
         "the vocabulary's mean vector first removes that shared part and spreads the scores out."
     )
-    if query is not None:
+    if query is not None and options.patterns_valid:
         result = None
         with state.friendly_errors(stop=False):
             result = vocab_search.nearest(
@@ -109,6 +113,7 @@ def search() -> widgets.SearchOptions:
             st.pills(
                 "Search a neighbour next",
                 result.pieces,
+                format_func=echo.plain,
                 key=widgets.NB_NEXT,
                 on_change=widgets.follow_neighbour,
             )
@@ -126,6 +131,9 @@ encoding = state.require_encoding()
 stages = decompose.stage_vectors(state.breakdown(model, encoding))
 grid_stage = st.selectbox("Stage", list(stages), key="nb_grid_stage")
 vectors = stages[grid_stage]
+if not options.patterns_valid:
+    st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
+    st.stop()
 with state.friendly_errors(stop=False):
     grid = vocab_search.nearest_for_each(
         index, vectors, k=5, centred=options.centred, filters=options.filters()

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, projection, vocab_search
-from components import charts, exports, routing, state, widgets
+from components import charts, echo, exports, routing, state, widgets
 
 routing.through_app()
 st.title("PCA maps")
@@ -43,7 +43,7 @@ with vocabulary_tab:
         "component",
     )
     kinds = widgets.piece_kinds()
-    pattern = st.text_input("Highlight pieces matching (regular expression)", key=widgets.PCA_HIGHLIGHT)
+    pattern = widgets.pattern_box("Highlight pieces matching (pattern)", widgets.PCA_HIGHLIGHT)
     highlights = []
     with state.friendly_errors(stop=False):
         if pattern:
@@ -51,7 +51,10 @@ with vocabulary_tab:
             if matches.size:
                 highlights.append((f"matching {pattern}", matches, "#d62728"))
             else:
-                st.warning(f"No piece of the vocabulary matches '{pattern}'.", icon=":material/search_off:")
+                st.warning(
+                    echo.plain(f"No piece of the vocabulary matches '{pattern}'."),
+                    icon=":material/search_off:",
+                )
     if encoding is not None:
         highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink()))
     if (last := state.last_neighbours()) is not None:

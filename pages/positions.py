@@ -42,10 +42,10 @@ exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinus
 
 st.subheader("Compare two positions")
 a, b = st.columns(2)
-first = a.number_input("First position", value=5, step=1, key="pos_first")
-second = b.number_input("Second position", value=6, step=1, key="pos_second")
+first = widgets.whole_number_box("First position", a, value=5.0, key="pos_first")
+second = widgets.whole_number_box("Second position", b, value=6.0, key="pos_second")
 with state.friendly_errors(stop=False):
-    p, q = positions.check_position(int(first), n), positions.check_position(int(second), n)
+    p, q = positions.check_position(first, n), positions.check_position(second, n)
     pair = positions.cosine_matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
     b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose
-from components import charts, exports, routing, state, widgets
+from components import charts, echo, exports, routing, state, widgets
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -18,7 +18,9 @@ model = state.require_model()
 rows = model.tables.token_type_embeddings  # (segments, hidden)
 if rows is None or rows.shape[0] < 2:
     what = "no segment table" if rows is None else "a single segment row"
-    st.info(f"{model.name} has {what}, so there is nothing to compare here.", icon=":material/info:")
+    st.info(
+        echo.plain(f"{model.name} has {what}, so there is nothing to compare here."), icon=":material/info:"
+    )
     st.stop()
 difference = rows[1] - rows[0]
 widgets.chart(

@@ -11,6 +11,7 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import shutil
 import threading
 from contextlib import contextmanager
@@ -25,6 +26,12 @@ from tests.random_models import write_random_bert
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def shown(markdown: str) -> str:
+    """A message as a person reads it: the app writes echoed input as escaped Markdown (a
+    backslash before punctuation, an invisible word joiner after ':', '.' and '@')."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ import json
 import shutil
 import socket
 import time
-from pathlib import Path
 
 import pytest
 
@@ -199,10 +198,15 @@ def test_default_model_comes_from_the_environment(monkeypatch):
     assert checkpoints.default_spec() == "bundled"
 
 
-def test_local_folder_spec_forms(tiny_bert_dir, monkeypatch):
-    """Absolute, relative and home-relative folder paths are all read as folders."""
+def test_only_an_absolute_path_names_a_folder(tiny_bert_dir, monkeypatch):
+    """An absolute path is a folder; relative and home-relative ones are refused with a message,
+    and a bare name is a Hub id even when a folder of that name sits in the working directory."""
     assert checkpoints.load_model(str(tiny_bert_dir)).source == "local"
     monkeypatch.chdir(tiny_bert_dir.parent)
-    assert checkpoints.load_model(f"./{tiny_bert_dir.name}").source == "local"
     monkeypatch.setenv("HOME", str(tiny_bert_dir.parent))
-    assert checkpoints.load_model(f"~/{tiny_bert_dir.name}").folder == Path(tiny_bert_dir)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for relative in (f"./{tiny_bert_dir.name}", f"~/{tiny_bert_dir.name}", f"../{tiny_bert_dir.name}"):
+        with pytest.raises(InvalidModelIdError, match="absolute path"):
+            checkpoints.load_model(relative)
+    by_name = checkpoints.load_model(tiny_bert_dir.name)  # exists here, yet read as a Hub id
+    assert by_name.source == "bundled" and "not in the local Hugging Face cache" in by_name.notice

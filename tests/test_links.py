@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import links, widgets
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shown
 from tests.test_app import figures, messages
 
 
@@ -140,7 +140,7 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
     at.text_area(key=widgets.SENTENCE_A_KEY).set_value("word " * 500).run()
     assert "a" not in at.query_params
     assert not at.exception
-    assert "sentence A stay out of the link" in " ".join(c.value for c in at.sidebar.caption)
+    assert "sentence A stay out of the link" in " ".join(shown(c.value) for c in at.sidebar.caption)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
         ("sim", "euclid", widgets.NB_SIMILARITY),
         ("only", "(", widgets.NB_INCLUDE),
         ("special", "maybe", widgets.SPECIAL_TOKENS_KEY),
-        ("a", "   ", widgets.SENTENCE_A_KEY),
+        ("a", "x" * 10_001, widgets.SENTENCE_A_KEY),
         ("x", "11", widgets.PCA_X),
         ("z", "1.5", widgets.PCA_Z),
         ("map", "4", widgets.PCA_DIMS),
@@ -170,13 +170,23 @@ def test_an_invalid_value_falls_back_to_the_default_with_a_notice(name, value, k
     at.run()
     assert not at.exception
     notice = messages(at)
-    assert "could not be used" in notice and f"{name}={value!r}" in notice
+    assert "could not be used" in notice and f"{name}={value[:60]!r}" in notice
     at.switch_page(page).run()
     assert not at.exception and not at.error
     default = widgets.model_options()[0] if key == widgets.MODEL_KEY else widgets.DEFAULTS[key]
     assert at.session_state.get(key, default) == default  # absent: its widget is not on this page
     assert at.session_state[widgets.SENTENCE_B_KEY] == "A valid part of the same link."
     assert "could not be used" not in messages(at)  # said once, not on every run after
+
+
+def test_a_cleared_sentence_a_reopens_as_it_was_left():
+    """Clearing A puts ?a= in the address; opening that link shows the same view, no notice."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.text_area(key=widgets.SENTENCE_A_KEY).set_value("").run()
+    assert at.query_params["a"] == ""
+    again = open_link({"a": ""}, "pages/tokens.py")
+    assert "could not be used" not in messages(again)
+    assert "Sentence A is empty" in messages(again) and not again.exception
 
 
 def test_an_unknown_parameter_is_named_and_ignored():

@@ -1,0 +1,86 @@
+"""How much of each input the explorer accepts, checked before any work starts.
+
+One server process serves everyone on a hosted instance, so no single input may cost it more
+than a moment. Every limit is listed here once; README.md's "Limits" section shows the same
+table (a test compares the two), and every check raises ``InputTooLongError`` with a message
+that names the limit, so the page can say exactly what was too much.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bert_embeddings.errors import InputTooLongError
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One documented limit: what it applies to, how much, and in which unit."""
+
+    what: str
+    most: int
+    unit: str
+
+    def check(self, label: str, count: int) -> None:
+        """Raise a message naming the limit when ``count`` is over it."""
+        if count > self.most:
+            raise InputTooLongError(
+                f"{label} has {count:,} {self.unit}; the explorer accepts at most {self.most:,}."
+            )
+
+    def check_text(self, label: str, text: str | None) -> str:
+        """A text's length checked against the limit (characters); returns the text."""
+        text = text or ""
+        self.check(label, len(text))
+        return text
+
+
+# BERT reads at most 512 pieces (about 2,500 characters of English); four times that leaves
+# room to see truncation at work, while tokenizing stays far below a millisecond per page.
+SENTENCE = Limit("Sentence A, sentence B, and the Context page's two sentences", 10_000, "characters")
+# A word or piece to search for, or to follow through the layers.
+WORD = Limit("A word or piece (Neighbours, Compare, Context)", 100, "characters")
+ARITHMETIC = Limit("Vector arithmetic, whole expression", 300, "characters")
+ARITHMETIC_TERMS = Limit("Vector arithmetic, words added or subtracted", 10, "words")
+# Patterns run on RE2 (linear in the text), so their length only bounds compile time and memory.
+PATTERN = Limit("A pattern (Neighbours filters, map highlight)", 200, "characters")
+# Hub ids are at most 96 characters per part; folder paths on a server are rarely longer.
+MODEL_ID = Limit("A model: Hub id or folder", 300, "characters")
+# The toy space draws one arrow and one matrix row and column per item.
+TOY_ITEMS = Limit("Concepts page, items", 40, "items")
+TOY_TEXT = Limit("Concepts page, whole text", 4_000, "characters")
+TOY_NAME = Limit("Concepts page, one item's or dimension's name", 40, "characters")
+NEIGHBOURS = Limit("Neighbours shown (k)", 100, "neighbours")
+
+ALL = (
+    SENTENCE,
+    WORD,
+    ARITHMETIC,
+    ARITHMETIC_TERMS,
+    PATTERN,
+    MODEL_ID,
+    TOY_ITEMS,
+    TOY_TEXT,
+    TOY_NAME,
+    NEIGHBOURS,
+)
+
+# A text box lets the browser send this many times its limit, so that a paste over the limit
+# reaches the server and gets a message naming the limit, rather than being cut off silently.
+WIDGET_SLACK = 5
+
+
+def whole_number(value: float, label: str, low: int, high: int) -> int:
+    """A number typed in a box as an int, or a message: it must be whole and within range.
+
+    Number boxes send floats, so that 1.5 arrives as 1.5 (and 1e3 as 1000) instead of being
+    cut to a whole number unseen; infinities and NaN get the same message as any non-whole.
+    """
+    from bert_embeddings.errors import OutOfRangeError
+
+    if not isinstance(value, int) and not (float(value) == float(value) and float(value).is_integer()):
+        raise OutOfRangeError(f"{label} must be a whole number from {low:,} to {high:,}; {value:g} is not.")
+    number = int(value)
+    if not low <= number <= high:
+        raise OutOfRangeError(f"{label} must be from {low:,} to {high:,}; {number:,} is outside.")
+    return number
