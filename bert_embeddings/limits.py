@@ -24,8 +24,10 @@ class Limit:
     def check(self, label: str, count: int) -> None:
         """Raise a message naming the limit when ``count`` is over it."""
         if count > self.most:
+            # A text box cuts a paste off at WIDGET_SLACK times the limit: the paste was longer.
+            amount = f"{count:,} or more" if count >= self.most * WIDGET_SLACK else f"{count:,}"
             raise InputTooLongError(
-                f"{label} has {count:,} {self.unit}; the explorer accepts at most {self.most:,}."
+                f"{label} has {amount} {self.unit}; the explorer accepts at most {self.most:,}."
             )
 
     def check_text(self, label: str, text: str | None) -> str:
@@ -82,5 +84,6 @@ def whole_number(value: float, label: str, low: int, high: int) -> int:
         raise OutOfRangeError(f"{label} must be a whole number from {low:,} to {high:,}; {value:g} is not.")
     number = int(value)
     if not low <= number <= high:
-        raise OutOfRangeError(f"{label} must be from {low:,} to {high:,}; {number:,} is outside.")
+        shown = f"{number:,}" if abs(number) < 10**15 else f"{float(value):g}"
+        raise OutOfRangeError(f"{label} must be from {low:,} to {high:,}; {shown} is outside.")
     return number

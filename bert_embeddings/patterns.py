@@ -19,7 +19,8 @@ from bert_embeddings.errors import InvalidRegexError
 # What the pages tell people about the syntax they may use.
 SYNTAX = (
     "RE2 syntax, as in Python's re without back-references (\\1) and look-around ((?=...), (?<=...)); "
-    "matched anywhere in a piece: ^ and $ anchor it, (?i) ignores case."
+    "\\w and \\d match ASCII only (\\pL is any letter). Matched anywhere in a piece: ^ and $ anchor "
+    "it, (?i) ignores case."
 )
 _MAX_MEMORY = 8 << 20  # bytes RE2 may use for one compiled pattern; larger ones are refused
 
