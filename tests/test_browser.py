@@ -258,3 +258,37 @@ def test_a_new_similarity_redraws_the_sentence_grid_too(app_url, page):
     page.wait_for_selector(APP_IDLE)
     assert "sim=centred" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_catastrophic_pattern_link_does_not_freeze_anyone_else(app_url, browser):
+    """While one person opens links with catastrophic patterns, another person's page still
+    answers, and so does the health endpoint (10 s allowed: this only catches a freeze)."""
+    import time
+    import urllib.request
+
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    hostile = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    open_page(other, f"{app_url}/tokens")
+    for link in ("/neighbours?only=((.*)*)*!", "/pca?highlight=((.*)*)*!", "/neighbours?not=(.*){1,20}!"):
+        hostile.goto(f"{app_url}{link}", wait_until="commit")
+        started = time.monotonic()
+        with urllib.request.urlopen(f"{app_url}/_stcore/health", timeout=10) as response:
+            assert response.read().decode().strip() == "ok"
+        area = other.get_by_label("Sentence A", exact=True)
+        area.fill(f"Still served {len(link)}")
+        area.press("Control+Enter")
+        other.get_by_text(f"{len(link)}", exact=True).first.wait_for(state="visible", timeout=10_000)
+        assert time.monotonic() - started < 10
+        hostile.wait_for_selector(APP_IDLE, timeout=60_000)
+        assert hostile.locator("[data-testid='stException']").count() == 0
+    # The linked pattern is shown as text, and the page has no link to anywhere outside the app.
+    hostile.goto(f"{app_url}/neighbours?k=[Sign in again](https://evil.example)", wait_until="commit")
+    hostile.wait_for_selector(APP_IDLE, timeout=60_000)
+    hostile.get_by_text("could not be used").wait_for(state="visible", timeout=30_000)
+    assert hostile.locator("a[href*='evil.example']").count() == 0
+    assert (
+        "[Sign in again](https://evil.example)"
+        in hostile.locator("[data-testid='stAlert']").first.inner_text()
+    )
+    other.context.close()
+    hostile.context.close()
