@@ -24,10 +24,8 @@ class Limit:
     def check(self, label: str, count: int) -> None:
         """Raise a message naming the limit when ``count`` is over it."""
         if count > self.most:
-            # A text box cuts a paste off at WIDGET_SLACK times the limit: the paste was longer.
-            amount = f"{count:,} or more" if count >= self.most * WIDGET_SLACK else f"{count:,}"
             raise InputTooLongError(
-                f"{label} has {amount} {self.unit}; the explorer accepts at most {self.most:,}."
+                f"{label} has {count:,} {self.unit}; the explorer accepts at most {self.most:,}."
             )
 
     def check_text(self, label: str, text: str | None) -> str:
@@ -67,9 +65,10 @@ ALL = (
     NEIGHBOURS,
 )
 
-# A text box lets the browser send this many times its limit, so that a paste over the limit
-# reaches the server and gets a message naming the limit, rather than being cut off silently.
-WIDGET_SLACK = 5
+# Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,
+# where a paste over a limit must reach the server and get a message naming the limit. What
+# a browser can send at all is bounded by Streamlit, which closes a connection whose widget
+# state exceeds 25 MB (server.maxWidgetStateSize).
 
 
 def whole_number(value: float, label: str, low: int, high: int) -> int:

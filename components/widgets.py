@@ -86,16 +86,20 @@ def sidebar() -> Inputs:
                 "Hub id or folder",
                 key=CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
-                max_chars=limits.MODEL_ID.most * limits.WIDGET_SLACK,
                 help="A Hub id, or a folder on this server written as an absolute path (starting with /).",
             )
-        st.text_area("Sentence A", **seeded(SENTENCE_A_KEY), height=90, max_chars=text_cap(limits.SENTENCE))
+        st.text_area(
+            "Sentence A",
+            **seeded(SENTENCE_A_KEY),
+            height=90,
+            help=f"Up to {limits.SENTENCE.most:,} characters; BERT reads its first 512 pieces.",
+        )
         st.text_area(
             "Sentence B (optional)",
             **seeded(SENTENCE_B_KEY),
             height=90,
-            max_chars=text_cap(limits.SENTENCE),
-            help="A second sentence makes a pair: its pieces get segment 1.",
+            help=f"A second sentence makes a pair: its pieces get segment 1. Up to {limits.SENTENCE.most:,} "
+            "characters.",
         )
         st.toggle(
             "Add special tokens [CLS] / [SEP]",
@@ -109,12 +113,6 @@ def sidebar() -> Inputs:
         )
     presenter_style()
     return current()
-
-
-def text_cap(limit: limits.Limit) -> int:
-    """What a text box lets the browser send: above the limit, so that a longer paste reaches
-    the server whole enough to be refused with a message that names the limit."""
-    return limit.most * limits.WIDGET_SLACK
 
 
 def whole_number_box(label: str, where=st, **kwargs) -> float:
@@ -253,7 +251,6 @@ def pattern_box(label: str, key: str, where=st, placeholder: str = "") -> str:
         label,
         **seeded(key),
         placeholder=placeholder,
-        max_chars=text_cap(limits.PATTERN),
         help=f"At most {limits.PATTERN.most} characters. {patterns.SYNTAX}",
     )
 

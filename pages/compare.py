@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import limits, vocab_search
+from bert_embeddings import vocab_search
 from components import echo, exports, routing, state, widgets
 
 routing.through_app()
@@ -23,7 +23,6 @@ if widgets.OTHER in widgets.model_options():
     custom = st.text_input(
         "...or another Hub id or local folder (absolute path)",
         key="cmp_custom",
-        max_chars=widgets.text_cap(limits.MODEL_ID),
     )
     other = custom.strip() or other
 right = state.second_model(other)
@@ -34,7 +33,7 @@ if right_model.notice:
     st.info(echo.plain(right_model.notice), icon=":material/cloud_off:")
 
 a, b = st.columns([3, 1])
-word = a.text_input("Word", value="bank", key="cmp_word", max_chars=widgets.text_cap(limits.WORD))
+word = a.text_input("Word", value="bank", key="cmp_word")
 k = widgets.whole_number_box("k", b, value=10.0, key="cmp_k")
 sides = st.columns(2)
 results = []

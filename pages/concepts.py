@@ -19,7 +19,6 @@ text = st.text_area(
     value=concepts.DEFAULT_TEXT,
     height=230,
     key="toy_items",
-    max_chars=widgets.text_cap(limits.TOY_TEXT),
     help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
 with state.friendly_errors():

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import contextual, limits, vocab_search
+from bert_embeddings import contextual, vocab_search
 from components import charts, exports, routing, state, widgets
 
 routing.through_app()
@@ -17,14 +17,9 @@ st.markdown(
 model = state.require_model()
 index = state.vocab_index()
 left, right = st.columns(2)
-cap = widgets.text_cap(limits.SENTENCE)
-first = left.text_input(
-    "Sentence 1", value="He sat on the bank of the river.", key="ctx_first", max_chars=cap
-)
-second = right.text_input(
-    "Sentence 2", value="She paid the cash into her bank account.", key="ctx_second", max_chars=cap
-)
-word = st.text_input("Word to follow", value="bank", key="ctx_word", max_chars=widgets.text_cap(limits.WORD))
+first = left.text_input("Sentence 1", value="He sat on the bank of the river.", key="ctx_first")
+second = right.text_input("Sentence 2", value="She paid the cash into her bank account.", key="ctx_second")
+word = st.text_input("Word to follow", value="bank", key="ctx_word")
 full = state.full_model()
 
 with state.friendly_errors():

@@ -30,9 +30,7 @@ def search() -> widgets.SearchOptions:
     query = None
     with state.friendly_errors(stop=False):
         if mode == "word":
-            word = st.text_input(
-                "Word or piece", **widgets.seeded(widgets.NB_WORD), max_chars=widgets.text_cap(limits.WORD)
-            )
+            word = st.text_input("Word or piece", **widgets.seeded(widgets.NB_WORD))
             ids = vocab_search.word_ids(index, model.tokenizer, word)
             piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
             query = vocab_search.word_query(index, model.tokenizer, word, piece)
@@ -43,7 +41,6 @@ def search() -> widgets.SearchOptions:
             expression = st.text_input(
                 "Vector arithmetic",
                 **widgets.seeded(widgets.NB_EXPRESSION),
-                max_chars=widgets.text_cap(limits.ARITHMETIC),
                 help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
             )
             query = vocab_search.arithmetic_query(index, model.tokenizer, expression)

@@ -101,10 +101,14 @@ def test_a_huge_sentence_names_the_limit():
     assert f"or more characters; the explorer accepts at most {limits.SENTENCE.most:,}" in messages(at)
 
 
-def test_the_widget_lets_an_over_long_paste_reach_the_server():
-    """The box's own cap is above the limit, so the limit's message can be shown."""
+def test_no_text_box_drops_a_long_paste_silently():
+    """No box has a cap of its own (Streamlit's box drops a longer paste without a word): every
+    over-long text reaches the server, which names the limit."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    assert at.text_area(key=widgets.SENTENCE_A_KEY).max_chars > limits.SENTENCE.most
+    for page in ("pages/concepts.py", "pages/neighbours.py", "pages/compare.py", "pages/pca.py"):
+        at.switch_page(page).run()
+        boxes = [*at.text_area, *at.text_input]
+        assert boxes and all(not box.max_chars for box in boxes), page
 
 
 @pytest.mark.parametrize("value", [*text_cases(model=True), "someone/" + "m" * 250])

@@ -1,0 +1,188 @@
+"""A hostile stranger and a workshop attendee on one server: does the stranger hurt anyone?
+
+One local server (the bert-base-shaped stand-in model, as in bench/memory) and one headless
+Chromium with two contexts. The *hostile* session works through the worst case of each kind
+of bad input, one after another: catastrophic patterns in links, a 200 KB paste into the
+sentence and into Concepts, Markdown and HTML in link values, paths and an over-long id as
+the model, extreme numbers. Meanwhile the *other* session keeps moving between pages by the
+sidebar (Tokens, Neighbours, PCA maps, Embedding layer, Positions), each time from the click
+to the new page's finished run, and the server's resident memory is sampled every 0.1 s.
+
+A case counts as an error if its page shows an exception, holds a link to anywhere outside
+the app, or lacks the message it should show. Its time runs from the navigation or key press
+to the page's finished run. Both sessions first open every page once, so the caches are warm
+and what is measured is the hostile input, not a first model load.
+
+    .venv/bin/python -m bench.hostile
+
+Last line: hostile cases=N errors=E worst_s=W other_session_p95_s=S peak_rss_growth_mb=M:
+W the slowest case, S the 95th percentile of the other session's page times while the cases
+ran, M the server's peak RSS during the cases above its RSS just before them.
+Targets: errors 0, S <= 2, M <= 100.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+
+from bench.memory import bert_base_shaped
+from tests.browser import APP_IDLE, CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
+
+EXCEPTION = "[data-testid='stException']"
+OUTSIDE_LINK = "a[href*='evil.example']"
+HEADINGS = {
+    "tokens": "Tokens",
+    "neighbours": "Nearest neighbours in the vocabulary",
+    "pca": "PCA maps",
+    "embedding_layer": "The embedding layer, stage by stage",
+    "positions": "Positions: learned, not a formula",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    link: str  # opened as a first visit (path and query)
+    paste: tuple[str, str] | None = None  # (label of the text box, text) typed after opening
+    expect: str = ""  # text the page must show
+
+
+ITEMS = "item, a, b, c\n" + "\n".join(f"item{n}, 1, 2, 3" for n in range(10_000))
+CASES = (
+    Case("catastrophic include filter", "/neighbours?only=((.*)*)*!"),
+    Case("catastrophic exclude filter", "/neighbours?not=(.*){1,20}!"),
+    Case("catastrophic map highlight", "/pca?highlight=((.*)*)*!"),
+    Case("backtracking filter typed", "/neighbours?only=(\\w|\\w)*!"),
+    Case("200 KB sentence paste", "/embedding_layer", ("Sentence A", "word " * 40_960), "accepts at most"),
+    Case("10,000-item Concepts paste", "/", ("Items: a header line", ITEMS), "accepts at most"),
+    Case(
+        "Markdown link in k",
+        "/neighbours?k=[Sign in again](https://evil.example)",
+        expect="could not be used",
+    ),
+    Case("HTML in a highlight", "/pca?highlight=king|<a href='https://evil.example/'>x</a>"),
+    Case("LaTeX in a word", "/neighbours?q=$\\frac{a}{b}$"),
+    Case("relative path as model", "/tokens?model=tests"),
+    Case("file name as model", "/tokens?model=README.md"),
+    Case("300-character model id", "/tokens?model=" + "m" * 300, expect="could not be used"),
+    Case("k of 1.5 and id of 1e3", "/neighbours?k=1.5&mode=id&id=1e3", expect="could not be used"),
+    Case("huge component", "/pca?x=" + "9" * 400, expect="could not be used"),
+)
+
+
+async def idle(page, timeout_ms: int = 120_000) -> None:
+    await page.wait_for_selector(APP_IDLE, timeout=timeout_ms)
+
+
+async def run_case(page, base: str, case: Case) -> tuple[float, list[str]]:
+    """One hostile case: its time to a finished page, and what went wrong."""
+    started = time.perf_counter()
+    await page.goto(f"{base}{case.link}", wait_until="domcontentloaded")
+    await idle(page)
+    if case.paste:
+        label, text = case.paste
+        box = page.get_by_role("textbox", name=label).first
+        await box.click()
+        await box.press("Control+A")
+        # A real paste, through the clipboard: one input event, as a person's Ctrl+V is.
+        # (Playwright's fill bypasses the box's own handling; its typed insertion costs the
+        # browser seconds per thousand lines, which no person's paste does.)
+        await page.evaluate("text => navigator.clipboard.writeText(text)", text)
+        started = time.perf_counter()  # the paste itself, not the page it lands on, is the case
+        await box.press("Control+V")
+        await box.press("Control+Enter")
+    if case.expect:
+        await page.get_by_text(case.expect).first.wait_for(state="visible", timeout=120_000)
+    await idle(page)
+    elapsed = time.perf_counter() - started
+    problems = []
+    if await page.locator(EXCEPTION).count():
+        problems.append("an exception is shown")
+    if await page.locator(OUTSIDE_LINK).count():
+        problems.append("a live link to outside the app")
+    if "config.json" in await page.locator("[data-testid='stMain']").inner_text():
+        problems.append("the answer reveals a folder on the server")
+    return elapsed, problems
+
+
+async def visit(page, path: str) -> float:
+    """Click a page in the sidebar; seconds until its heading shows and its run has finished."""
+    started = time.perf_counter()
+    await page.locator(f"[data-testid='stSidebarNav'] a[href$='/{path}']").click()
+    await page.get_by_role("heading", name=HEADINGS[path], exact=True).wait_for(timeout=60_000)
+    await idle(page)
+    return time.perf_counter() - started
+
+
+async def keep_visiting(page, stop: asyncio.Event, times: list[float]) -> None:
+    paths = list(HEADINGS)
+    n = 0
+    while not stop.is_set():
+        times.append(await visit(page, paths[n % len(paths)]))
+        n += 1
+
+
+async def sample_rss(pid: int, stop: asyncio.Event, samples: list[float]) -> None:
+    while not stop.is_set():
+        samples.append(rss_mb(pid))
+        await asyncio.sleep(0.1)
+
+
+async def measure(base: str, pid: int) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        pages = []
+        for _ in range(2):
+            context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+            await context.grant_permissions(["clipboard-read", "clipboard-write"])
+            pages.append(await context.new_page())
+        hostile, other = pages
+        for page in (hostile, other):  # warm caches: every page once
+            await page.goto(f"{base}/home", wait_until="domcontentloaded")
+            await idle(page)
+        for path in HEADINGS:
+            await visit(other, path)
+        before = rss_mb(pid)
+        stop, times, samples = asyncio.Event(), [], []
+        background = [
+            asyncio.create_task(keep_visiting(other, stop, times)),
+            asyncio.create_task(sample_rss(pid, stop, samples)),
+        ]
+        worst, errors = 0.0, 0
+        for case in CASES:
+            elapsed, problems = await run_case(hostile, base, case)
+            worst = max(worst, elapsed)
+            errors += bool(problems)
+            print(
+                f"{case.name}: {elapsed:.2f} s, server rss {rss_mb(pid):.0f} MB"
+                + "".join(f"; {p}" for p in problems)
+            )
+        stop.set()
+        await asyncio.gather(*background)
+        await browser.close()
+    p95 = statistics.quantiles(times, n=20)[18] if len(times) >= 2 else float("nan")
+    growth = max(samples) - before
+    print(f"other session: {len(times)} page visits, median {statistics.median(times):.2f} s")
+    print(f"server rss before the cases {before:.0f} MB, peak during them {max(samples):.0f} MB")
+    print(
+        f"hostile cases={len(CASES)} errors={errors} worst_s={worst:.2f} "
+        f"other_session_p95_s={p95:.2f} peak_rss_growth_mb={growth:.0f}"
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
+        with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, process):
+            asyncio.run(measure(base, process.pid))
+
+
+if __name__ == "__main__":
+    main()
