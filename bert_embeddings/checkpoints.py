@@ -168,30 +168,65 @@ def default_revision() -> str:
     return os.environ.get(ENV_REVISION, "").strip() or DEFAULT_REVISION
 
 
-def load_model(
-    spec: str, revision: str = DEFAULT_REVISION, progress: downloads.Progress | None = None
-) -> LoadedModel:
-    """Resolve a spec (Hub id, folder or ``bundled``) and load its embedding layer.
+@dataclass(frozen=True)
+class Resolution:
+    """Where a spec's embedding layer comes from, decided before any tensor is read.
 
-    ``progress(bytes_so_far, bytes_expected)`` is called while a Hub download runs.
+    ``key`` names what is loaded: the spec itself, or ``bundled`` when the bundled model
+    stands in for it (``notice`` then says why). Every name that falls back resolves to the
+    same key, so however many names a server is given, one copy of the bundled model serves
+    them all.
     """
+
+    spec: str
+    key: str
+    notice: str | None = None
+    hub_files: tuple[tuple[str, int], ...] = ()  # what a download will fetch (name, size)
+
+
+def resolve(spec: str, revision: str = DEFAULT_REVISION) -> Resolution:
+    """Check a spec and decide where its model comes from; may ask the Hub (within its deadline)."""
     spec = limits.MODEL_ID.check_text("The model name", spec).strip()
     if not spec:
         raise InvalidModelIdError("Enter a model: a Hub id such as bert-base-uncased, or a folder.")
     if spec.lower() == BUNDLED:
-        return load_bundled()
+        return Resolution(spec, BUNDLED)
     # Only an absolute path names a folder, so that what a name means never depends on the
     # server's working directory or on which files happen to exist there.
     if spec.startswith("/"):
-        folder = Path(spec)
-        return load_folder(folder, spec=spec, name=str(folder), source="local")
+        return Resolution(spec, spec)
     if not is_hub_id(spec):
         raise InvalidModelIdError(
             f"'{spec[:80]}' is not a Hugging Face Hub id (like bert-base-uncased or "
             "google-bert/bert-base-cased). A folder on this server must be written as an absolute "
             "path, starting with /."
         )
-    return _load_from_hub(spec, revision or DEFAULT_REVISION, progress)
+    return _resolve_hub(spec, revision or DEFAULT_REVISION)
+
+
+def load_resolved(
+    resolution: Resolution, revision: str = DEFAULT_REVISION, progress: downloads.Progress | None = None
+) -> LoadedModel:
+    """Load the embedding layer a resolution points at (its notice is not attached here).
+
+    ``progress(bytes_so_far, bytes_expected)`` is called while a Hub download runs.
+    """
+    key = resolution.key
+    if key == BUNDLED:
+        return load_bundled()
+    if key.startswith("/"):
+        return load_folder(Path(key), spec=key, name=key, source="local")
+    return _load_from_hub(key, revision or DEFAULT_REVISION, resolution.hub_files, progress)
+
+
+def load_model(
+    spec: str, revision: str = DEFAULT_REVISION, progress: downloads.Progress | None = None
+) -> LoadedModel:
+    """Resolve a spec (Hub id, absolute folder path or ``bundled``) and load its embedding layer,
+    with the notice that says when another model stands in for it."""
+    resolution = resolve(spec, revision)
+    model = load_resolved(resolution, revision, progress)
+    return dataclasses.replace(model, notice=resolution.notice) if resolution.notice else model
 
 
 # --- the bundled model ----------------------------------------------------------------
@@ -519,31 +554,57 @@ def _auth_headers() -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def _load_from_hub(repo_id: str, revision: str, progress: downloads.Progress | None = None) -> LoadedModel:
-    label = repo_id if revision == DEFAULT_REVISION else f"{repo_id}@{revision}"
+def _label(repo_id: str, revision: str) -> str:
+    return repo_id if revision == DEFAULT_REVISION else f"{repo_id}@{revision}"
+
+
+def _local_copy(repo_id: str, revision: str) -> Path | None:
+    """A complete copy of the model on this machine: the Hugging Face cache, or our own."""
     snapshot = cached_snapshot(repo_id, revision)
     if snapshot is None and _is_complete(_explorer_folder(repo_id, revision)):
         snapshot = _explorer_folder(repo_id, revision)
-    if snapshot is not None:
-        return load_folder(snapshot, spec=repo_id, name=label, source="hub-cache")
+    return snapshot
+
+
+def _resolve_hub(repo_id: str, revision: str) -> Resolution:
+    label = _label(repo_id, revision)
+    if _local_copy(repo_id, revision) is not None:
+        return Resolution(repo_id, repo_id)
     if hub_offline():
-        return load_bundled(
-            notice=f"HF_HUB_OFFLINE is set and {label} is not in the local Hugging Face cache, "
-            f"so the explorer uses the bundled model {BUNDLED_NAME} instead."
+        return Resolution(
+            repo_id,
+            BUNDLED,
+            f"HF_HUB_OFFLINE is set and {label} is not in the local Hugging Face cache, "
+            f"so the explorer uses the bundled model {BUNDLED_NAME} instead.",
         )
     answer = probe_hub(repo_id, revision)
     if answer.status == "unreachable":
-        return load_bundled(
-            notice=f"The Hugging Face Hub cannot be reached ({answer.detail}) and {label} is not "
+        return Resolution(
+            repo_id,
+            BUNDLED,
+            f"The Hugging Face Hub cannot be reached ({answer.detail}) and {label} is not "
             f"in the local cache, so the explorer uses the bundled model {BUNDLED_NAME} "
-            "instead. It has bert-base-uncased's vocabulary with 384 hidden dimensions."
+            "instead. It has bert-base-uncased's vocabulary with 384 hidden dimensions.",
         )
     if answer.status == "missing":
         raise ModelNotFoundError(
             f"The Hub has no public model '{label}' ({answer.detail}). Check the spelling; "
             "a private or gated model needs an HF_TOKEN."
         )
-    folder = _download(repo_id, revision, dict(answer.files), progress)
+    return Resolution(repo_id, repo_id, hub_files=answer.files)
+
+
+def _load_from_hub(
+    repo_id: str,
+    revision: str,
+    hub_files: tuple[tuple[str, int], ...],
+    progress: downloads.Progress | None = None,
+) -> LoadedModel:
+    label = _label(repo_id, revision)
+    snapshot = _local_copy(repo_id, revision)
+    if snapshot is not None:
+        return load_folder(snapshot, spec=repo_id, name=label, source="hub-cache")
+    folder = _download(repo_id, revision, dict(hub_files), progress)
     return load_folder(folder, spec=repo_id, name=label, source="hub")
 
 

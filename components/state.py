@@ -11,6 +11,7 @@ would cost a shared server memory.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from contextlib import contextmanager
@@ -28,30 +29,52 @@ threads.for_shared_server()  # one BLAS thread per call: sessions share the core
 log = logging.getLogger("bert_explorer")
 
 
+@st.cache_data(max_entries=512, show_spinner=False)
+def _resolution(spec: str, revision: str) -> checkpoints.Resolution:
+    # Small and per name: a stranger's many names cost a few bytes each here, and every one
+    # that falls back resolves to the same key, so none of them can push the model that a
+    # workshop uses out of _model's two places.
+    return checkpoints.resolve(spec, revision)
+
+
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _model(spec: str, revision: str, _progress=None) -> checkpoints.LoadedModel:
-    # _progress starts with "_", so Streamlit leaves it out of the cache key.
-    return checkpoints.load_model(spec, revision, _progress)
+def _model(key: str, revision: str, _resolution=None, _progress=None) -> checkpoints.LoadedModel:
+    # Keyed by what is loaded (a resolution's key), not by the name asked for. Arguments that
+    # start with "_" are left out of the cache key. Without a resolution, a Hub model is read
+    # from its local copy (it was downloaded when first loaded).
+    return checkpoints.load_resolved(_resolution or checkpoints.Resolution(key, key), revision, _progress)
 
 
-def _load_with_progress(spec: str, revision: str) -> checkpoints.LoadedModel:
+def _open(spec: str, revision: str) -> tuple[checkpoints.LoadedModel, tuple[str, str]]:
+    """The model a name resolves to, with its notice, and the (key, revision) it is cached under."""
+    resolution = _resolution(spec, revision)
+    model = _load_with_progress(resolution.key, revision, resolution)
+    if resolution.notice:
+        model = dataclasses.replace(model, notice=resolution.notice)
+    return model, (resolution.key, revision)
+
+
+def _load_with_progress(
+    key: str, revision: str, resolution: checkpoints.Resolution
+) -> checkpoints.LoadedModel:
     """Load a model (cached), drawing a progress bar while a download runs.
 
     The load runs in a helper thread that only updates plain numbers; the bar is drawn here,
     in the script's thread: a cached function must not write to elements created outside it.
     """
-    if (spec, revision) in _loaded_once:  # almost every run: a cache hit needs no helper thread
-        return _model(spec, revision)
+    if (key, revision) in _loaded_once:  # almost every run: a cache hit needs no helper thread
+        return _model(key, revision, resolution)
     seen = {"done": 0, "total": 0}
     result, failure = [], []
 
     def work() -> None:
         try:
-            result.append(_model(spec, revision, lambda done, total: seen.update(done=done, total=total)))
+            progress = lambda done, total: seen.update(done=done, total=total)  # noqa: E731
+            result.append(_model(key, revision, resolution, progress))
         except BaseException as exc:  # handed to the script's thread below
             failure.append(exc)
 
-    worker = threading.Thread(target=work, daemon=True, name=f"load-{spec}")
+    worker = threading.Thread(target=work, daemon=True, name=f"load-{key}")
     add_script_run_ctx(worker, get_script_run_ctx())
     worker.start()
     bar = None
@@ -68,7 +91,7 @@ def _load_with_progress(spec: str, revision: str) -> checkpoints.LoadedModel:
         bar.empty()
     if failure:
         raise failure[0]
-    _loaded_once.add((spec, revision))
+    _loaded_once.add((key, revision))
     return result[0]
 
 
@@ -146,7 +169,7 @@ def friendly_errors(stop: bool = True):
             st.stop()
 
 
-ACTIVE_MODEL = "active_model"  # (spec, revision) of the model this session's pages use
+ACTIVE_MODEL = "active_model"  # (key, revision) of the model this session's pages use
 
 
 def _active() -> tuple[str, str]:
@@ -162,16 +185,14 @@ def require_model() -> checkpoints.LoadedModel:
     the last model that loaded in this session, if there is one.
     """
     inputs = widgets.current()
-    wanted = (inputs.model_spec, inputs.revision)
     previous = st.session_state.get(ACTIVE_MODEL)
     model = None
-    with friendly_errors(stop=previous is None or previous == wanted):
-        with st.spinner(f"Loading the embedding layer of {inputs.model_spec or 'the model'}..."):
-            model = _load_with_progress(*wanted)
-        st.session_state[ACTIVE_MODEL] = wanted
+    with friendly_errors(stop=previous is None):
+        with st.spinner(echo.plain(f"Loading the embedding layer of {inputs.model_spec or 'the model'}...")):
+            model, st.session_state[ACTIVE_MODEL] = _open(inputs.model_spec, inputs.revision)
     if model is None:  # the chosen model failed; the previous one is still cached and usable
         with friendly_errors():  # it may have left the cache and need loading again
-            model = _load_with_progress(*previous)
+            model = _model(*previous)
         # The name of what is really shown: after a fallback it is the bundled model, not
         # the one the earlier choice asked for.
         st.warning(
@@ -253,19 +274,20 @@ def last_neighbours() -> tuple[str, tuple[int, ...]] | None:
 
 def full_model():
     """The whole model with every encoder layer. Only the Context page asks for it."""
-    spec, revision = _active()
+    key, revision = _active()
     message = (
-        f"Loading the whole model ({spec}: every encoder layer, not only the embeddings). "
-        "This happens once for everyone using this server..."
+        f"Loading the whole model ({_model(key, revision).name}: every encoder layer, not only the "
+        "embeddings). This happens once for everyone using this server..."
     )
-    with friendly_errors(), st.spinner(message):
-        return _full_model(spec, revision)
+    with friendly_errors(), st.spinner(echo.plain(message)):
+        return _full_model(key, revision)
 
 
 def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.VocabIndex] | None:
     """Another model to compare with (same caches, at most two models resident); None if it fails."""
     revision = checkpoints.default_revision()
     loaded = None
-    with friendly_errors(stop=False), st.spinner(f"Loading the embedding layer of {spec}..."):
-        loaded = (_load_with_progress(spec, revision), _vocab_index(spec, revision))
+    with friendly_errors(stop=False), st.spinner(echo.plain(f"Loading the embedding layer of {spec}...")):
+        model, active = _open(spec, revision)
+        loaded = (model, _vocab_index(*active))
     return loaded

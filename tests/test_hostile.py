@@ -98,7 +98,7 @@ def test_a_huge_sentence_names_the_limit():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/tokens.py").run()
     at.text_area(key=widgets.SENTENCE_A_KEY).set_value(HUGE_TEXT).run()
-    assert f"or more characters; the explorer accepts at most {limits.SENTENCE.most:,}" in messages(at)
+    assert f"has 200,000 characters; the explorer accepts at most {limits.SENTENCE.most:,}" in messages(at)
 
 
 def test_no_text_box_drops_a_long_paste_silently():
@@ -252,3 +252,21 @@ def test_readme_lists_every_limit():
     section = readme.split("## Limits", 1)[1].split("\n## ", 1)[0]
     for limit in limits.ALL:
         assert f"| {limit.what} | {limit.most:,} {limit.unit} |" in section, limit.what
+
+
+def test_many_model_names_cannot_push_the_workshops_model_out(monkeypatch, tiny_bert_dir):
+    """Names that fall back to the bundled model share one cached copy, so a stranger who tries
+    name after name never evicts the model everyone else is using (the cache holds two)."""
+    from components import state
+
+    monkeypatch.setenv("BERT_EXPLORER_MODEL", str(tiny_bert_dir))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/tokens.py").run()
+    workshop = state._model(str(tiny_bert_dir), "main").tables.word_embeddings
+    for name in ("tests", "README.md", "someone/x", "someone/y", "someone/z"):
+        stranger = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        stranger.query_params.update({"model": name})
+        stranger.run()
+        stranger.switch_page("pages/tokens.py").run()
+        assert not stranger.exception and "bundled" in messages(stranger)
+    assert state._model(str(tiny_bert_dir), "main").tables.word_embeddings is workshop
