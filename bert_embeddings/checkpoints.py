@@ -30,11 +30,12 @@ import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
 from bert_embeddings import downloads, limits
-from bert_embeddings.architectures import Family, family_of
+from bert_embeddings.architectures import CURATED, Family, family_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
     DownloadTooLargeError,
+    HubUnreachableError,
     InvalidModelIdError,
     ModelNotFoundError,
     NotACheckpointError,
@@ -159,6 +160,11 @@ def switched_off(value: object) -> bool:
     return value is not None and str(value).strip().lower() in {"0", "false", "no", "off"}
 
 
+def listed_specs() -> tuple[str, ...]:
+    """The models the app offers by name: the default, the curated list, the bundled model."""
+    return tuple(dict.fromkeys([default_spec(), *(m.spec for m in CURATED), BUNDLED]))
+
+
 def custom_models_allowed() -> bool:
     """False when the host switched off the field for any Hub id or folder."""
     return not switched_off(os.environ.get(ENV_ALLOW_CUSTOM))
@@ -184,8 +190,12 @@ class Resolution:
     hub_files: tuple[tuple[str, int], ...] = ()  # what a download will fetch (name, size)
 
 
-def resolve(spec: str, revision: str = DEFAULT_REVISION) -> Resolution:
-    """Check a spec and decide where its model comes from; may ask the Hub (within its deadline)."""
+def resolve(spec: str, revision: str = DEFAULT_REVISION, fallback: bool = True) -> Resolution:
+    """Check a spec and decide where its model comes from; may ask the Hub (within its deadline).
+
+    With ``fallback`` the bundled model stands in for a Hub model that cannot be fetched;
+    without it (a name the app does not list, typed or from a link) that is an error, so a
+    stranger's name never makes the server load a model it would not load anyway."""
     spec = limits.MODEL_ID.check_text("The model name", spec).strip()
     if not spec:
         raise InvalidModelIdError("Enter a model: a Hub id such as bert-base-uncased, or a folder.")
@@ -201,7 +211,7 @@ def resolve(spec: str, revision: str = DEFAULT_REVISION) -> Resolution:
             "google-bert/bert-base-cased). A folder on this server must be written as an absolute "
             "path, starting with /."
         )
-    return _resolve_hub(spec, revision or DEFAULT_REVISION)
+    return _resolve_hub(spec, revision or DEFAULT_REVISION, fallback)
 
 
 def load_resolved(
@@ -566,19 +576,26 @@ def _local_copy(repo_id: str, revision: str) -> Path | None:
     return snapshot
 
 
-def _resolve_hub(repo_id: str, revision: str) -> Resolution:
+def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
     label = _label(repo_id, revision)
     if _local_copy(repo_id, revision) is not None:
         return Resolution(repo_id, repo_id)
-    if hub_offline():
-        return Resolution(
-            repo_id,
-            BUNDLED,
-            f"HF_HUB_OFFLINE is set and {label} is not in the local Hugging Face cache, "
-            f"so the explorer uses the bundled model {BUNDLED_NAME} instead.",
-        )
-    answer = probe_hub(repo_id, revision)
+    answer = (
+        HubAnswer("unreachable", "HF_HUB_OFFLINE is set") if hub_offline() else probe_hub(repo_id, revision)
+    )
     if answer.status == "unreachable":
+        if not fallback:
+            raise HubUnreachableError(
+                f"{label} is not in the local Hugging Face cache and the Hub cannot be asked for it "
+                f"({answer.detail}). The models in the list work without the Hub."
+            )
+        if hub_offline():
+            return Resolution(
+                repo_id,
+                BUNDLED,
+                f"HF_HUB_OFFLINE is set and {label} is not in the local Hugging Face cache, "
+                f"so the explorer uses the bundled model {BUNDLED_NAME} instead.",
+            )
         return Resolution(
             repo_id,
             BUNDLED,

@@ -87,3 +87,7 @@ class ToySpaceError(ExplorerError):
 
 class DownloadTooLargeError(ExplorerError):
     """The checkpoint is larger than this server is set to download."""
+
+
+class HubUnreachableError(ExplorerError):
+    """A model that is not listed cannot be fetched: the Hub does not answer (or may not be asked)."""

@@ -33,8 +33,9 @@ log = logging.getLogger("bert_explorer")
 def _resolution(spec: str, revision: str) -> checkpoints.Resolution:
     # Small and per name: a stranger's many names cost a few bytes each here, and every one
     # that falls back resolves to the same key, so none of them can push the model that a
-    # workshop uses out of _model's two places.
-    return checkpoints.resolve(spec, revision)
+    # workshop uses out of _model's two places. Only a listed model may fall back to the
+    # bundled one: a name from the free field or a link that cannot be fetched is an error.
+    return checkpoints.resolve(spec, revision, fallback=spec in checkpoints.listed_specs())
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -182,22 +183,26 @@ def require_model() -> checkpoints.LoadedModel:
     """The model chosen in the sidebar, with a notice when another one stands in for it.
 
     If the chosen model cannot be loaded, its message is shown and the page carries on with
-    the last model that loaded in this session, if there is one.
+    the last model that loaded in this session, or on a first visit (a link naming a model
+    that cannot be had) with the app's default model.
     """
     inputs = widgets.current()
     previous = st.session_state.get(ACTIVE_MODEL)
+    default = checkpoints.default_spec()
     model = None
-    with friendly_errors(stop=previous is None):
+    with friendly_errors(stop=previous is None and inputs.model_spec == default):
         with st.spinner(echo.plain(f"Loading the embedding layer of {inputs.model_spec or 'the model'}...")):
             model, st.session_state[ACTIVE_MODEL] = _open(inputs.model_spec, inputs.revision)
-    if model is None:  # the chosen model failed; the previous one is still cached and usable
-        with friendly_errors():  # it may have left the cache and need loading again
-            model = _model(*previous)
+    if model is None:  # the chosen model failed: go on with one that loads
+        with friendly_errors():  # the previous one may have left the cache and need loading again
+            if previous is not None:
+                model, shown = _model(*previous), "Still showing {}, the last model that loaded."
+            else:
+                model, st.session_state[ACTIVE_MODEL] = _open(default, inputs.revision)
+                shown = "Showing {}, the app's default model, instead."
         # The name of what is really shown: after a fallback it is the bundled model, not
         # the one the earlier choice asked for.
-        st.warning(
-            echo.plain(f"Still showing {model.name}, the last model that loaded."), icon=":material/history:"
-        )
+        st.warning(echo.plain(shown.format(model.name)), icon=":material/history:")
     if model.notice:
         st.info(echo.plain(model.notice), icon=":material/cloud_off:")
     return model

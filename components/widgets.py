@@ -45,8 +45,7 @@ _CURATED = {m.spec: m for m in CURATED}
 
 def model_options() -> list[str]:
     """The default model, the curated list, the bundled model, then (if allowed) any other."""
-    specs = [checkpoints.default_spec(), *_CURATED, checkpoints.BUNDLED]
-    options = list(dict.fromkeys(specs))
+    options = list(checkpoints.listed_specs())
     return options + [OTHER] if checkpoints.custom_models_allowed() and _secret_allows_custom() else options
 
 
