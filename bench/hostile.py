@@ -18,12 +18,15 @@ and what is measured is the hostile input, not a first model load.
 Last line: hostile cases=N errors=E worst_s=W other_session_p95_s=S peak_rss_growth_mb=M:
 W the slowest case, S the 95th percentile of the other session's page times while the cases
 ran, M the server's peak RSS during the cases above its RSS just before them.
-Targets: errors 0, S <= 2, M <= 100.
+Targets: errors 0, S <= 2, M <= 100. The line above the last gives the same p95 during a
+control run: the same pages opened with ordinary values, which is what any second visitor
+costs. On this 2-core machine, which also runs both browsers, the control alone is over 2 s.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import tempfile
 import time
@@ -77,6 +80,26 @@ CASES = (
 )
 
 
+# The control: the same pages with ordinary values, as any second visitor would open them. It
+# tells what the hostile values cost apart from what loading those pages costs anyway.
+CONTROL = (
+    Case("include filter", "/neighbours?only=^q"),
+    Case("exclude filter", "/neighbours?not=x"),
+    Case("map highlight", "/pca?highlight=^king$"),
+    Case("filter typed", "/neighbours?only=ing$"),
+    Case("sentence paste", "/embedding_layer", ("Sentence A", "A short sentence.")),
+    Case("Concepts paste", "/", ("Items: a header line", "item, a, b, c\ncat, 1, 2, 3")),
+    Case("k", "/neighbours?k=7"),
+    Case("highlight", "/pca?highlight=king|queen"),
+    Case("word", "/neighbours?q=river"),
+    Case("model", "/tokens"),  # the default model: loading another would mask memory growth
+    Case("model again", "/tokens?special=0"),
+    Case("listed model", "/tokens?special=1"),
+    Case("k and id", "/neighbours?k=5&mode=id&id=1000"),
+    Case("component", "/pca?x=3"),
+)
+
+
 async def idle(page, timeout_ms: int = 120_000) -> None:
     await page.wait_for_selector(APP_IDLE, timeout=timeout_ms)
 
@@ -121,12 +144,40 @@ async def visit(page, path: str) -> float:
     return time.perf_counter() - started
 
 
-async def keep_visiting(page, stop: asyncio.Event, times: list[float]) -> None:
+async def keep_visiting(page, stop: asyncio.Event, times: list[tuple[str, float]]) -> None:
     paths = list(HEADINGS)
     n = 0
     while not stop.is_set():
-        times.append(await visit(page, paths[n % len(paths)]))
+        path = paths[n % len(paths)]
+        times.append((path, await visit(page, path)))
         n += 1
+
+
+def p95(times: list[tuple[str, float]]) -> float:
+    values = [t for _, t in times]
+    return statistics.quantiles(values, n=20)[18] if len(values) >= 2 else float("nan")
+
+
+def by_page(times: list[tuple[str, float]]) -> str:
+    return ", ".join(
+        f"{path} {statistics.median([t for p, t in times if p == path]):.2f}"
+        for path in HEADINGS
+        if any(p == path for p, _ in times)
+    )
+
+
+async def alongside(other, pid: int, work: list, samples: list[float] | None = None) -> list:
+    """Run ``work`` while the other session keeps visiting pages; return its page times."""
+    stop, times, samples = asyncio.Event(), [], samples if samples is not None else []
+    background = [
+        asyncio.create_task(keep_visiting(other, stop, times)),
+        asyncio.create_task(sample_rss(pid, stop, samples)),
+    ]
+    for job in work:
+        await job
+    stop.set()
+    await asyncio.gather(*background)
+    return times
 
 
 async def sample_rss(pid: int, stop: asyncio.Event, samples: list[float]) -> None:
@@ -135,45 +186,75 @@ async def sample_rss(pid: int, stop: asyncio.Event, samples: list[float]) -> Non
         await asyncio.sleep(0.1)
 
 
-async def measure(base: str, pid: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def niced_chromium(folder: Path) -> str:
+    """A launcher for Chromium at the lowest CPU priority: the stranger's browser draws its
+    pages on their own machine, not on the server's two cores, so here it gets only what the
+    server and the other person's browser leave over."""
+    launcher = folder / "chromium-niced"
+    launcher.write_text(f'#!/bin/sh\nexec nice -n 19 "{chromium_path()}" "$@"\n')
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+async def new_page(browser):
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    await context.grant_permissions(["clipboard-read", "clipboard-write"])
+    return await context.new_page()
+
+
+async def measure(base: str, pid: int, folder: Path) -> None:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        pages = []
-        for _ in range(2):
-            context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-            await context.grant_permissions(["clipboard-read", "clipboard-write"])
-            pages.append(await context.new_page())
-        hostile, other = pages
+        strangers = await playwright.chromium.launch(
+            executable_path=niced_chromium(folder), args=CHROMIUM_ARGS
+        )
+        hostile, other = await new_page(strangers), await new_page(browser)
         for page in (hostile, other):  # warm caches: every page once
             await page.goto(f"{base}/home", wait_until="domcontentloaded")
             await idle(page)
         for path in HEADINGS:
             await visit(other, path)
-        before = rss_mb(pid)
-        stop, times, samples = asyncio.Event(), [], []
-        background = [
-            asyncio.create_task(keep_visiting(other, stop, times)),
-            asyncio.create_task(sample_rss(pid, stop, samples)),
-        ]
+        alone = []  # the other session's page times with nobody else on the server: the baseline
+        for _ in range(4):
+            for path in HEADINGS:
+                alone.append((path, await visit(other, path)))
+        control = await alongside(other, pid, [run_case(hostile, base, case) for case in CONTROL])
+        before, cpu_before, wall_before = rss_mb(pid), cpu_seconds(pid), time.perf_counter()
+        times, samples = [], []
         worst, errors = 0.0, 0
-        for case in CASES:
-            elapsed, problems = await run_case(hostile, base, case)
-            worst = max(worst, elapsed)
-            errors += bool(problems)
-            print(
-                f"{case.name}: {elapsed:.2f} s, server rss {rss_mb(pid):.0f} MB"
-                + "".join(f"; {p}" for p in problems)
-            )
-        stop.set()
-        await asyncio.gather(*background)
+
+        async def cases() -> None:
+            nonlocal worst, errors
+            for case in CASES:
+                elapsed, problems = await run_case(hostile, base, case)
+                worst = max(worst, elapsed)
+                errors += bool(problems)
+                print(
+                    f"{case.name}: {elapsed:.2f} s, server rss {rss_mb(pid):.0f} MB"
+                    + "".join(f"; {p}" for p in problems)
+                )
+
+        times = await alongside(other, pid, [cases()], samples)
+        server_cpu, wall = cpu_seconds(pid) - cpu_before, time.perf_counter() - wall_before
         await browser.close()
-    p95 = statistics.quantiles(times, n=20)[18] if len(times) >= 2 else float("nan")
+        await strangers.close()
     growth = max(samples) - before
-    print(f"other session: {len(times)} page visits, median {statistics.median(times):.2f} s")
+    share = server_cpu / wall
+    print(f"server CPU during the cases: {server_cpu:.1f} s in {wall:.1f} s ({share:.0%} of one core)")
+    print(f"other session alone: {len(alone)} visits, p95 {p95(alone):.2f} s; medians: {by_page(alone)}")
+    print(f"other session during the control (same pages, ordinary values): p95 {p95(control):.2f} s")
+    print(f"  medians: {by_page(control)}")
+    print(f"other session during the cases: {len(times)} visits, p95 {p95(times):.2f} s")
+    print(f"  medians: {by_page(times)}")
     print(f"server rss before the cases {before:.0f} MB, peak during them {max(samples):.0f} MB")
     print(
         f"hostile cases={len(CASES)} errors={errors} worst_s={worst:.2f} "
-        f"other_session_p95_s={p95:.2f} peak_rss_growth_mb={growth:.0f}"
+        f"other_session_p95_s={p95(times):.2f} peak_rss_growth_mb={growth:.0f}"
     )
 
 
@@ -181,7 +262,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
         with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, process):
-            asyncio.run(measure(base, process.pid))
+            asyncio.run(measure(base, process.pid, Path(folder)))
 
 
 if __name__ == "__main__":
