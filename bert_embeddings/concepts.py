@@ -23,6 +23,11 @@ car, 0.0, 0.7, 0.5
 bicycle, 0.0, 0.3, 0.6"""
 
 
+# The arrows are drawn to scale on linear axes: far larger or smaller numbers beside ordinary
+# ones leave nothing to see. (Cosine itself is computed stably for any finite numbers.)
+SMALLEST, LARGEST = 1e-6, 1e6
+
+
 @dataclass(frozen=True)
 class ToySpace:
     dimensions: tuple[str, str, str]
@@ -67,6 +72,11 @@ def parse(text: str) -> ToySpace:
                 ) from None
             if not np.isfinite(value):
                 raise ToySpaceError(f"Line {number} ({cells[0]}): {dimension} must be a finite number.")
+            if not (value == 0 or SMALLEST <= abs(value) <= LARGEST):
+                raise ToySpaceError(
+                    f"Line {number} ({cells[0]}): {dimension} = {cell} is outside what the picture can "
+                    f"show. Use 0, or a number from {SMALLEST:.6f} to {LARGEST:,.0f} in size (either sign)."
+                )
             values.append(value)
         if not any(values):
             raise ToySpaceError(f"Line {number} ({cells[0]}) is all zeros: it has no direction to compare.")

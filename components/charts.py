@@ -28,6 +28,15 @@ def texts(values: Sequence[object]) -> list[str]:
     return [text(v) for v in values]
 
 
+def gl_texts(values: Sequence[object]) -> list[str]:
+    """Labels drawn by WebGL (3-D text, Scattergl text), shown literally.
+
+    WebGL text knows a few tags (``<b>``, ``<i>``, ``<sub>``, ``<sup>``, ``<br>``) but decodes
+    no entities, so instead of an entity, an invisible WORD JOINER after every '<' keeps a tag
+    from being recognised."""
+    return [str(v).replace("<", "<\u2060") for v in values]
+
+
 @functools.lru_cache(maxsize=4)
 def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
     """A vocabulary's pieces made literal once per model (the tuple is the cached index's own)."""
@@ -172,7 +181,7 @@ def toy_space(names: Sequence[str], vectors: np.ndarray, dimensions: Sequence[st
                 z=[0, z],
                 mode="lines+markers+text",
                 name=text(name),
-                text=["", text(name)],
+                text=["", *gl_texts([name])],
                 marker={"size": [0, 5]},
                 line={"width": 5},
                 hovertext=["origin", f"{text(name)}<br>({x:g}, {y:g}, {z:g})"],
@@ -330,7 +339,7 @@ def vocabulary_map(
     from bert_embeddings.vocab_search import KINDS
 
     fig = go.Figure()
-    labels = _vocabulary_texts(tuple(pieces))
+    labels = _vocabulary_texts(tuple(pieces))  # for hover and 2-D annotations (SVG)
     size = 2 if len(axes) == 3 else 3
     for kind in shown_kinds:
         rows = np.flatnonzero(kinds == kind)
@@ -354,7 +363,7 @@ def vocabulary_map(
                 axes,
                 mode="markers+text" if show_text and len(axes) == 3 else "markers",
                 name=text(name),
-                text=labels[ids].tolist() if show_text else None,
+                text=gl_texts([pieces[i] for i in ids]) if show_text else None,
                 marker={
                     "size": 9 if len(axes) == 2 else 5,
                     "color": colour,
@@ -401,7 +410,7 @@ def sentence_journey(
                 axes,
                 mode="markers+text" if number == last else "markers",
                 name=stage,
-                text=texts(labels) if number == last else None,
+                text=gl_texts(labels) if number == last else None,
                 textposition="top center",
                 marker={
                     "size": 8 if len(axes) == 2 else 4,

@@ -214,18 +214,20 @@ def test_patterns_re2_refuses_get_a_message(pattern):
 
 
 def test_concepts_cosine_is_right_for_huge_and_tiny_values():
-    """1e308 and 1e-320 rows point the same way as (1, 1, 1): cosine 1, not 0 or NaN."""
+    """1e308 and 1e-320 rows point the same way as (1, 1, 1): cosine 1, not 0 or NaN; and the
+    toy space refuses numbers its picture cannot show, with a message naming the line."""
     import numpy as np
 
     from bert_embeddings import concepts, positions
+    from bert_embeddings.errors import ToySpaceError
 
-    space = concepts.parse(
-        "item, a, b, c\nbig, 1e308, 1e308, 1e308\ncat, 1, 1, 1\ntiny, 1e-320, 1e-320, 1e-320"
-    )
-    cosine = positions.cosine_matrix(space.vectors)
-    assert np.allclose(cosine, 1.0, atol=1e-6)
-    opposite = concepts.parse("item, a, b, c\nbig, 1e308, 0, 0\nneg, -1e308, 0, 0")
-    assert np.allclose(positions.cosine_matrix(opposite.vectors), [[1, -1], [-1, 1]], atol=1e-6)
+    rows = np.array([[1e308, 1e308, 1e308], [1, 1, 1], [1e-320, 1e-320, 1e-320]])
+    assert np.allclose(positions.cosine_matrix(rows), 1.0, atol=1e-6)
+    opposite = np.array([[1e308, 0, 0], [-1e308, 0, 0]])
+    assert np.allclose(positions.cosine_matrix(opposite), [[1, -1], [-1, 1]], atol=1e-6)
+    for value in ("1e308", "1e-320", "-2e6"):
+        with pytest.raises(ToySpaceError, match=r"Line 2 \(big\)"):
+            concepts.parse(f"item, a, b, c\nbig, {value}, 1, 1\ncat, 1, 1, 1")
 
 
 def test_concepts_refuses_too_many_items_before_any_work():
