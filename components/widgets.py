@@ -237,7 +237,7 @@ def search_options() -> SearchOptions:
         a, b = st.columns(2)
         include = pattern_box("Only pieces matching (pattern)", NB_INCLUDE, a, "e.g. ^un")
         exclude = pattern_box("Leave out pieces matching (pattern)", NB_EXCLUDE, b, "e.g. \\d")
-        st.caption(echo.plain(patterns.SYNTAX))
+        pattern_syntax()
         valid = patterns_valid({"Only": include, "Leave out": exclude})
     return SearchOptions(
         k, similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out, valid
@@ -252,6 +252,11 @@ def pattern_box(label: str, key: str, where=st, placeholder: str = "") -> str:
         placeholder=placeholder,
         help=f"At most {limits.PATTERN.most} characters. {patterns.SYNTAX}",
     )
+
+
+def pattern_syntax() -> None:
+    """Under pattern boxes: which syntax they accept."""
+    st.caption(echo.plain(patterns.SYNTAX))
 
 
 def patterns_valid(named: dict[str, str]) -> bool:

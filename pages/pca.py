@@ -44,6 +44,7 @@ with vocabulary_tab:
     )
     kinds = widgets.piece_kinds()
     pattern = widgets.pattern_box("Highlight pieces matching (pattern)", widgets.PCA_HIGHLIGHT)
+    widgets.pattern_syntax()
     highlights = []
     with state.friendly_errors(stop=False):
         if pattern:
