@@ -210,8 +210,11 @@ async def new_page(browser):
 async def measure(base: str, pid: int, folder: Path) -> None:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        # Its pages are still drawn, but without WebGL: on this machine WebGL runs on the CPU
+        # (SwiftShader), and a stranger's drawing happens on the stranger's own machine.
         strangers = await playwright.chromium.launch(
-            executable_path=niced_chromium(folder), args=CHROMIUM_ARGS
+            executable_path=niced_chromium(folder),
+            args=[*CHROMIUM_ARGS, "--disable-webgl", "--disable-3d-apis"],
         )
         hostile, other = await new_page(strangers), await new_page(browser)
         for page in (hostile, other):  # warm caches: every page once
