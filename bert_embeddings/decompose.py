@@ -1,6 +1,6 @@
 """BERT's embedding layer, one stage at a time, and proof that it matches transformers.
 
-For token i with id x_i, segment s_i and position p_i (shared/reference/embedding-layer.md):
+For token i with id x_i, segment s_i and position p_i (as transformers 5.23's BertEmbeddings):
 
     output_i = LayerNorm(word_embeddings[x_i] + token_type_embeddings[s_i]
                          + position_embeddings[p_i])        # dropout is off in eval

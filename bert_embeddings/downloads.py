@@ -1,7 +1,7 @@
 """Fetching a Hub model's embedding layer: only the bytes it needs, with progress.
 
 A safetensors file starts with an 8-byte little-endian header length and a JSON header
-giving each tensor's byte range (shared/reference/embedding-layer.md). When the server
+giving each tensor's byte range (as transformers 5.23 reads checkpoints). When the server
 honours byte ranges, only the header and the span holding the embedding tensors are
 fetched (about 95 MB of bert-base-uncased's 440 MB) and written as a smaller safetensors
 file with just those tensors. A server that ignores ranges gets the whole file streamed.

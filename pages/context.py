@@ -1,4 +1,5 @@
-"""Context: the sentence through every encoder layer, and one word in two sentences."""
+"""Context: one word in two sentences, compared layer by layer through the whole model, and
+sentence 1's vectors after a layer of the reader's choice."""
 
 import numpy as np
 import streamlit as st

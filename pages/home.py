@@ -1,4 +1,4 @@
-"""Home: what the embedding layer does, in a few sentences and one figure."""
+"""Overview: what the embedding layer does, in a few sentences and one figure."""
 
 import numpy as np
 import streamlit as st

@@ -1,4 +1,4 @@
-"""Every page through Streamlit's AppTest: default input, and every bad input from issue 2."""
+"""Every page through Streamlit's AppTest: the default input, and every awkward or bad one."""
 
 from __future__ import annotations
 
