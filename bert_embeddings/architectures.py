@@ -1,8 +1,8 @@
 """The BERT-family models the explorer handles, and how their embedding layers differ.
 
 Facts followed: transformers 5.23's embedding modules and the checkpoints on the Hub. Each
-family names the transformers embeddings module it is verified against; the app builds that module from the config with
-only the embedding tensors, never the encoder.
+family names the transformers embeddings module it is verified against; the app builds that
+module from the config with only the embedding tensors, never the encoder.
 """
 
 from __future__ import annotations
