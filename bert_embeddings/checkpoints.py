@@ -119,7 +119,7 @@ class LoadedModel:
 
     def encode(self, text_a: str, text_b: str = "", add_special_tokens: bool = True):
         """Sentence A (and B) as this model reads them: its tokenizer, template and positions."""
-        from bert_embeddings.tokenize import encode
+        from bert_embeddings.tokenize import Notice, encode
 
         encoding = encode(
             self.tokenizer,
@@ -132,7 +132,10 @@ class LoadedModel:
         segments = self.tables.token_type_embeddings
         if segments is not None and segments.shape[0] < 2 and encoding.segment_ids.any():
             # One segment row (RoBERTa): both sentences use it, as RoBERTa's own tokenizer does.
-            note = f"{self.name} has a single segment row, so sentence B uses it too: segment ids are all 0."
+            note = Notice(
+                Notice.ONE_SEGMENT,
+                f"{self.name} has a single segment row, so sentence B uses it too: segment ids are all 0.",
+            )
             encoding = dataclasses.replace(
                 encoding, segment_ids=np.zeros_like(encoding.segment_ids), notices=(*encoding.notices, note)
             )

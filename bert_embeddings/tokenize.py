@@ -22,6 +22,30 @@ MAX_CHARACTERS = limits.SENTENCE.most
 _KEEP_WHITESPACE = {"\t", "\n", "\r"}
 
 
+class Notice(str):
+    """A sentence about the input for the user, with the kind of thing it says.
+
+    It is the sentence itself (a str), so it reads and compares as one; ``kind`` lets a page
+    treat, say, truncation (which loses input) differently from a note about the script."""
+
+    TRUNCATED = "truncated"
+    INVISIBLE = "invisible characters"
+    UNKNOWN = "unknown pieces"
+    RIGHT_TO_LEFT = "right-to-left"
+    CJK = "CJK characters"
+    ONE_SEGMENT = "one segment row"
+
+    kind: str
+
+    def __new__(cls, kind: str, text: str) -> Notice:
+        notice = super().__new__(cls, text)
+        notice.kind = kind
+        return notice
+
+    def __getnewargs__(self) -> tuple[str, str]:  # so that a pickled copy (st.cache_data) keeps it
+        return (self.kind, str(self))
+
+
 @dataclass(frozen=True)
 class Encoding:
     """One input as the embedding layer sees it: one entry per piece, in order."""
@@ -33,7 +57,7 @@ class Encoding:
     word_groups: tuple[int | None, ...]  # pieces of one word share a number; None = special
     is_special: tuple[bool, ...]
     dropped: int  # pieces removed by truncation
-    notices: tuple[str, ...]  # things about the input worth telling the user
+    notices: tuple[Notice, ...]  # things about the input worth telling the user
 
     def __len__(self) -> int:
         return len(self.pieces)
@@ -119,39 +143,54 @@ def readable_pieces(tokenizer: Tokenizer, ids, pieces) -> tuple[str, ...]:
     return tuple(shown)
 
 
-def _notices(texts: tuple[str, str], final, unk_id: int | None, dropped: int, n: int) -> tuple[str, ...]:
+def _notices(texts: tuple[str, str], final, unk_id: int | None, dropped: int, n: int) -> tuple[Notice, ...]:
     text = " ".join(texts)
     notes = []
     if dropped:
         notes.append(
-            f"The input has {n + dropped:,} pieces but the model has only {n:,} positions: "
-            f"{dropped:,} pieces were dropped from the end (of the longer sentence first)."
+            Notice(
+                Notice.TRUNCATED,
+                f"The input has {n + dropped:,} pieces but the model has only {n:,} positions: "
+                f"{dropped:,} pieces were dropped from the end (of the longer sentence first).",
+            )
         )
     removed = [c for c in text if unicodedata.category(c).startswith("C") and c not in _KEEP_WHITESPACE]
     if removed:
         names = sorted({f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}" for c in removed})
         notes.append(
-            f"BERT's text clean-up removed {len(removed)} invisible or control character(s) "
-            f"before splitting: {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}."
+            Notice(
+                Notice.INVISIBLE,
+                f"BERT's text clean-up removed {len(removed)} invisible or control character(s) "
+                f"before splitting: {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}.",
+            )
         )
     unknown = [i for i, piece_id in enumerate(final.ids) if piece_id == unk_id]
     if unknown:
         # Offsets point into the sentence each piece came from.
         sources = sorted({_source(texts, final, i) for i in unknown} - {""})
         notes.append(
-            f"{len(unknown)} piece(s) became [UNK]: the vocabulary has no piece for "
-            f"{', '.join(repr(s) for s in sources[:6]) or 'some characters'}. They all share "
-            "the [UNK] row of the token table."
+            Notice(
+                Notice.UNKNOWN,
+                f"{len(unknown)} piece(s) became [UNK]: the vocabulary has no piece for "
+                f"{', '.join(repr(s) for s in sources[:6]) or 'some characters'}. They all share "
+                "the [UNK] row of the token table.",
+            )
         )
     if any(unicodedata.bidirectional(c) in ("R", "AL") for c in text):
         notes.append(
-            "Right-to-left text: pieces are listed in the order BERT reads them (the order the "
-            "characters are stored), which is right to left on screen for that script."
+            Notice(
+                Notice.RIGHT_TO_LEFT,
+                "Right-to-left text: pieces are listed in the order BERT reads them (the order the "
+                "characters are stored), which is right to left on screen for that script.",
+            )
         )
     if any(_is_cjk(c) for c in text):
         notes.append(
-            "Chinese, Japanese or Korean characters: BERT's tokenizer puts each such character "
-            "in a piece of its own."
+            Notice(
+                Notice.CJK,
+                "Chinese, Japanese or Korean characters: BERT's tokenizer puts each such character "
+                "in a piece of its own.",
+            )
         )
     return tuple(notes)
 

@@ -229,7 +229,7 @@ def show_notices(encoding: tokenize.Encoding, about: str = "") -> None:
     dropped pieces, information otherwise."""
     for note in encoding.notices:
         text = echo.plain(f"{about}: {note}" if about else note)
-        if encoding.dropped and note == encoding.notices[0]:  # truncation loses input: warn
+        if note.kind == tokenize.Notice.TRUNCATED:  # truncation loses input: a warning
             st.warning(text, icon=":material/content_cut:")
         else:
             st.info(text, icon=":material/info:")

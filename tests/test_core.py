@@ -228,3 +228,17 @@ def test_byte_level_bpe_pieces_are_shown_readably():
     wordpiece = checkpoints.load_bundled().tokenizer
     pieces = wordpiece.encode("embeddings").tokens
     assert tokenize.readable_pieces(wordpiece, wordpiece.encode("embeddings").ids, pieces) == tuple(pieces)
+
+
+def test_notices_say_their_kind_and_survive_a_cache_copy(bundled):
+    """Truncation is told apart by its kind, not by its place, and a pickled copy (what
+    st.cache_data hands out) keeps both the sentence and the kind."""
+    import pickle
+
+    from bert_embeddings.tokenize import Notice
+
+    enc = encode(bundled, "word " * 1_900 + "مرحبا", "")
+    kinds = [n.kind for n in enc.notices]
+    assert Notice.TRUNCATED in kinds and Notice.RIGHT_TO_LEFT in kinds
+    copy = pickle.loads(pickle.dumps(enc))
+    assert copy.notices == enc.notices and [n.kind for n in copy.notices] == kinds
