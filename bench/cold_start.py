@@ -21,7 +21,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser import launch_chromium, streamlit_server
+from testkit.browser import launch_chromium, streamlit_server
 
 REFERENCE_APP = """
 import plotly.graph_objects as go

@@ -36,7 +36,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from bench.memory import bert_base_shaped
-from tests.browser import APP_IDLE, CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
+from testkit.browser import APP_IDLE, CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
 
 EXCEPTION = "[data-testid='stException']"
 OUTSIDE_LINK = "a[href*='evil.example']"

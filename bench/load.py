@@ -50,7 +50,7 @@ from playwright.async_api import async_playwright
 from bench.memory import bert_base_shaped
 from bert_embeddings import checkpoints, vocab_search
 from components import widgets
-from tests.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
+from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
 WAIT_LIMIT_MS = 30_000
 FIRST_LOAD_LIMIT_MS = 180_000

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
-from tests.random_models import write_random_bert
+from testkit.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
+from testkit.random_models import write_random_bert
 
 # Each target for the pages it was set for: the first three pages, every page but Context,
 # and every page (Context loads the whole model).

@@ -21,9 +21,9 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from bench.cold_start import time_to_heatmaps
-from tests.browser import launch_chromium
-from tests.conftest import stand_in_hub
-from tests.random_models import write_random_bert
+from testkit.browser import launch_chromium
+from testkit.random_models import write_random_bert
+from testkit.stand_in_hub import stand_in_hub
 
 REPO = "bench/bert-base-shaped"
 

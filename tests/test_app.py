@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import checkpoints, vocab_search
 from components import widgets
-from tests.conftest import ROOT, damaged_bundled_copy, shown, stand_in_hub
+from testkit.stand_in_hub import stand_in_hub
+from tests.conftest import ROOT, damaged_bundled_copy, shown
 
 # The pages that read the sidebar's sentences (the others have inputs of their own).
 SENTENCE_PAGES = [
@@ -501,7 +502,7 @@ def test_only_the_context_page_loads_the_whole_model(monkeypatch):
 
 @pytest.fixture(scope="module", params=["distilbert", "roberta", "albert", "electra"])
 def family_folder(request, tmp_path_factory):
-    from tests.random_models import write_random_model
+    from testkit.random_models import write_random_model
     from tests.test_families import CONFIGS
 
     return request.param, write_random_model(tmp_path_factory.mktemp(request.param), CONFIGS[request.param])
@@ -574,7 +575,7 @@ def test_compare_two_models(tiny_bert_dir):
 
 def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeypatch):
     """A download that stops midway shows its message; the session's previous model stays in use."""
-    from tests.random_models import write_random_bert
+    from testkit.random_models import write_random_bert
 
     folder = write_random_bert(tmp_path / "repo", hidden=32, positions=40)
     at = run_page("pages/embedding_layer.py")

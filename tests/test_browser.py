@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.browser import (
+from testkit.browser import (
     APP_IDLE,
     PAGES,
     ROOT,
@@ -138,7 +138,7 @@ def test_bad_input_shows_a_message_in_the_browser(app_url, page):
 
 def test_every_page_renders_with_bert_base_shapes(browser, tmp_path):
     """With a model of bert-base's embedding shapes (30,522 x 768), every page renders and verifies."""
-    from tests.random_models import write_random_bert
+    from testkit.random_models import write_random_bert
 
     # bert-base's embedding tables; one encoder layer is enough, the app never reads it.
     checkpoint = write_random_bert(tmp_path / "bert-base-shaped", hidden=768, positions=512, heads=12)

@@ -21,7 +21,8 @@ from bert_embeddings.errors import (
     NotACheckpointError,
     NotBertLikeError,
 )
-from tests.conftest import damaged_bundled_copy, stand_in_hub
+from testkit.stand_in_hub import stand_in_hub
+from tests.conftest import damaged_bundled_copy
 
 
 def test_bundled_model_is_the_published_checkpoint(bundled):

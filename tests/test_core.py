@@ -13,7 +13,7 @@ from bert_embeddings.errors import (
     InputTooLongError,
     MissingSentenceAError,
 )
-from tests.random_models import write_random_bert
+from testkit.random_models import write_random_bert
 
 PAIRS = [
     ("Tokenizers split embeddings into pieces.", ""),

@@ -10,8 +10,8 @@ import pytest
 
 from bert_embeddings import checkpoints, downloads
 from bert_embeddings.errors import DownloadTooLargeError, HubDownloadError, NotBertLikeError
-from tests.conftest import stand_in_hub
-from tests.random_models import write_random_bert
+from testkit.random_models import write_random_bert
+from testkit.stand_in_hub import stand_in_hub
 
 REPO = "someone/deep-bert"
 

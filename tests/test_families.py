@@ -8,7 +8,7 @@ import torch
 from transformers import AlbertConfig, AutoModel, BertConfig, DistilBertConfig, ElectraConfig, RobertaConfig
 
 from bert_embeddings import checkpoints, decompose
-from tests.random_models import write_random_model
+from testkit.random_models import write_random_model
 
 SMALL = {"num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 48, "vocab_size": 30522}
 CONFIGS = {
