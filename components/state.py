@@ -20,7 +20,16 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from bert_embeddings import checkpoints, contextual, decompose, projection, threads, tokenize, vocab_search
+from bert_embeddings import (
+    checkpoints,
+    config,
+    contextual,
+    decompose,
+    projection,
+    threads,
+    tokenize,
+    vocab_search,
+)
 from bert_embeddings.errors import ExplorerError
 from components import echo, widgets
 
@@ -290,7 +299,7 @@ def full_model():
 
 def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.VocabIndex] | None:
     """Another model to compare with (same caches, at most two models resident); None if it fails."""
-    revision = checkpoints.default_revision()
+    revision = config.revision()
     loaded = None
     with friendly_errors(stop=False), st.spinner(echo.plain(f"Loading the embedding layer of {spec}...")):
         model, active = _open(spec, revision)

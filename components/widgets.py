@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, limits, patterns, vocab_search
+from bert_embeddings import checkpoints, config, limits, patterns, vocab_search
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.decompose import STAGES
 from bert_embeddings.errors import ExplorerError
@@ -46,16 +46,7 @@ _CURATED = {m.spec: m for m in CURATED}
 def model_options() -> list[str]:
     """The default model, the curated list, the bundled model, then (if allowed) any other."""
     options = list(checkpoints.listed_specs())
-    return options + [OTHER] if checkpoints.custom_models_allowed() and _secret_allows_custom() else options
-
-
-def _secret_allows_custom() -> bool:
-    """A Streamlit secret of the same name as the environment variable can switch it off too."""
-    try:
-        value = st.secrets.get(checkpoints.ENV_ALLOW_CUSTOM)
-    except Exception:  # no secrets file at all
-        return True
-    return not checkpoints.switched_off(value)
+    return options + [OTHER] if config.custom_models_allowed(st.secrets) else options
 
 
 def model_label(option: str) -> str:
@@ -147,7 +138,7 @@ def current() -> Inputs:
     spec = state.get(CUSTOM_MODEL_KEY, "") if choice == OTHER else choice
     return Inputs(
         model_spec=(spec or "").strip(),
-        revision=checkpoints.default_revision(),
+        revision=config.revision(),
         text_a=state.get(SENTENCE_A_KEY, DEFAULT_A) or "",
         text_b=state.get(SENTENCE_B_KEY, DEFAULT_B) or "",
         add_special_tokens=bool(state.get(SPECIAL_TOKENS_KEY, True)),

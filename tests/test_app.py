@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings import checkpoints, config, vocab_search
 from components import widgets
 from testkit.stand_in_hub import stand_in_hub
 from tests.conftest import ROOT, damaged_bundled_copy, shown
@@ -197,20 +197,20 @@ def test_unknown_hub_model_is_reported(monkeypatch):
 
 def test_damaged_bundled_model_is_refused_on_the_page(tmp_path, monkeypatch):
     """A bundled file with the wrong checksum is refused with a message, not used."""
-    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
+    monkeypatch.setenv(config.BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
     st.cache_resource.clear()  # the good bundled model may be cached from earlier tests
     try:
         at = run_page("pages/embedding_layer.py")
         assert not at.exception
         assert "sha256" in messages(at) and "Reinstall" in messages(at)
     finally:
-        monkeypatch.delenv(checkpoints.ENV_BUNDLED_DIR)
+        monkeypatch.delenv(config.BUNDLED_DIR)
         st.cache_resource.clear()
 
 
 def test_default_model_from_environment(monkeypatch):
     """BERT_EXPLORER_MODEL=bundled starts the picker on the bundled model, with no notice."""
-    monkeypatch.setenv(checkpoints.ENV_MODEL, "bundled")
+    monkeypatch.setenv(config.MODEL, "bundled")
     at = run_page("pages/home.py")
     assert at.selectbox(key=widgets.MODEL_KEY).value == "bundled"
     assert not at.exception and "cannot be reached" not in messages(at)
@@ -542,7 +542,7 @@ def test_picker_offers_the_curated_models_with_sizes():
 
 def test_host_can_switch_off_the_free_model_field(monkeypatch):
     """BERT_EXPLORER_ALLOW_CUSTOM_MODELS=0 leaves only the curated and bundled models."""
-    monkeypatch.setenv(checkpoints.ENV_ALLOW_CUSTOM, "0")
+    monkeypatch.setenv(config.ALLOW_CUSTOM, "0")
     at = run_page("pages/home.py")
     assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
     assert not at.exception
@@ -593,7 +593,7 @@ def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeyp
 def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
     """A Streamlit secret BERT_EXPLORER_ALLOW_CUSTOM_MODELS = false hides the free field."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.secrets[checkpoints.ENV_ALLOW_CUSTOM] = "false"
+    at.secrets[config.ALLOW_CUSTOM] = "false"
     at.run()
     assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
 

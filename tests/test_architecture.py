@@ -56,3 +56,23 @@ def test_torch_and_blas_use_one_thread_per_call_on_the_shared_server():
             env={**os.environ, **env},
         )
         assert out.stdout.strip().splitlines()[-1] == expected
+
+
+def test_readme_configuration_table_is_the_configuration_module():
+    """README's table lists exactly the variables bert_embeddings.config reads, as it says them."""
+    from bert_embeddings import config
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert config.markdown_table() in readme
+
+
+def test_the_environment_is_read_only_by_the_configuration_module():
+    """No module but bert_embeddings/config.py reads an environment variable."""
+    readers = [
+        path.relative_to(ROOT)
+        for folder in ("bert_embeddings", "components", "pages")
+        for path in (ROOT / folder).glob("*.py")
+        if "os.environ.get" in path.read_text(encoding="utf-8")
+        or "os.getenv" in path.read_text(encoding="utf-8")
+    ]
+    assert [str(p) for p in readers] == ["bert_embeddings/config.py"]

