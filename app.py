@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import echo, links, widgets
+from components import echo, inputs, links, widgets
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon=":material/grid_on:", layout="wide")
 
@@ -28,7 +28,7 @@ pages = [
 navigation = st.navigation(pages)
 if problems := links.restore():  # a shared link's settings, before any widget is drawn
     st.warning(echo.plain(links.notice(problems)), icon=":material/link_off:")
-widgets.sidebar()
+inputs.use(widgets.sidebar())
 links.share_hint()
 links.publish(navigation.url_path)
 navigation.run()

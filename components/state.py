@@ -31,7 +31,7 @@ from bert_embeddings import (
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
-from components import echo, widgets
+from components import echo, inputs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
@@ -184,7 +184,7 @@ ACTIVE_MODEL = "active_model"  # (key, revision) of the model this session's pag
 
 def _active() -> tuple[str, str]:
     """The model in use: the one require_model loaded for this run (set before any other call)."""
-    i = widgets.current()
+    i = inputs.current()
     return st.session_state.get(ACTIVE_MODEL, (i.model_spec, i.revision))
 
 
@@ -195,19 +195,19 @@ def require_model() -> checkpoints.LoadedModel:
     the last model that loaded in this session, or on a first visit (a link naming a model
     that cannot be had) with the app's default model.
     """
-    inputs = widgets.current()
+    chosen = inputs.current()
     previous = st.session_state.get(ACTIVE_MODEL)
     default = checkpoints.default_spec()
     model = None
-    with friendly_errors(stop=previous is None and inputs.model_spec == default):
-        with st.spinner(echo.plain(f"Loading the embedding layer of {inputs.model_spec or 'the model'}...")):
-            model, st.session_state[ACTIVE_MODEL] = _open(inputs.model_spec, inputs.revision)
+    with friendly_errors(stop=previous is None and chosen.model_spec == default):
+        with st.spinner(echo.plain(f"Loading the embedding layer of {chosen.model_spec or 'the model'}...")):
+            model, st.session_state[ACTIVE_MODEL] = _open(chosen.model_spec, chosen.revision)
     if model is None:  # the chosen model failed: go on with one that loads
         with friendly_errors():  # the previous one may have left the cache and need loading again
             if previous is not None:
                 model, shown = _model(*previous), "Still showing {}, the last model that loaded."
             else:
-                model, st.session_state[ACTIVE_MODEL] = _open(default, inputs.revision)
+                model, st.session_state[ACTIVE_MODEL] = _open(default, chosen.revision)
                 shown = "Showing {}, the app's default model, instead."
         # The name of what is really shown: after a fallback it is the bundled model, not
         # the one the earlier choice asked for.
@@ -223,7 +223,7 @@ def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
     A bad input shows its message and stops the page, or with ``stop=False`` returns None
     so that parts of the page that do not need the sentence can still be drawn.
     """
-    i = widgets.current()
+    i = inputs.current()
     encoding = None
     with friendly_errors(stop=stop):
         encoding = _encoding(*_active(), i.text_a, i.text_b, i.add_special_tokens)
@@ -251,7 +251,7 @@ def breakdown(model: checkpoints.LoadedModel, encoding: tokenize.Encoding) -> de
 
 def verification() -> decompose.Verification:
     """The check against transformers' own module for the sidebar's input (cached)."""
-    i = widgets.current()
+    i = inputs.current()
     with friendly_errors():
         return _verification(*_active(), i.text_a, i.text_b, i.add_special_tokens)
 
@@ -279,6 +279,18 @@ LAST_NEIGHBOURS = "last_neighbours"  # a plain key (not a widget's), so it survi
 
 def remember_neighbours(description: str, ids: tuple[int, ...]) -> None:
     st.session_state[LAST_NEIGHBOURS] = (description, tuple(int(i) for i in ids))
+
+
+GRID_OPTIONS = "nb_grid_options"  # the similarity and filters the sentence grid was drawn with
+
+
+def remember_grid_options(options: tuple) -> None:
+    st.session_state[GRID_OPTIONS] = options
+
+
+def grid_options() -> tuple | None:
+    """What the Neighbours page's sentence grid was last drawn with (its search reruns alone)."""
+    return st.session_state.get(GRID_OPTIONS)
 
 
 def last_neighbours() -> tuple[str, tuple[int, ...]] | None:

@@ -1,7 +1,7 @@
 """Keyed widget groups that return plain values.
 
 The sidebar (model picker, sentence A and B, special tokens) is drawn once by app.py on
-every run, so every page sees the same values; pages read them with ``current()``.
+every run and returns them as one value, which app.py hands to components.inputs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from bert_embeddings.architectures import CURATED
 from bert_embeddings.decompose import STAGES
 from bert_embeddings.errors import ExplorerError
 from components import charts, echo
+from components.inputs import Inputs
 
 MODEL_KEY = "model_choice"
 CUSTOM_MODEL_KEY = "model_custom"
@@ -27,17 +28,6 @@ OTHER = "__other__"
 
 DEFAULT_A = "The river bank flooded after the storm."
 DEFAULT_B = "Tokenizers split embeddings into pieces."
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What the user asked for in the sidebar."""
-
-    model_spec: str
-    revision: str
-    text_a: str
-    text_b: str
-    add_special_tokens: bool
 
 
 _CURATED = {m.spec: m for m in CURATED}
@@ -102,7 +92,7 @@ def sidebar() -> Inputs:
             help="Bigger text in the app and in every figure, for a projector. Only this tab changes.",
         )
     presenter_style()
-    return current()
+    return _read()
 
 
 def whole_number_box(label: str, where=st, **kwargs) -> float:
@@ -129,8 +119,8 @@ def presenter_style() -> None:
         st.html(f"<style>html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}</style>")
 
 
-def current() -> Inputs:
-    """The sidebar's values as plain data (defaults before the sidebar has run)."""
+def _read() -> Inputs:
+    """The sidebar's values as plain data."""
     state = st.session_state
     choice = state.get(MODEL_KEY, model_options()[0])
     if choice not in model_options():  # e.g. the free field after the host switched it off

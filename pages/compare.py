@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import vocab_search
-from components import echo, exports, routing, state, widgets
+from components import echo, exports, inputs, routing, state, widgets
 
 routing.through_app()
 st.title("Compare two models")
@@ -65,7 +65,7 @@ if all(r is not None for r in results):
     st.caption("Shared: " + (echo.plain(", ".join(shared)) if shared else "none"))
 
 st.subheader("Your sentence, as each tokenizer splits it")
-text = widgets.current()
+text = inputs.current()
 sides = st.columns(2)
 for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):
     with column, state.friendly_errors(stop=False):

@@ -16,7 +16,6 @@ st.markdown(
 
 model = state.require_model()
 index = state.vocab_index()
-GRID_OPTIONS = "nb_grid_options"  # the similarity and filters the grid below was drawn with
 
 
 @st.fragment
@@ -115,13 +114,13 @@ def search() -> widgets.SearchOptions:
                 on_change=widgets.follow_neighbour,
             )
     grid_options = (options.centred, options.filters())
-    if alone and st.session_state.get(GRID_OPTIONS) != grid_options:
+    if alone and state.grid_options() != grid_options:
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
 
 
 options = search()
-st.session_state[GRID_OPTIONS] = (options.centred, options.filters())
+state.remember_grid_options((options.centred, options.filters()))
 
 st.subheader("Every token of your sentence at once")
 encoding = state.require_encoding()

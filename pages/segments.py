@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose
-from components import charts, echo, exports, routing, state, widgets
+from components import charts, echo, exports, inputs, routing, state, widgets
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -46,7 +46,7 @@ c.metric("norm of B - A", f"{np.linalg.norm(difference):.3f}")
 
 st.subheader("How far the segment moves each token")
 encoding = state.require_encoding()
-if not widgets.current().text_b.strip():
+if not inputs.current().text_b.strip():
     st.info(
         "There is no sentence B, so every piece is in segment A. Add sentence B in the sidebar to see a "
         "pair; below, each piece of sentence A is compared as if it were in segment A and in segment B.",

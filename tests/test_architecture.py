@@ -76,3 +76,17 @@ def test_the_environment_is_read_only_by_the_configuration_module():
         or "os.getenv" in path.read_text(encoding="utf-8")
     ]
     assert [str(p) for p in readers] == ["bert_embeddings/config.py"]
+
+
+def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_state():
+    """components/state.py gets the sidebar's inputs as one value (components.inputs), never
+    from the widget layer; pages keep no state of their own in st.session_state."""
+    import ast
+
+    tree = ast.parse((ROOT / "components" / "state.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+    } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert "widgets" not in imported and "components.widgets" not in imported
+    for page in (ROOT / "pages").glob("*.py"):
+        assert "session_state" not in page.read_text(encoding="utf-8"), page.name
