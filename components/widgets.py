@@ -12,22 +12,11 @@ import streamlit as st
 
 from bert_embeddings import checkpoints, config, limits, patterns, vocab_search
 from bert_embeddings.architectures import CURATED
-from bert_embeddings.decompose import STAGES
 from bert_embeddings.errors import ExplorerError
-from components import charts, echo
+from components import charts, echo, settings
 from components.inputs import Inputs
 
-MODEL_KEY = "model_choice"
-CUSTOM_MODEL_KEY = "model_custom"
-SENTENCE_A_KEY = "sentence_a"
-SENTENCE_B_KEY = "sentence_b"
-SPECIAL_TOKENS_KEY = "special_tokens"
-PRESENTER_KEY = "presenter"
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
-OTHER = "__other__"
-
-DEFAULT_A = "The river bank flooded after the storm."
-DEFAULT_B = "Tokenizers split embeddings into pieces."
 
 
 _CURATED = {m.spec: m for m in CURATED}
@@ -36,11 +25,11 @@ _CURATED = {m.spec: m for m in CURATED}
 def model_options() -> list[str]:
     """The default model, the curated list, the bundled model, then (if allowed) any other."""
     options = list(checkpoints.listed_specs())
-    return options + [OTHER] if config.custom_models_allowed(st.secrets) else options
+    return options + [settings.OTHER] if config.custom_models_allowed(st.secrets) else options
 
 
 def model_label(option: str) -> str:
-    if option == OTHER:
+    if option == settings.OTHER:
         return "Other Hub id or local folder..."
     if option == checkpoints.BUNDLED:
         return "all-MiniLM-L6-v2 (bundled, works offline)"
@@ -58,37 +47,37 @@ def _model_caption(option: str) -> str:
 def sidebar() -> Inputs:
     """Draw the shared inputs in the sidebar and return their values."""
     with st.sidebar:
-        choice = st.selectbox("Model", model_options(), format_func=model_label, key=MODEL_KEY)
+        choice = st.selectbox("Model", model_options(), format_func=model_label, key=settings.MODEL_KEY)
         if caption := _model_caption(choice):
             st.caption(caption)
-        if choice == OTHER:
+        if choice == settings.OTHER:
             st.text_input(
                 "Hub id or folder",
-                key=CUSTOM_MODEL_KEY,
+                key=settings.CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
                 help="A Hub id, or a folder on this server written as an absolute path (starting with /).",
             )
         st.text_area(
             "Sentence A",
-            **seeded(SENTENCE_A_KEY),
+            **seeded(settings.SENTENCE_A_KEY),
             height=90,
             help=f"Up to {limits.SENTENCE.most:,} characters; BERT reads its first 512 pieces.",
         )
         st.text_area(
             "Sentence B (optional)",
-            **seeded(SENTENCE_B_KEY),
+            **seeded(settings.SENTENCE_B_KEY),
             height=90,
             help=f"A second sentence makes a pair: its pieces get segment 1. Up to {limits.SENTENCE.most:,} "
             "characters.",
         )
         st.toggle(
             "Add special tokens [CLS] / [SEP]",
-            **seeded(SPECIAL_TOKENS_KEY),
+            **seeded(settings.SPECIAL_TOKENS_KEY),
             help="BERT is trained with them. Off shows the bare word pieces, numbered from position 0.",
         )
         st.toggle(
             "Presenter mode (larger text)",
-            key=PRESENTER_KEY,
+            key=settings.PRESENTER_KEY,
             help="Bigger text in the app and in every figure, for a projector. Only this tab changes.",
         )
     presenter_style()
@@ -103,7 +92,7 @@ def whole_number_box(label: str, where=st, **kwargs) -> float:
 
 def chart(figure, key: str) -> None:
     """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector."""
-    if st.session_state.get(PRESENTER_KEY):
+    if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
     st.plotly_chart(figure, key=key)
 
@@ -115,23 +104,23 @@ def ink() -> str:
 
 def presenter_style() -> None:
     """In presenter mode, all of the app's text grows too (Streamlit sizes its text in rem)."""
-    if st.session_state.get(PRESENTER_KEY):
+    if st.session_state.get(settings.PRESENTER_KEY):
         st.html(f"<style>html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}</style>")
 
 
 def _read() -> Inputs:
     """The sidebar's values as plain data."""
     state = st.session_state
-    choice = state.get(MODEL_KEY, model_options()[0])
+    choice = state.get(settings.MODEL_KEY, model_options()[0])
     if choice not in model_options():  # e.g. the free field after the host switched it off
         choice = model_options()[0]
-    spec = state.get(CUSTOM_MODEL_KEY, "") if choice == OTHER else choice
+    spec = state.get(settings.CUSTOM_MODEL_KEY, "") if choice == settings.OTHER else choice
     return Inputs(
         model_spec=(spec or "").strip(),
         revision=config.revision(),
-        text_a=state.get(SENTENCE_A_KEY, DEFAULT_A) or "",
-        text_b=state.get(SENTENCE_B_KEY, DEFAULT_B) or "",
-        add_special_tokens=bool(state.get(SPECIAL_TOKENS_KEY, True)),
+        text_a=state.get(settings.SENTENCE_A_KEY, settings.default(settings.SENTENCE_A_KEY)) or "",
+        text_b=state.get(settings.SENTENCE_B_KEY, settings.default(settings.SENTENCE_B_KEY)) or "",
+        add_special_tokens=bool(state.get(settings.SPECIAL_TOKENS_KEY, True)),
     )
 
 
@@ -149,18 +138,6 @@ def dimension_range(hidden_size: int, key: str = "dims") -> range:
 
 
 # --- the neighbours page -------------------------------------------------------------------
-
-QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
-NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
-NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
-NB_K, NB_SIMILARITY = "nb_k", "nb_similarity"
-NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
-    "nb_hide_continuation",
-    "nb_hide_special",
-    "nb_leave_out",
-)
-NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
-SIMILARITIES = ("cosine", "cosine after subtracting the mean")
 
 
 @dataclass(frozen=True)
@@ -188,7 +165,7 @@ class SearchOptions:
 def query_mode() -> str:
     # Defaults live in session state, not in the widgets: clicking a neighbour sets these
     # keys too, and Streamlit warns when a widget has both.
-    mode = st.segmented_control("Query by", QUERY_MODES, **seeded(NB_MODE, "default"))
+    mode = st.segmented_control("Query by", settings.QUERY_MODES, **seeded(settings.NB_MODE, "default"))
     return mode or "word"
 
 
@@ -200,28 +177,37 @@ def piece_choice(pieces: list[str]) -> int | None:
         options,
         format_func=lambda i: "the mean of all pieces" if i is None else f"piece {echo.plain(pieces[i])}",
         horizontal=True,
-        key=NB_PIECE,
+        key=settings.NB_PIECE,
     )
 
 
 def search_options() -> SearchOptions:
     left, right = st.columns([1, 2])
     k = whole_number_box(
-        "How many neighbours (k)", left, **seeded(NB_K), help=f"From 1 to {vocab_search.MAX_K}."
+        "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
     )
-    similarity = right.radio("Similarity", SIMILARITIES, horizontal=True, **seeded(NB_SIMILARITY, None))
+    similarity = right.radio(
+        "Similarity", settings.SIMILARITIES, horizontal=True, **seeded(settings.NB_SIMILARITY, None)
+    )
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(NB_HIDE_CONTINUATION))
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(NB_HIDE_SPECIAL))
-        leave_out = c.toggle("Leave out the query's own pieces", **seeded(NB_LEAVE_OUT))
+        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(settings.NB_HIDE_CONTINUATION))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(settings.NB_HIDE_SPECIAL))
+        leave_out = c.toggle("Leave out the query's own pieces", **seeded(settings.NB_LEAVE_OUT))
         a, b = st.columns(2)
-        include = pattern_box("Only pieces matching (pattern)", NB_INCLUDE, a, "e.g. ^un")
-        exclude = pattern_box("Leave out pieces matching (pattern)", NB_EXCLUDE, b, "e.g. \\d")
+        include = pattern_box("Only pieces matching (pattern)", settings.NB_INCLUDE, a, "e.g. ^un")
+        exclude = pattern_box("Leave out pieces matching (pattern)", settings.NB_EXCLUDE, b, "e.g. \\d")
         pattern_syntax()
         valid = patterns_valid({"Only": include, "Leave out": exclude})
     return SearchOptions(
-        k, similarity == SIMILARITIES[1], hide_continuation, hide_special, include, exclude, leave_out, valid
+        k,
+        similarity == settings.SIMILARITIES[1],
+        hide_continuation,
+        hide_special,
+        include,
+        exclude,
+        leave_out,
+        valid,
     )
 
 
@@ -254,47 +240,15 @@ def patterns_valid(named: dict[str, str]) -> bool:
 
 def follow_neighbour() -> None:
     """on_change of the neighbour pills: make the clicked piece the next word query."""
-    piece = st.session_state.get(NB_NEXT)
+    piece = st.session_state.get(settings.NB_NEXT)
     if piece:
-        st.session_state[NB_MODE] = "word"
-        st.session_state[NB_WORD] = piece
-        st.session_state[NB_NEXT] = None
-        st.session_state.pop(NB_PIECE, None)
+        st.session_state[settings.NB_MODE] = "word"
+        st.session_state[settings.NB_WORD] = piece
+        st.session_state[settings.NB_NEXT] = None
+        st.session_state.pop(settings.NB_PIECE, None)
 
 
 # --- the PCA page --------------------------------------------------------------------------
-
-PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
-PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
-JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
-
-# --- defaults ------------------------------------------------------------------------------
-
-# The starting value of every widget whose setting can come from a shared link. They live
-# here rather than in the widget calls: a link's value is put into session state first,
-# and Streamlit warns when a widget gets a value both ways.
-DEFAULTS = {
-    SENTENCE_A_KEY: DEFAULT_A,
-    SENTENCE_B_KEY: DEFAULT_B,
-    SPECIAL_TOKENS_KEY: True,
-    NB_MODE: QUERY_MODES[0],
-    NB_WORD: "king",
-    NB_ID: 2054.0,
-    NB_EXPRESSION: "king - man + woman",
-    NB_STAGE: STAGES[0],
-    NB_K: 10.0,
-    NB_SIMILARITY: SIMILARITIES[0],
-    NB_HIDE_CONTINUATION: False,
-    NB_HIDE_SPECIAL: True,
-    NB_LEAVE_OUT: True,
-    NB_INCLUDE: "",
-    NB_EXCLUDE: "",
-    PCA_DIMS: "2-D",
-    PCA_X: 1.0,
-    PCA_Y: 2.0,
-    PCA_Z: 3.0,
-    PCA_HIGHLIGHT: "",
-}
 
 
 def seeded(key: str, param: str | None = "value") -> dict[str, object]:
@@ -305,18 +259,20 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     segmented controls): should the browser ever send the widget back without its state, it
     then falls back to this default, not to the widget type's own (0 for a number, "" for
     text, off for a toggle). ``None`` where the type's own default is already the same."""
-    st.session_state.setdefault(key, DEFAULTS[key])
-    return {"key": key} if param is None else {"key": key, param: DEFAULTS[key]}
+    st.session_state.setdefault(key, settings.default(key))
+    return {"key": key} if param is None else {"key": key, param: settings.default(key)}
 
 
 def map_axes() -> tuple[float, ...]:
     """2-D or 3-D, and which components (numbered from 1) go on each axis."""
-    dims = st.segmented_control("Map", ("2-D", "3-D"), **seeded(PCA_DIMS, "default")) or "2-D"
+    dims = st.segmented_control("Map", ("2-D", "3-D"), **seeded(settings.PCA_DIMS, "default")) or "2-D"
     names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
     columns = st.columns(3)
     return tuple(
         whole_number_box(f"Component on {name}", column, **seeded(key), help="1 to 10")
-        for column, name, key in zip(columns, names, (PCA_X, PCA_Y, PCA_Z), strict=False)
+        for column, name, key in zip(
+            columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
+        )
     )
 
 
@@ -327,6 +283,6 @@ def piece_kinds() -> list[int]:
         format_func=vocab_search.KINDS.__getitem__,
         selection_mode="multi",
         default=list(range(len(vocab_search.KINDS))),
-        key=PCA_KINDS,
+        key=settings.PCA_KINDS,
     )
     return list(shown or [])

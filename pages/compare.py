@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import vocab_search
-from components import echo, exports, inputs, routing, state, widgets
+from components import echo, exports, inputs, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Compare two models")
@@ -15,11 +15,11 @@ st.markdown(
 
 left_model = state.require_model()
 left_index = state.vocab_index()
-options = [o for o in widgets.model_options() if o != widgets.OTHER]
+options = [o for o in widgets.model_options() if o != settings.OTHER]
 other = st.selectbox(
     "Compare with", options, index=len(options) - 1, format_func=widgets.model_label, key="cmp_model"
 )
-if widgets.OTHER in widgets.model_options():
+if settings.OTHER in widgets.model_options():
     custom = st.text_input(
         "...or another Hub id or local folder (absolute path)",
         key="cmp_custom",

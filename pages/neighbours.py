@@ -5,7 +5,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, limits, vocab_search
-from components import charts, echo, exports, links, routing, state, widgets
+from components import charts, echo, exports, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -29,17 +29,17 @@ def search() -> widgets.SearchOptions:
     query = None
     with state.friendly_errors(stop=False):
         if mode == "word":
-            word = st.text_input("Word or piece", **widgets.seeded(widgets.NB_WORD))
+            word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
             ids = vocab_search.word_ids(index, model.tokenizer, word)
             piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
             query = vocab_search.word_query(index, model.tokenizer, word, piece)
         elif mode == "token id":
-            token_id = widgets.whole_number_box("Token id", **widgets.seeded(widgets.NB_ID))
+            token_id = widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))
             query = vocab_search.id_query(index, token_id)
         elif mode == "arithmetic":
             expression = st.text_input(
                 "Vector arithmetic",
-                **widgets.seeded(widgets.NB_EXPRESSION),
+                **widgets.seeded(settings.NB_EXPRESSION),
                 help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
             )
             query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
@@ -51,16 +51,16 @@ def search() -> widgets.SearchOptions:
             stages = decompose.stage_vectors(state.breakdown(model, encoding))
             # The first word rather than [CLS]; a linked token or stage this sentence or model
             # lacks falls back to the default, with a notice.
-            links.keep_within(widgets.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
-            links.keep_within(widgets.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
+            links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
+            links.keep_within(settings.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
             left, right = st.columns(2)
             position = left.selectbox(
                 "Token of your sentence",
                 range(len(encoding)),
                 format_func=encoding.labels.__getitem__,
-                key=widgets.NB_TOKEN,
+                key=settings.NB_TOKEN,
             )
-            stage = right.selectbox("Taken at stage", list(stages), key=widgets.NB_STAGE)
+            stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE)
             vector = stages[stage][position]
             query = vocab_search.Query(
                 vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
@@ -110,7 +110,7 @@ def search() -> widgets.SearchOptions:
                 "Search a neighbour next",
                 result.pieces,
                 format_func=echo.plain,
-                key=widgets.NB_NEXT,
+                key=settings.NB_NEXT,
                 on_change=widgets.follow_neighbour,
             )
     grid_options = (options.centred, options.filters())
@@ -144,5 +144,5 @@ with state.friendly_errors(stop=False):
     )
     st.dataframe(table, hide_index=True, key="nb_grid")
     exports.table(f"{model.name} top 5 of each token at {grid_stage}", table)
-    similarity = widgets.SIMILARITIES[1] if options.centred else widgets.SIMILARITIES[0]
+    similarity = settings.SIMILARITIES[1] if options.centred else settings.SIMILARITIES[0]
     st.caption(f"Top 5 of each token by {similarity}, with the filters above; one matrix product for all.")

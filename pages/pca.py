@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, projection, vocab_search
-from components import charts, echo, exports, routing, state, widgets
+from components import charts, echo, exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("PCA maps")
@@ -43,7 +43,7 @@ with vocabulary_tab:
         "component",
     )
     kinds = widgets.piece_kinds()
-    pattern = widgets.pattern_box("Highlight pieces matching (pattern)", widgets.PCA_HIGHLIGHT)
+    pattern = widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
     widgets.pattern_syntax()
     highlights = []
     with state.friendly_errors(stop=False):
@@ -89,10 +89,10 @@ with journey_tab:
         st.info("Type a sentence in the sidebar to see its journey.", icon=":material/edit:")
     else:
         choice = st.radio(
-            "Project onto", widgets.JOURNEY_BASES, horizontal=True, key=widgets.PCA_JOURNEY_BASIS
+            "Project onto", settings.JOURNEY_BASES, horizontal=True, key=settings.PCA_JOURNEY_BASIS
         )
         stages = decompose.stage_vectors(state.breakdown(model, encoding))
-        if choice == widgets.JOURNEY_BASES[0]:
+        if choice == settings.JOURNEY_BASES[0]:
             basis, _ = state.vocabulary_pca()
             st.caption(
                 "The vocabulary's components show where your sentence sits among all pieces. Adding the "

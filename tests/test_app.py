@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import checkpoints, config, vocab_search
-from components import widgets
+from components import settings, widgets
 from testkit.stand_in_hub import stand_in_hub
 from tests.conftest import ROOT, damaged_bundled_copy, shown
 
@@ -31,13 +31,13 @@ def run_page(page: str, **inputs) -> AppTest:
     """Open app.py, set sidebar inputs (by widget key), then switch to ``page``."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     if "model" in inputs:
-        at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
-        at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value(inputs["model"]).run()
-    for key, name in ((widgets.SENTENCE_A_KEY, "a"), (widgets.SENTENCE_B_KEY, "b")):
+        at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+        at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(inputs["model"]).run()
+    for key, name in ((settings.SENTENCE_A_KEY, "a"), (settings.SENTENCE_B_KEY, "b")):
         if name in inputs:
             at.text_area(key=key).set_value(inputs[name]).run()
     if "special" in inputs:
-        at.toggle(key=widgets.SPECIAL_TOKENS_KEY).set_value(inputs["special"]).run()
+        at.toggle(key=settings.SPECIAL_TOKENS_KEY).set_value(inputs["special"]).run()
     return at.switch_page(page).run()
 
 
@@ -158,7 +158,7 @@ def test_app_keeps_working_after_bad_input():
     """After an error, correcting the input brings the page back."""
     at = run_page("pages/embedding_layer.py", a="", b="only B")
     assert at.error
-    at.text_area(key=widgets.SENTENCE_A_KEY).set_value("Now with A").run()
+    at.text_area(key=settings.SENTENCE_A_KEY).set_value("Now with A").run()
     assert not at.error and not at.exception
     assert len(at.get("plotly_chart")) == 7
 
@@ -212,7 +212,7 @@ def test_default_model_from_environment(monkeypatch):
     """BERT_EXPLORER_MODEL=bundled starts the picker on the bundled model, with no notice."""
     monkeypatch.setenv(config.MODEL, "bundled")
     at = run_page("pages/home.py")
-    assert at.selectbox(key=widgets.MODEL_KEY).value == "bundled"
+    assert at.selectbox(key=settings.MODEL_KEY).value == "bundled"
     assert not at.exception and "cannot be reached" not in messages(at)
     assert checkpoints.BUNDLED_NAME in " ".join(shown(c.value) for c in at.caption)
 
@@ -254,14 +254,14 @@ def test_word_query_shows_table_chart_and_pills():
     assert len(pieces) == 10 and "queen" in pieces and "king" not in pieces
     bars = next(f for f in figures(at) if f.layout.title.text.startswith("Closest to"))
     assert [label.split(". ", 1)[1] for label in bars.data[0].y] == pieces
-    assert list(at.pills(key=widgets.NB_NEXT).options) == pieces
+    assert list(at.pills(key=settings.NB_NEXT).options) == pieces
 
 
 def test_clicking_a_neighbour_makes_it_the_next_query():
     """Choosing 'queen' among the results searches from queen."""
     at = neighbours_page()
-    at.pills(key=widgets.NB_NEXT).set_value("queen").run()
-    assert at.text_input(key=widgets.NB_WORD).value == "queen"
+    at.pills(key=settings.NB_NEXT).set_value("queen").run()
+    assert at.text_input(key=settings.NB_WORD).value == "queen"
     assert "queen" not in result_pieces(at) and "king" in result_pieces(at)
     assert not at.exception
 
@@ -280,14 +280,14 @@ def test_query_modes(bundled):
 def test_multi_piece_word_offers_each_piece_or_the_mean():
     """A word of several pieces shows its pieces; one can be chosen instead of the mean."""
     at = neighbours_page(nb_word="embeddings")
-    assert [shown(o) for o in at.radio(key=widgets.NB_PIECE).options] == [
+    assert [shown(o) for o in at.radio(key=settings.NB_PIECE).options] == [
         "the mean of all pieces",
         "piece em",
         "piece ##bed",
         "piece ##ding",
         "piece ##s",
     ]
-    at.radio(key=widgets.NB_PIECE).set_value(1).run()
+    at.radio(key=settings.NB_PIECE).set_value(1).run()
     assert "##bed" in at.get("plotly_chart")[0].proto.spec
 
 
@@ -527,7 +527,7 @@ def test_every_page_works_for_every_family(family_folder, page):
 def test_picker_offers_the_curated_models_with_sizes():
     """The picker lists the curated families, the bundled model and a free field, with a caption."""
     at = run_page("pages/home.py")
-    options = at.selectbox(key=widgets.MODEL_KEY).options
+    options = at.selectbox(key=settings.MODEL_KEY).options
     for spec in (
         "bert-base-uncased",
         "distilbert-base-uncased",
@@ -544,15 +544,15 @@ def test_host_can_switch_off_the_free_model_field(monkeypatch):
     """BERT_EXPLORER_ALLOW_CUSTOM_MODELS=0 leaves only the curated and bundled models."""
     monkeypatch.setenv(config.ALLOW_CUSTOM, "0")
     at = run_page("pages/home.py")
-    assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
+    assert "Other Hub id or local folder..." not in at.selectbox(key=settings.MODEL_KEY).options
     assert not at.exception
 
 
 def test_a_model_that_fails_leaves_the_previous_one_usable(tmp_path):
     """After a good model, a folder that is no checkpoint shows its message and the page goes on."""
     at = run_page("pages/embedding_layer.py")
-    at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
-    at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value(str(tmp_path)).run()
+    at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+    at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(str(tmp_path)).run()
     assert not at.exception
     assert "no config.json" in messages(at)
     assert f"Still showing {checkpoints.BUNDLED_NAME}" in messages(at)
@@ -583,8 +583,8 @@ def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeyp
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
     with stand_in_hub({"someone/cut-bert": folder}, drop_after=100_000) as (url, _):
         monkeypatch.setenv("HF_ENDPOINT", url)
-        at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
-        at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value("someone/cut-bert").run()
+        at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+        at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value("someone/cut-bert").run()
     assert not at.exception
     assert "cut off" in messages(at) and f"Still showing {checkpoints.BUNDLED_NAME}" in messages(at)
     assert len(at.get("plotly_chart")) == 7
@@ -595,7 +595,7 @@ def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.secrets[config.ALLOW_CUSTOM] = "false"
     at.run()
-    assert "Other Hub id or local folder..." not in at.selectbox(key=widgets.MODEL_KEY).options
+    assert "Other Hub id or local folder..." not in at.selectbox(key=settings.MODEL_KEY).options
 
 
 @pytest.mark.parametrize("page", ["pages/embedding_layer.py", "pages/pca.py", "pages/home.py"])
@@ -603,7 +603,7 @@ def test_presenter_mode_enlarges_the_text_of_every_figure(page):
     """Every figure's text, title and annotations (and its height) grow by the presenter scale."""
     at = run_page(page)
     before = figures(at)
-    at.toggle(key=widgets.PRESENTER_KEY).set_value(True).run()
+    at.toggle(key=settings.PRESENTER_KEY).set_value(True).run()
     after = figures(at)
     assert not at.exception and len(after) == len(before) > 0
     scale = widgets.PRESENTER_SCALE

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import limits
-from components import widgets
+from components import settings
 from tests.conftest import ROOT
 from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
 
@@ -63,12 +63,12 @@ def widget(at: AppTest, key: str):
 
 # (page, widget key, hostile values, a normal value, what the normal value must show)
 TEXT_INPUTS = [
-    ("pages/tokens.py", widgets.SENTENCE_A_KEY, text_cases(), "Hello world", None),
-    ("pages/embedding_layer.py", widgets.SENTENCE_B_KEY, text_cases(), "A second one.", None),
-    ("pages/neighbours.py", widgets.NB_WORD, text_cases(pattern=True), "king", "queen"),
-    ("pages/neighbours.py", widgets.NB_INCLUDE, text_cases(pattern=True), "^q", "queen"),
-    ("pages/neighbours.py", widgets.NB_EXCLUDE, text_cases(pattern=True), "x", "queen"),
-    ("pages/pca.py", widgets.PCA_HIGHLIGHT, text_cases(pattern=True), "^king$", None),
+    ("pages/tokens.py", settings.SENTENCE_A_KEY, text_cases(), "Hello world", None),
+    ("pages/embedding_layer.py", settings.SENTENCE_B_KEY, text_cases(), "A second one.", None),
+    ("pages/neighbours.py", settings.NB_WORD, text_cases(pattern=True), "king", "queen"),
+    ("pages/neighbours.py", settings.NB_INCLUDE, text_cases(pattern=True), "^q", "queen"),
+    ("pages/neighbours.py", settings.NB_EXCLUDE, text_cases(pattern=True), "x", "queen"),
+    ("pages/pca.py", settings.PCA_HIGHLIGHT, text_cases(pattern=True), "^king$", None),
     ("pages/concepts.py", "toy_items", text_cases(), "item, a, b, c\ncat, 1, 2, 3", None),
     ("pages/compare.py", "cmp_word", text_cases(pattern=True), "bank", None),
     ("pages/context.py", "ctx_first", text_cases(), "He sat on the bank.", None),
@@ -97,7 +97,7 @@ def test_a_huge_sentence_names_the_limit():
     """A 200 KB paste into sentence A is refused with the limit named, not dropped silently."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/tokens.py").run()
-    at.text_area(key=widgets.SENTENCE_A_KEY).set_value(HUGE_TEXT).run()
+    at.text_area(key=settings.SENTENCE_A_KEY).set_value(HUGE_TEXT).run()
     assert f"has 200,000 characters; the explorer accepts at most {limits.SENTENCE.most:,}" in messages(at)
 
 
@@ -116,11 +116,11 @@ def test_hostile_model_names_in_the_free_field(value):
     """Paths, over-long ids and markup in the model field: a message, and the app goes on."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/tokens.py").run()
-    at.selectbox(key=widgets.MODEL_KEY).set_value(widgets.OTHER).run()
-    at.text_input(key=widgets.CUSTOM_MODEL_KEY).set_value(value).run()
+    at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+    at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(value).run()
     assert_plain_and_small(at)
     assert "File name too long" not in messages(at)
-    at.selectbox(key=widgets.MODEL_KEY).set_value("bundled").run()
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
     assert_plain_and_small(at)
     assert not at.error and len(at.dataframe) == 1
 
@@ -128,8 +128,8 @@ def test_hostile_model_names_in_the_free_field(value):
 @pytest.mark.parametrize(
     ("page", "key"),
     [
-        ("pages/neighbours.py", widgets.NB_K),
-        ("pages/pca.py", widgets.PCA_X),
+        ("pages/neighbours.py", settings.NB_K),
+        ("pages/pca.py", settings.PCA_X),
         ("pages/positions.py", "pos_first"),
         ("pages/compare.py", "cmp_k"),
     ],
@@ -152,10 +152,10 @@ def test_a_token_id_typed_as_1e3_is_1000_and_1_5_is_refused():
     """1e3 means id 1000; 1.5 is not a whole number and says so (neither becomes 1)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/neighbours.py").run()
-    widget(at, widgets.NB_MODE).set_value("token id").run()
-    widget(at, widgets.NB_ID).set_value(1e3).run()
+    widget(at, settings.NB_MODE).set_value("token id").run()
+    widget(at, settings.NB_ID).set_value(1e3).run()
     assert "id 1000" in at.get("plotly_chart")[0].proto.spec
-    widget(at, widgets.NB_ID).set_value(1.5).run()
+    widget(at, settings.NB_ID).set_value(1.5).run()
     assert "must be a whole number" in messages(at)
 
 
@@ -178,7 +178,7 @@ def test_hostile_link_values(name):
         assert_plain_and_small(at)
         if name == "model":  # a link never opens a folder, and a path gets the same answer as any name
             assert "config.json" not in messages(at) and "no folder" not in messages(at)
-        at.text_area(key=widgets.SENTENCE_A_KEY).set_value("A normal sentence.").run()
+        at.text_area(key=settings.SENTENCE_A_KEY).set_value("A normal sentence.").run()
         assert not at.exception
 
 

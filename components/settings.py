@@ -1,0 +1,196 @@
+"""Every setting a person or a link can change, declared once.
+
+Each row gives a setting's session key, its default, the page it belongs to and, for the
+settings a shareable link carries, its name in the URL with the parser that checks a link's
+text (raising ValueError with the reason) and the writer that turns a value back into text.
+Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
+through here (components/links.py), and so will the presenter's broadcast. No other module
+defines a setting's key or default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bert_embeddings import checkpoints, decompose, limits, patterns, vocab_search
+from bert_embeddings.errors import ExplorerError
+
+# --- keys --------------------------------------------------------------------------------
+
+MODEL_KEY, CUSTOM_MODEL_KEY = "model_choice", "model_custom"
+SENTENCE_A_KEY, SENTENCE_B_KEY, SPECIAL_TOKENS_KEY = "sentence_a", "sentence_b", "special_tokens"
+PRESENTER_KEY = "presenter"
+NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
+NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
+NB_K, NB_SIMILARITY, NB_GRID_STAGE = "nb_k", "nb_similarity", "nb_grid_stage"
+NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
+    "nb_hide_continuation",
+    "nb_hide_special",
+    "nb_leave_out",
+)
+NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
+PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
+PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
+DIMENSIONS = "dims"
+TOY_ITEMS = "toy_items"
+POS_FIRST, POS_SECOND = "pos_first", "pos_second"
+CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
+CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
+
+# --- choices -----------------------------------------------------------------------------
+
+OTHER = "__other__"  # the model picker's "any Hub id or folder" option
+QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
+SIMILARITIES = ("cosine", "cosine after subtracting the mean")
+JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
+MAP_DIMS = ("2-D", "3-D")
+
+# --- reading a link's text -----------------------------------------------------------------
+
+
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], float]:
+    """A whole number in a link, as the float its number box holds."""
+
+    def read(text: str) -> float:
+        try:
+            number = int(text)
+        except ValueError:
+            raise ValueError("not a whole number") from None
+        if number < low or (high is not None and number > high):
+            raise ValueError(f"outside {low} to {high}" if high is not None else f"below {low}")
+        return float(number)
+
+    return read
+
+
+def _int(low: int) -> Callable[[str], int]:
+    """A whole number for a select box, which holds ints."""
+    read = _whole_number(low)
+    return lambda text: int(read(text))
+
+
+def _whole_text(value: object) -> str:
+    return str(int(value))
+
+
+def _one_of(codes: dict[str, object]) -> Callable[[str], object]:
+    def read(text: str) -> object:
+        if text not in codes:
+            raise ValueError("one of " + ", ".join(codes))
+        return codes[text]
+
+    return read
+
+
+def _code_of(codes: dict[str, object]) -> Callable[[object], str]:
+    names = {value: code for code, value in codes.items()}
+    return lambda value: names[value]
+
+
+def _text(limit: limits.Limit) -> Callable[[str], str]:
+    def read(text: str) -> str:
+        if len(text) > limit.most:
+            raise ValueError(f"longer than {limit.most:,} characters")
+        return text
+
+    return read
+
+
+def _pattern(text: str) -> str:
+    try:
+        patterns.compile_pattern(text)
+    except ExplorerError as problem:
+        raise ValueError(str(problem)) from None
+    return text
+
+
+_FLAGS = {"1": True, "0": False}
+_MODES = {"word": "word", "id": "token id", "token": "sentence token", "sum": "arithmetic"}
+_SIMILARITIES = {"cosine": SIMILARITIES[0], "centred": SIMILARITIES[1]}
+_STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
+_MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
+_COMPONENT = _whole_number(1, 10)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its session key and default, its page, and (if a link carries it) how."""
+
+    key: str
+    default: object  # None: the widget's own, which depends on the model or sentence in use
+    page: str | None  # the url_path of its page; None for the sidebar
+    url: str | None = None  # its name in a link; None: links leave it out
+    read: Callable[[str], object] | None = None  # link text -> value; ValueError with the reason
+    write: Callable[[object], str] = str
+    mode: str | None = None  # a neighbour query's input counts only in its own query mode
+
+
+def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
+    return Setting(key, default, page, url, read, write, mode)
+
+
+TABLE = (
+    Setting(MODEL_KEY, None, None),  # the first listed model; a link's "model" is read apart
+    Setting(CUSTOM_MODEL_KEY, "", None),
+    # An empty sentence A is a view like any other (the pages say what is missing), so a link
+    # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
+    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, _text(limits.SENTENCE)),
+    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _text(limits.SENTENCE)),
+    _linked("special", SPECIAL_TOKENS_KEY, True, None, _one_of(_FLAGS), _code_of(_FLAGS)),
+    Setting(PRESENTER_KEY, False, None),  # never in a link: attendees should not inherit big text
+    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", _one_of(_MODES), _code_of(_MODES)),
+    _linked("q", NB_WORD, "king", "neighbours", _text(limits.WORD), mode="word"),
+    Setting(NB_PIECE, None, "neighbours"),
+    _linked("id", NB_ID, 2054.0, "neighbours", _whole_number(0), _whole_text, mode="token id"),
+    _linked(
+        "sum", NB_EXPRESSION, "king - man + woman", "neighbours", _text(limits.ARITHMETIC), mode="arithmetic"
+    ),
+    _linked("token", NB_TOKEN, None, "neighbours", _int(0), mode="sentence token"),
+    _linked(
+        "stage",
+        NB_STAGE,
+        decompose.STAGES[0],
+        "neighbours",
+        _one_of(_STAGES),
+        _code_of(_STAGES),
+        "sentence token",
+    ),
+    _linked("k", NB_K, 10.0, "neighbours", _whole_number(1, vocab_search.MAX_K), _whole_text),
+    _linked(
+        "sim", NB_SIMILARITY, SIMILARITIES[0], "neighbours", _one_of(_SIMILARITIES), _code_of(_SIMILARITIES)
+    ),
+    _linked("hide_pieces", NB_HIDE_CONTINUATION, False, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("hide_special", NB_HIDE_SPECIAL, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("leave_out", NB_LEAVE_OUT, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("only", NB_INCLUDE, "", "neighbours", _pattern),
+    _linked("not", NB_EXCLUDE, "", "neighbours", _pattern),
+    Setting(NB_NEXT, None, "neighbours"),
+    Setting(NB_GRID_STAGE, decompose.STAGES[0], "neighbours"),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
+    _linked("x", PCA_X, 1.0, "pca", _COMPONENT, _whole_text),
+    _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, _whole_text),
+    _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, _whole_text),
+    Setting(PCA_KINDS, None, "pca"),  # every kind of piece
+    _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
+    Setting(PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca"),
+    Setting(DIMENSIONS, None, "embedding_layer"),  # every dimension of the model in use
+    Setting(TOY_ITEMS, None, "concepts"),  # bert_embeddings.concepts.DEFAULT_TEXT
+    Setting(POS_FIRST, 5.0, "positions"),
+    Setting(POS_SECOND, 6.0, "positions"),
+    Setting(CTX_FIRST, "He sat on the bank of the river.", "context"),
+    Setting(CTX_SECOND, "She paid the cash into her bank account.", "context"),
+    Setting(CTX_WORD, "bank", "context"),
+    Setting(CTX_LAYER, None, "context"),  # the model's last layer
+    Setting(CMP_MODEL, checkpoints.BUNDLED, "compare"),
+    Setting(CMP_CUSTOM, "", "compare"),
+    Setting(CMP_WORD, "bank", "compare"),
+    Setting(CMP_K, 10.0, "compare"),
+)
+BY_KEY = {s.key: s for s in TABLE}
+LINKED = tuple(s for s in TABLE if s.url is not None)
+DEFAULTS = {s.key: s.default for s in TABLE if s.default is not None}
+
+
+def default(key: str) -> object:
+    return BY_KEY[key].default
