@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bert_embeddings import checkpoints, decompose, limits, patterns, vocab_search
+from bert_embeddings import checkpoints, concepts, decompose, limits, patterns, vocab_search
 from bert_embeddings.errors import ExplorerError
 
 # --- keys --------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ TABLE = (
     _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
     Setting(PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca"),
     Setting(DIMENSIONS, None, "embedding_layer"),  # every dimension of the model in use
-    Setting(TOY_ITEMS, None, "concepts"),  # bert_embeddings.concepts.DEFAULT_TEXT
+    Setting(TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts"),
     Setting(POS_FIRST, 5.0, "positions"),
     Setting(POS_SECOND, 6.0, "positions"),
     Setting(CTX_FIRST, "He sat on the bank of the river.", "context"),

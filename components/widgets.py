@@ -124,13 +124,13 @@ def _read() -> Inputs:
     )
 
 
-def dimension_range(hidden_size: int, key: str = "dims") -> range:
+def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
     """A slider over the hidden dimensions; returns the chosen dims as a range."""
     first, last = st.slider(
         "Dimensions to show",
         min_value=0,
         max_value=hidden_size - 1,
-        value=(0, hidden_size - 1),
+        value=(0, hidden_size - 1),  # every dimension of the model in use
         key=key,
         help="Drag both ends to zoom into a few dimensions, e.g. 300-320.",
     )

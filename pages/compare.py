@@ -17,12 +17,12 @@ left_model = state.require_model()
 left_index = state.vocab_index()
 options = [o for o in widgets.model_options() if o != settings.OTHER]
 other = st.selectbox(
-    "Compare with", options, index=len(options) - 1, format_func=widgets.model_label, key="cmp_model"
+    "Compare with", options, format_func=widgets.model_label, **widgets.seeded(settings.CMP_MODEL, None)
 )
 if settings.OTHER in widgets.model_options():
     custom = st.text_input(
         "...or another Hub id or local folder (absolute path)",
-        key="cmp_custom",
+        **widgets.seeded(settings.CMP_CUSTOM),
     )
     other = custom.strip() or other
 right = state.second_model(other)
@@ -33,8 +33,8 @@ if right_model.notice:
     st.info(echo.plain(right_model.notice), icon=":material/cloud_off:")
 
 a, b = st.columns([3, 1])
-word = a.text_input("Word", value="bank", key="cmp_word")
-k = widgets.whole_number_box("k", b, value=10.0, key="cmp_k")
+word = a.text_input("Word", **widgets.seeded(settings.CMP_WORD))
+k = widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K))
 sides = st.columns(2)
 results = []
 for side, column, model, index in (

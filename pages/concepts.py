@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import concepts, limits, positions
-from components import charts, exports, routing, state, widgets
+from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -16,9 +16,8 @@ st.markdown(
 )
 text = st.text_area(
     "Items: a header line, then one item per line (name, then one number per dimension). Edit or add lines.",
-    value=concepts.DEFAULT_TEXT,
     height=230,
-    key="toy_items",
+    **widgets.seeded(settings.TOY_ITEMS),
     help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
 with state.friendly_errors():

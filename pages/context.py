@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import contextual, vocab_search
-from components import charts, exports, routing, state, widgets
+from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -18,9 +18,9 @@ st.markdown(
 model = state.require_model()
 index = state.vocab_index()
 left, right = st.columns(2)
-first = left.text_input("Sentence 1", value="He sat on the bank of the river.", key="ctx_first")
-second = right.text_input("Sentence 2", value="She paid the cash into her bank account.", key="ctx_second")
-word = st.text_input("Word to follow", value="bank", key="ctx_word")
+first = left.text_input("Sentence 1", **widgets.seeded(settings.CTX_FIRST))
+second = right.text_input("Sentence 2", **widgets.seeded(settings.CTX_SECOND))
+word = st.text_input("Word to follow", **widgets.seeded(settings.CTX_WORD))
 full = state.full_model()
 
 with state.friendly_errors():
@@ -64,7 +64,9 @@ st.caption(
     "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
 )
 
-layer = st.slider("Layer to show for sentence 1", 0, len(by_layer) - 1, len(by_layer) - 1, key="ctx_layer")
+layer = st.slider(
+    "Layer to show for sentence 1", 0, len(by_layer) - 1, len(by_layer) - 1, key=settings.CTX_LAYER
+)  # its default, the last layer, depends on the model
 values = states[0][layer]
 widgets.chart(
     charts.stage_heatmap(

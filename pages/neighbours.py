@@ -125,7 +125,7 @@ state.remember_grid_options((options.centred, options.filters()))
 st.subheader("Every token of your sentence at once")
 encoding = state.require_encoding()
 stages = decompose.stage_vectors(state.breakdown(model, encoding))
-grid_stage = st.selectbox("Stage", list(stages), key="nb_grid_stage")
+grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
 vectors = stages[grid_stage]
 if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")

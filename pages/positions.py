@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import positions
-from components import charts, exports, routing, state, widgets
+from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Positions: learned, not a formula")
@@ -42,8 +42,8 @@ exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinus
 
 st.subheader("Compare two positions")
 a, b = st.columns(2)
-first = widgets.whole_number_box("First position", a, value=5.0, key="pos_first")
-second = widgets.whole_number_box("Second position", b, value=6.0, key="pos_second")
+first = widgets.whole_number_box("First position", a, **widgets.seeded(settings.POS_FIRST))
+second = widgets.whole_number_box("Second position", b, **widgets.seeded(settings.POS_SECOND))
 with state.friendly_errors(stop=False):
     p, q = positions.check_position(first, n), positions.check_position(second, n)
     pair = positions.cosine_matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))

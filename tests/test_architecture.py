@@ -90,3 +90,39 @@ def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_st
     assert "widgets" not in imported and "components.widgets" not in imported
     for page in (ROOT / "pages").glob("*.py"):
         assert "session_state" not in page.read_text(encoding="utf-8"), page.name
+
+
+INPUT_WIDGETS = (
+    "text_input",
+    "text_area",
+    "number_input",
+    "selectbox",
+    "radio",
+    "toggle",
+    "slider",
+    "segmented_control",
+    "pills",
+)
+
+
+def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
+    """Each input widget on each page has its key in components.settings, and, where the table
+    gives a default, the widget starts at exactly that default: no key or default is made up
+    anywhere else."""
+    from streamlit.testing.v1 import AppTest
+
+    from components import settings
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    checked = 0
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        at.switch_page(f"pages/{page.name}").run()
+        for kind in INPUT_WIDGETS:
+            for widget in at.get(kind):
+                assert widget.key in settings.BY_KEY, (page.name, kind, widget.key)
+                default = settings.default(widget.key)
+                if default is not None and widget.key in settings.DEFAULTS:
+                    assert widget.value == default, (page.name, widget.key, widget.value)
+                checked += 1
+    assert checked >= 30
