@@ -109,14 +109,6 @@ def encode(
     n_special = sum(final.special_tokens_mask)
     dropped = sum(len(e.ids) for e in full) + n_special - len(final.ids)
 
-    groups: list[int | None] = []
-    seen: dict[tuple[int, int], int] = {}
-    for seq, word, special in zip(final.sequence_ids, final.word_ids, final.special_tokens_mask, strict=True):
-        if special or seq is None or word is None:
-            groups.append(None)
-        else:
-            groups.append(seen.setdefault((seq, word), len(seen)))
-
     n = len(final.ids)
     unk = tokenizer.token_to_id("[UNK]")
     return Encoding(
@@ -124,11 +116,23 @@ def encode(
         ids=np.asarray(final.ids, dtype=np.int64),
         segment_ids=np.asarray(final.type_ids, dtype=np.int64),
         positions=np.arange(position_offset, position_offset + n, dtype=np.int64),
-        word_groups=tuple(groups),
+        word_groups=_word_groups(final),
         is_special=tuple(bool(s) for s in final.special_tokens_mask),
         dropped=dropped,
         notices=_notices((text_a, text_b), final, unk, dropped, n),
     )
+
+
+def _word_groups(final) -> tuple[int | None, ...]:
+    """Pieces of one word share a number (counted across both sentences); special pieces: None."""
+    groups: list[int | None] = []
+    seen: dict[tuple[int, int], int] = {}
+    for seq, word, special in zip(final.sequence_ids, final.word_ids, final.special_tokens_mask, strict=True):
+        if special or seq is None or word is None:
+            groups.append(None)
+        else:
+            groups.append(seen.setdefault((seq, word), len(seen)))
+    return tuple(groups)
 
 
 def readable_pieces(tokenizer: Tokenizer, ids, pieces) -> tuple[str, ...]:

@@ -18,6 +18,93 @@ model = state.require_model()
 index = state.vocab_index()
 
 
+def word_query_ui() -> vocab_search.Query:
+    word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
+    ids = vocab_search.word_ids(index, model.tokenizer, word)
+    piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
+    return vocab_search.word_query(index, model.tokenizer, word, piece)
+
+
+def id_query_ui() -> vocab_search.Query:
+    token_id = widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))
+    return vocab_search.id_query(index, token_id)
+
+
+def arithmetic_query_ui() -> vocab_search.Query:
+    expression = st.text_input(
+        "Vector arithmetic",
+        **widgets.seeded(settings.NB_EXPRESSION),
+        help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
+    )
+    st.caption("Each word's token row, added or subtracted; a word of several pieces counts as their mean.")
+    return vocab_search.arithmetic_query(index, model.tokenizer, expression)
+
+
+def sentence_token_query_ui() -> vocab_search.Query:
+    encoding = state.require_encoding()
+    stages = decompose.stage_vectors(state.breakdown(model, encoding))
+    # The first word rather than [CLS]; a linked token or stage this sentence or model lacks
+    # falls back to the default, with a notice.
+    links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
+    links.keep_within(settings.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
+    left, right = st.columns(2)
+    position = left.selectbox(
+        "Token of your sentence",
+        range(len(encoding)),
+        format_func=encoding.labels.__getitem__,
+        key=settings.NB_TOKEN,
+    )
+    stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE)
+    st.caption(
+        "The search still runs over the token table. After the token row, the vector also carries "
+        "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
+        "pieces it still resembles once those are mixed in."
+    )
+    label = f"{encoding.labels[position]} at {stage}"
+    return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
+
+
+QUERY_UIS = {
+    "word": word_query_ui,
+    "token id": id_query_ui,
+    "arithmetic": arithmetic_query_ui,
+    "sentence token": sentence_token_query_ui,
+}
+
+
+def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> None:
+    """The ranked table with its download, the bars, and a neighbour to search from next."""
+    left, right = st.columns([2, 3])
+    ranked = pd.DataFrame(
+        {
+            "rank": range(1, len(result.ids) + 1),
+            "piece": result.pieces,
+            "id": result.ids,
+            "score": result.scores,
+        }
+    )
+    with left:
+        st.dataframe(
+            ranked,
+            hide_index=True,
+            column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+            key="nb_table",
+        )
+        exports.table(f"{model.name} neighbours of {query.description}", ranked)
+    with right:
+        widgets.chart(
+            charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
+            key="nb_bars",
+        )
+    st.pills(
+        "Search a neighbour next",
+        result.pieces,
+        format_func=echo.plain,
+        key=settings.NB_NEXT,
+        on_change=widgets.follow_neighbour,
+    )
+
+
 @st.fragment
 def search() -> widgets.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
@@ -25,96 +112,23 @@ def search() -> widgets.SearchOptions:
     alone = bool(get_script_run_ctx().fragment_ids_this_run)  # this part rerun by itself
     if alone:  # app.py did not run, and it is what otherwise keeps the address bar current
         links.publish("neighbours")
-    mode = widgets.query_mode()
-    query = None
+    query = result = None
     with state.friendly_errors(stop=False):
-        if mode == "word":
-            word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
-            ids = vocab_search.word_ids(index, model.tokenizer, word)
-            piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
-            query = vocab_search.word_query(index, model.tokenizer, word, piece)
-        elif mode == "token id":
-            token_id = widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))
-            query = vocab_search.id_query(index, token_id)
-        elif mode == "arithmetic":
-            expression = st.text_input(
-                "Vector arithmetic",
-                **widgets.seeded(settings.NB_EXPRESSION),
-                help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
-            )
-            query = vocab_search.arithmetic_query(index, model.tokenizer, expression)
-            st.caption(
-                "Each word's token row, added or subtracted; a word of several pieces counts as their mean."
-            )
-        else:
-            encoding = state.require_encoding()
-            stages = decompose.stage_vectors(state.breakdown(model, encoding))
-            # The first word rather than [CLS]; a linked token or stage this sentence or model
-            # lacks falls back to the default, with a notice.
-            links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
-            links.keep_within(settings.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
-            left, right = st.columns(2)
-            position = left.selectbox(
-                "Token of your sentence",
-                range(len(encoding)),
-                format_func=encoding.labels.__getitem__,
-                key=settings.NB_TOKEN,
-            )
-            stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE)
-            vector = stages[stage][position]
-            query = vocab_search.Query(
-                vector, (int(encoding.ids[position]),), f"{encoding.labels[position]} at {stage}"
-            )
-            st.caption(
-                "The search still runs over the token table. After the token row, the vector also carries "
-                "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
-                "pieces it still resembles once those are mixed in."
-            )
-
+        query = QUERY_UIS[widgets.query_mode()]()
     options = widgets.search_options()
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
         "the vocabulary's mean vector first removes that shared part and spreads the scores out."
     )
     if query is not None and options.patterns_valid:
-        result = None
         with state.friendly_errors(stop=False):
             result = vocab_search.nearest(
                 index, query.vector, options.k, options.centred, options.filters(query.ids)
             )
-        if result is not None:
-            state.remember_neighbours(query.description, tuple(result.ids))
-            left, right = st.columns([2, 3])
-            ranked = pd.DataFrame(
-                {
-                    "rank": range(1, len(result.ids) + 1),
-                    "piece": result.pieces,
-                    "id": result.ids,
-                    "score": result.scores,
-                }
-            )
-            with left:
-                st.dataframe(
-                    ranked,
-                    hide_index=True,
-                    column_config={"score": st.column_config.NumberColumn(format="%.4f")},
-                    key="nb_table",
-                )
-                exports.table(f"{model.name} neighbours of {query.description}", ranked)
-            with right:
-                widgets.chart(
-                    charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
-                    key="nb_bars",
-                )
-            st.pills(
-                "Search a neighbour next",
-                result.pieces,
-                format_func=echo.plain,
-                key=settings.NB_NEXT,
-                on_change=widgets.follow_neighbour,
-            )
-    grid_options = (options.centred, options.filters())
-    if alone and state.grid_options() != grid_options:
+    if result is not None:
+        state.remember_neighbours(query.description, tuple(result.ids))
+        results_ui(query, result)
+    if alone and state.grid_options() != (options.centred, options.filters()):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
 
