@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bert_embeddings import cosine
 from bert_embeddings.checkpoints import LoadedModel
 from bert_embeddings.errors import NotACheckpointError, WordNotFoundError
 from bert_embeddings.threads import torch_module
@@ -66,6 +67,4 @@ def word_similarity_by_layer(
     """Cosine between the word's vectors (mean over its pieces) in two sentences, per layer."""
     a = states_1[:, positions_1].mean(axis=1)  # (layers + 1, hidden)
     b = states_2[:, positions_2].mean(axis=1)
-    return (np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))).astype(
-        np.float32
-    )
+    return cosine.paired(a, b)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings import cosine
 from bert_embeddings.checkpoints import LoadedModel
 from bert_embeddings.threads import torch_module
 from bert_embeddings.tokenize import Encoding
@@ -113,10 +114,7 @@ def segment_swap(model: LoadedModel, encoding: Encoding) -> np.ndarray:
         decompose(model, dataclasses.replace(encoding, segment_ids=np.full(len(encoding), s))).output
         for s in (0, 1)
     ]
-    dot = np.sum(outputs[0] * outputs[1], axis=1)
-    return (dot / (np.linalg.norm(outputs[0], axis=1) * np.linalg.norm(outputs[1], axis=1))).astype(
-        np.float32
-    )
+    return cosine.paired(outputs[0], outputs[1])
 
 
 def build_reference_module(model: LoadedModel):

@@ -27,20 +27,6 @@ def sinusoid(n_positions: int, dimensions: int) -> np.ndarray:
     return table.astype(np.float32)
 
 
-def cosine_matrix(rows: np.ndarray) -> np.ndarray:
-    """Cosine similarity of every row with every other row, (n, n) float32.
-
-    Each row is first divided by its largest absolute value, which leaves its direction as it
-    is: squaring 1e308 would overflow to infinity and squaring 1e-320 underflow to zero, so
-    without that step such rows would get a cosine of 0 or NaN instead of their true value."""
-    rows = np.asarray(rows)
-    largest = np.max(np.abs(rows), axis=1, keepdims=True) if rows.size else np.ones((len(rows), 1))
-    scaled = rows / np.where(largest > 0, largest, 1)
-    norms = np.linalg.norm(scaled, axis=1, keepdims=True)
-    unit = scaled / np.where(norms > 0, norms, 1)
-    return np.clip(unit @ unit.T, -1, 1).astype(np.float32)
-
-
 def row_norms(rows: np.ndarray) -> np.ndarray:
     return np.linalg.norm(rows, axis=1).astype(np.float32)
 

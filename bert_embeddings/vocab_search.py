@@ -35,17 +35,18 @@ _SPECIAL = re.compile(r"^\[[^\]]+\]$|^<[^<>\s]+>$")
 _TERM = re.compile(r"\s*([+-])?\s*([^\s+-]+|[+-])")
 # Kinds of vocabulary piece, for colouring maps; VocabIndex.kinds holds an index into this.
 KINDS = ("whole word", "## continuation", "special / unused", "number", "punctuation")
+WHOLE_WORD, CONTINUATION, SPECIAL, NUMBER, PUNCTUATION = range(len(KINDS))
 
 
 def piece_kind(piece: str) -> int:
     if _SPECIAL.match(piece):
-        return 2
+        return SPECIAL
     body = piece[2:] if piece.startswith("##") else piece
     if body and all(unicodedata.category(c)[0] == "N" for c in body):
-        return 3
+        return NUMBER
     if body and all(unicodedata.category(c)[0] in "PS" for c in body):
-        return 4
-    return 1 if piece.startswith("##") else 0
+        return PUNCTUATION
+    return CONTINUATION if piece.startswith("##") else WHOLE_WORD
 
 
 @dataclass(frozen=True)

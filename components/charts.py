@@ -43,8 +43,16 @@ def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
     return np.asarray(texts(pieces), dtype=object)
 
 
-DIVERGING = "RdBu_r"  # blue below zero, white at zero, red above
-SEGMENT_COLOURS = ("#4c78a8", "#f58518")
+BLUE = "#4c78a8"  # one bar or line, and the first of a set
+DIVERGING = "RdBu_r"
+
+
+def _title(words: str, size: int = 16) -> dict:
+    """Every figure's title, shown literally, at one size."""
+    return {"text": text(words), "font": {"size": size}}  # blue below zero, white at zero, red above
+
+
+SEGMENT_COLOURS = (BLUE, "#f58518")
 
 
 def _rows_height(n_rows: int, per_row: int = 22, floor: int = 180, ceiling: int = 900) -> int:
@@ -70,7 +78,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         )
     )
     fig.update_layout(
-        title={"text": text(title), "font": {"size": 16}},
+        title=_title(title),
         height=_rows_height(len(labels)),
         margin={"l": 10, "r": 10, "t": 40, "b": 40},
         xaxis={"title": "dimension"},
@@ -83,7 +91,7 @@ def token_bars(
     labels: Sequence[str], series: dict[str, np.ndarray], title: str, height: int = 320
 ) -> go.Figure:
     """One group of bars per token, one bar per named series."""
-    colours = ("#4c78a8", "#e45756", "#54a24b", "#f58518")
+    colours = (BLUE, "#e45756", "#54a24b", "#f58518")
     fig = go.Figure(
         [
             go.Bar(
@@ -98,7 +106,7 @@ def token_bars(
     fig.update_layout(
         barmode="group",
         height=height,
-        title={"text": text(title), "font": {"size": 16}},
+        title=_title(title),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"type": "category", "tickangle": -45},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
@@ -137,7 +145,7 @@ def line_series(
         ]
     )
     fig.update_layout(
-        title={"text": text(title), "font": {"size": 16}},
+        title=_title(title),
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"title": x_title},
@@ -162,7 +170,7 @@ def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | N
         )
     )
     fig.update_layout(
-        title={"text": text(title), "font": {"size": 16}},
+        title=_title(title),
         height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         yaxis={"autorange": "reversed", "scaleanchor": "x"},
@@ -211,7 +219,7 @@ def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> g
     fig.update_layout(
         height=380,
         showlegend=False,
-        title={"text": "LayerNorm's learned gamma and beta", "font": {"size": 16}},
+        title=_title("LayerNorm's learned gamma and beta"),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig
@@ -258,12 +266,12 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
             x=scores.astype(np.float32),
             y=labels,
             orientation="h",
-            marker_color="#4c78a8",
+            marker_color=BLUE,
             hovertemplate="%{y}<br>cosine %{x:.4f}<extra></extra>",
         )
     )
     fig.update_layout(
-        title={"text": text(title), "font": {"size": 16}},
+        title=_title(title),
         height=_rows_height(len(labels), per_row=24, floor=220, ceiling=2400),
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         xaxis={"title": "cosine similarity"},
@@ -274,8 +282,8 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
 
 # --- PCA maps ------------------------------------------------------------------------------
 
-KIND_COLOURS = ("#4c78a8", "#f58518", "#9d9d9d", "#54a24b", "#b279a2")
-STAGE_COLOURS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756")
+KIND_COLOURS = (BLUE, "#f58518", "#9d9d9d", "#54a24b", "#b279a2")
+STAGE_COLOURS = (BLUE, "#72b7b2", "#f58518", "#e45756")
 
 
 def _axis_title(component: int, ratio: float) -> str:
@@ -315,7 +323,7 @@ def _map_layout(
     else:
         fig.update_layout(xaxis={"title": titles[0]}, yaxis={"title": titles[1]})
     fig.update_layout(
-        title={"text": title, "font": {"size": 16}},
+        title=_title(title),
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         legend={"itemsizing": "constant"},
@@ -454,12 +462,12 @@ def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
         go.Bar(
             x=[f"PC{i}" for i in range(1, len(ratios) + 1)],
             y=ratios.astype(np.float32),
-            marker_color="#4c78a8",
+            marker_color=BLUE,
             hovertemplate="%{x}: %{y:.2%}<extra></extra>",
         )
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 14}},
+        title=_title(title, 14),
         height=220,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         yaxis={"tickformat": ".1%"},

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bert_embeddings import concepts, limits, positions
+from bert_embeddings import concepts, cosine, limits
 from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
@@ -28,7 +28,7 @@ with left:
     st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
     exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
 with right:
-    similarity = positions.cosine_matrix(space.vectors)
+    similarity = cosine.matrix(space.vectors)
     widgets.chart(
         charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity"
     )

@@ -4,7 +4,7 @@ sentence 1's vectors after a layer of the reader's choice."""
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import contextual, vocab_search
+from bert_embeddings import contextual, cosine, vocab_search
 from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
@@ -40,9 +40,7 @@ if first.strip() == second.strip():
 token_rows = [
     model.tables.word_embeddings[list(e.ids[w])].mean(axis=0) for e, w in zip(encodings, where, strict=True)
 ]
-token_row_cosine = float(
-    token_rows[0] @ token_rows[1] / (np.linalg.norm(token_rows[0]) * np.linalg.norm(token_rows[1]))
-)
+token_row_cosine = float(cosine.paired(token_rows[0], token_rows[1])[0])
 by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
 stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
 similarity = np.concatenate([[token_row_cosine], by_layer])

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import positions
+from bert_embeddings import cosine, positions
 from components import charts, exports, routing, settings, state, widgets
 
 routing.through_app()
@@ -19,8 +19,8 @@ n, hidden = learned.shape
 formula = positions.sinusoid(n, hidden)
 left, right = st.columns(2)
 for column, matrix, title, name in (
-    (left, positions.cosine_matrix(learned), f"Learned ({model.name})", f"{model.name} position cosine"),
-    (right, positions.cosine_matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
+    (left, cosine.matrix(learned), f"Learned ({model.name})", f"{model.name} position cosine"),
+    (right, cosine.matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
 ):
     with column:
         widgets.chart(charts.similarity_heatmap(matrix, title), key=f"pos-{title}")
@@ -46,7 +46,7 @@ first = widgets.whole_number_box("First position", a, **widgets.seeded(settings.
 second = widgets.whole_number_box("Second position", b, **widgets.seeded(settings.POS_SECOND))
 with state.friendly_errors(stop=False):
     p, q = positions.check_position(first, n), positions.check_position(second, n)
-    pair = positions.cosine_matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
+    pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
     b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")
     widgets.chart(

@@ -11,7 +11,7 @@ import torch
 from sklearn.metrics.pairwise import cosine_similarity
 from transformers import BertModel
 
-from bert_embeddings import concepts, contextual, decompose, positions
+from bert_embeddings import concepts, contextual, cosine, decompose, positions
 from bert_embeddings.errors import OutOfRangeError, ToySpaceError, WordNotFoundError
 
 
@@ -34,7 +34,7 @@ def test_sinusoid_matches_the_formula(n, d):
 def test_cosine_matrix_equals_sklearn(bundled):
     """The 512 x 512 position similarity matrix equals scikit-learn's cosine_similarity."""
     table = bundled.tables.position_embeddings
-    np.testing.assert_allclose(positions.cosine_matrix(table), cosine_similarity(table), atol=1e-5)
+    np.testing.assert_allclose(cosine.matrix(table), cosine_similarity(table), atol=1e-5)
     with pytest.raises(OutOfRangeError):
         positions.check_position(512, 512)
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import limits
+from bert_embeddings import cosine, limits
 from components import settings
 from tests.conftest import ROOT
 from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
@@ -218,13 +218,13 @@ def test_concepts_cosine_is_right_for_huge_and_tiny_values():
     toy space refuses numbers its picture cannot show, with a message naming the line."""
     import numpy as np
 
-    from bert_embeddings import concepts, positions
+    from bert_embeddings import concepts
     from bert_embeddings.errors import ToySpaceError
 
     rows = np.array([[1e308, 1e308, 1e308], [1, 1, 1], [1e-320, 1e-320, 1e-320]])
-    assert np.allclose(positions.cosine_matrix(rows), 1.0, atol=1e-6)
+    assert np.allclose(cosine.matrix(rows), 1.0, atol=1e-6)
     opposite = np.array([[1e308, 0, 0], [-1e308, 0, 0]])
-    assert np.allclose(positions.cosine_matrix(opposite), [[1, -1], [-1, 1]], atol=1e-6)
+    assert np.allclose(cosine.matrix(opposite), [[1, -1], [-1, 1]], atol=1e-6)
     for value in ("1e308", "1e-320", "-2e6"):
         with pytest.raises(ToySpaceError, match=r"Line 2 \(big\)"):
             concepts.parse(f"item, a, b, c\nbig, {value}, 1, 1\ncat, 1, 1, 1")
