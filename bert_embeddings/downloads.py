@@ -6,17 +6,23 @@ honours byte ranges, only the header and the span holding the embedding tensors 
 fetched (about 95 MB of bert-base-uncased's 440 MB) and written as a smaller safetensors
 file with just those tensors. A server that ignores ranges gets the whole file streamed.
 A transfer that stops early is reported, and nothing half-written is kept.
+``fetch_checkpoint`` puts the pieces together for one model: its size checked against the
+host's limit first, then config and tokenizer, then the embedding tensors.
 """
 
 from __future__ import annotations
 
 import json
 import struct
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from bert_embeddings.errors import HubDownloadError
+from bert_embeddings import config, hub
+from bert_embeddings.architectures import family_of
+from bert_embeddings.errors import DownloadTooLargeError, HubDownloadError, NotACheckpointError
+from bert_embeddings.folders import WEIGHT_FILES, wanted_keys
 
 Progress = Callable[[int, int], None]  # (bytes so far, bytes expected)
 _CHUNK = 1 << 20
@@ -122,3 +128,42 @@ def _write_atomically(destination: Path, body: bytes) -> None:
     partial = destination.with_suffix(destination.suffix + ".part")
     partial.write_bytes(body)
     partial.replace(destination)
+
+
+def fetch_checkpoint(
+    repo_id: str, revision: str, sizes: dict[str, int], progress: Progress | None = None
+) -> Path:
+    """Fetch config, tokenizer and the embedding tensors into the explorer's cache folder.
+
+    The checkpoint's size is checked against the limit before anything is fetched.
+    """
+    weights = next((f for f in WEIGHT_FILES if f in sizes), None)
+    if weights is None or "config.json" not in sizes:
+        raise NotACheckpointError(f"{repo_id} on the Hub has no config.json and model weights.")
+    limit = config.max_download_bytes()
+    if sizes[weights] > limit:
+        raise DownloadTooLargeError(
+            f"{repo_id}'s {weights} is {sizes[weights] / 1e9:.2f} GB, more than this server downloads "
+            f"({limit / 1e9:.2f} GB, set by {config.MAX_DOWNLOAD_MB})."
+        )
+    folder = hub.explorer_folder(repo_id, revision)
+    base = f"{config.hub_endpoint()}/{repo_id}/resolve/{urllib.parse.quote(revision, safe='')}"
+    headers = hub.auth_headers()
+    small = ["config.json", *(f for f in ("tokenizer.json", "tokenizer_config.json") if f in sizes)]
+    if "tokenizer.json" not in sizes:
+        small.append("vocab.txt")
+    for name in small:
+        fetch_file(f"{base}/{name}", folder / name, headers)
+    model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    family = family_of(model_config, repo_id)  # refuse an unsupported family before the big download
+    if weights.endswith(".safetensors"):
+        fetch_tensors(
+            f"{base}/{weights}",
+            folder / weights,
+            headers,
+            lambda keys: wanted_keys(keys, Path(weights), family),
+            progress,
+        )
+    else:
+        fetch_file(f"{base}/{weights}", folder / weights, headers, progress)
+    return folder

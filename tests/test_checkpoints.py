@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from bert_embeddings import checkpoints, config
+from bert_embeddings import checkpoints, config, hub
+from bert_embeddings.bundled import sha256_of
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
@@ -27,7 +28,7 @@ from tests.conftest import damaged_bundled_copy
 
 def test_bundled_model_is_the_published_checkpoint(bundled):
     """The bundled weights pass the sha256 check and have bert-base-uncased's vocabulary."""
-    assert checkpoints.sha256_of(bundled.folder / "model.safetensors") == checkpoints.BUNDLED_SHA256
+    assert sha256_of(bundled.folder / "model.safetensors") == checkpoints.BUNDLED_SHA256
     assert (bundled.vocab_size, bundled.hidden_size, bundled.max_positions) == (30522, 384, 512)
     assert bundled.tables.token_type_embeddings.shape == (2, 384)
     assert bundled.tables.layer_norm_eps == 1e-12
@@ -138,7 +139,7 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
     try:
         start = time.monotonic()
-        answer = checkpoints.probe_hub("bert-base-uncased", "main")
+        answer = hub.probe_hub("bert-base-uncased", "main")
         assert time.monotonic() - start < 3
         assert answer.status == "unreachable"
         start = time.monotonic()
