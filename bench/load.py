@@ -49,7 +49,7 @@ from playwright.async_api import async_playwright
 
 from bench.memory import bert_base_shaped
 from bert_embeddings import checkpoints, vocab_search
-from components import settings
+from components import widgets
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
 WAIT_LIMIT_MS = 30_000
@@ -92,15 +92,9 @@ def sessions_for(count: int, offset: int = 0) -> list[Session]:
 
 def expected_bars(model, index, word: str) -> list[str]:
     """What the Neighbours page must list for ``word`` with its default settings."""
-    defaults = settings.DEFAULTS
+    options = widgets.SearchOptions.defaults()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
-    filters = vocab_search.Filters(
-        hide_continuation=defaults[settings.NB_HIDE_CONTINUATION],
-        hide_special=defaults[settings.NB_HIDE_SPECIAL],
-        exclude_ids=query.ids if defaults[settings.NB_LEAVE_OUT] else (),
-    )
-    centred = defaults[settings.NB_SIMILARITY] == settings.SIMILARITIES[1]
-    found = vocab_search.nearest(index, query.vector, defaults[settings.NB_K], centred, filters)
+    found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
     return [f"{rank}. {piece}" for rank, piece in enumerate(found.pieces, start=1)]
 
 

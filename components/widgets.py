@@ -151,6 +151,20 @@ class SearchOptions:
     leave_out_query: bool
     patterns_valid: bool = True  # False: a filter's problem is already shown under the filters
 
+    @classmethod
+    def defaults(cls) -> SearchOptions:
+        """The options a fresh Neighbours page starts with, from the settings table."""
+        d = settings.default
+        return cls(
+            d(settings.NB_K),
+            d(settings.NB_SIMILARITY) == settings.SIMILARITIES[1],
+            d(settings.NB_HIDE_CONTINUATION),
+            d(settings.NB_HIDE_SPECIAL),
+            d(settings.NB_INCLUDE),
+            d(settings.NB_EXCLUDE),
+            d(settings.NB_LEAVE_OUT),
+        )
+
     def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
         """The search filters; the query's own ids are left out only if asked for."""
         return vocab_search.Filters(

@@ -250,3 +250,16 @@ def test_every_parameter_reads_back_what_it_writes():
         value = samples[param.key]
         assert value != settings.DEFAULTS.get(param.key), param.url
         assert param.read(param.write(value)) == value, param.url
+
+
+def test_a_fresh_neighbours_page_uses_the_default_search_options():
+    """The options the settings table gives a fresh page are the ones the page searches with."""
+    from bert_embeddings import checkpoints, vocab_search
+
+    at = open_link({}, "pages/neighbours.py")
+    model = checkpoints.load_bundled()
+    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+    options = widgets.SearchOptions.defaults()
+    query = vocab_search.word_query(index, model.tokenizer, settings.default(settings.NB_WORD))
+    found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
+    assert [row.piece for row in neighbour_table(at)] == list(found.pieces)
