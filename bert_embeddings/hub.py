@@ -1,19 +1,17 @@
 """The Hugging Face Hub: what a Hub id looks like, what the local caches hold, and a probe.
 
-The probe asks the model-info API for a revision's files and sizes, in a daemon thread with
-a hard deadline (``HUB_TIMEOUT_S``): huggingface_hub's own client retries for about 20 s on
-an unreachable Hub, and no client timeout covers a DNS lookup that hangs, so a page would
-wait that long. Cache look-ups use huggingface_hub's own ``try_to_load_from_cache``.
+Both use huggingface_hub: ``try_to_load_from_cache`` for the cache, and ``HfApi.model_info``
+with a timeout for the probe (measured here: it gives up on a server that never answers at
+its timeout, and at once on a refused port or an unknown name). The probe still runs in a
+daemon thread with a hard deadline (``HUB_TIMEOUT_S``), for a DNS lookup that hangs, which no
+client timeout covers. Downloads stay in downloads.py: huggingface_hub fetches whole files,
+where only the embedding tensors' byte range of a safetensors file is needed.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import threading
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,29 +70,26 @@ class HubAnswer:
 def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> HubAnswer:
     """Ask the Hub about a model, giving up after ``timeout`` seconds whatever hangs.
 
-    The request runs in a daemon thread so that a stalled DNS lookup or a server that
-    accepts but never answers cannot hold the page longer than the deadline.
+    huggingface_hub's ``model_info`` asks (with file sizes); it runs in a daemon thread so
+    that a stalled DNS lookup, which no client timeout covers, cannot hold the page longer
+    than the deadline either.
     """
-    quoted = urllib.parse.quote(revision, safe="")
-    url = f"{config.hub_endpoint()}/api/models/{repo_id}/revision/{quoted}?blobs=true"  # with file sizes
-    request = urllib.request.Request(url, headers=auth_headers())
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    api = HfApi(endpoint=config.hub_endpoint(), token=config.hub_token() or None)
     result: list[HubAnswer] = []
 
     def ask() -> None:
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                info = json.loads(response.read(4_000_000))
-            siblings = info.get("siblings", [])
-            files = tuple((s.get("rfilename", ""), int(s.get("size") or 0)) for s in siblings)
+            info = api.model_info(repo_id, revision=revision, files_metadata=True, timeout=timeout)
+            files = tuple((s.rfilename, int(s.size or 0)) for s in info.siblings or ())
             result.append(HubAnswer("ok", files=files))
-        except urllib.error.HTTPError as exc:
-            if exc.code in (401, 403, 404):
-                result.append(HubAnswer("missing", f"HTTP {exc.code}"))
-            else:
-                result.append(HubAnswer("unreachable", f"HTTP {exc.code}"))
-        except Exception as exc:  # DNS, refused, reset, bad JSON: all mean "not usable now"
-            reason = getattr(exc, "reason", exc)
-            result.append(HubAnswer("unreachable", str(reason)[:120] or type(exc).__name__))
+        except HfHubHTTPError as exc:
+            code = exc.response.status_code if exc.response is not None else None
+            result.append(HubAnswer("missing" if code in (401, 403, 404) else "unreachable", f"HTTP {code}"))
+        except Exception as exc:  # DNS, refused, reset, timeout: all mean "not usable now"
+            result.append(HubAnswer("unreachable", str(exc)[:120] or type(exc).__name__))
 
     worker = threading.Thread(target=ask, daemon=True, name=f"hub-probe-{repo_id}")
     worker.start()

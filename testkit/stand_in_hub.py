@@ -55,7 +55,9 @@ def stand_in_hub(
                     files = [
                         {"rfilename": f.name, "size": f.stat().st_size} for f in sorted(folder.iterdir())
                     ]
-                    return self.send(200, json.dumps({"sha": commit, "siblings": files}).encode(), body)
+                    return self.send(
+                        200, json.dumps({"id": repo, "sha": commit, "siblings": files}).encode(), body
+                    )
                 if path.startswith(f"/{repo}/resolve/"):
                     file = folder / path.rsplit("/", 1)[1]
                     if not file.is_file():
