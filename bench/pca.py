@@ -20,7 +20,7 @@ from sklearn.decomposition import PCA
 
 from bench.vocab_search import median_seconds
 from bert_embeddings import checkpoints, projection, vocab_search
-from components import charts
+from components import maps
 
 
 def main() -> None:
@@ -43,7 +43,7 @@ def main() -> None:
     tokenizer = checkpoints.load_bundled().tokenizer  # bert-base-uncased's pieces
     index = vocab_search.build_index(table, tokenizer)
     sentence = np.array(tokenizer.encode("The river bank flooded after the storm.").ids)
-    figure = charts.vocabulary_map(
+    figure = maps.vocabulary_map(
         projection.project(basis, table),
         index.pieces,
         index.kinds,

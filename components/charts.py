@@ -7,7 +7,6 @@ unique even when a piece repeats (a categorical axis would merge repeated labels
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,17 +36,11 @@ def gl_texts(values: Sequence[object]) -> list[str]:
     return [str(v).replace("<", "<\u2060") for v in values]
 
 
-@functools.lru_cache(maxsize=4)
-def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
-    """A vocabulary's pieces made literal once per model (the tuple is the cached index's own)."""
-    return np.asarray(texts(pieces), dtype=object)
-
-
 BLUE = "#4c78a8"  # one bar or line, and the first of a set
 DIVERGING = "RdBu_r"
 
 
-def _title(words: str, size: int = 16) -> dict:
+def title_style(words: str, size: int = 16) -> dict:
     """Every figure's title, shown literally, at one size."""
     return {"text": text(words), "font": {"size": size}}  # blue below zero, white at zero, red above
 
@@ -78,7 +71,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         )
     )
     fig.update_layout(
-        title=_title(title),
+        title=title_style(title),
         height=_rows_height(len(labels)),
         margin={"l": 10, "r": 10, "t": 40, "b": 40},
         xaxis={"title": "dimension"},
@@ -106,7 +99,7 @@ def token_bars(
     fig.update_layout(
         barmode="group",
         height=height,
-        title=_title(title),
+        title=title_style(title),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"type": "category", "tickangle": -45},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
@@ -145,7 +138,7 @@ def line_series(
         ]
     )
     fig.update_layout(
-        title=_title(title),
+        title=title_style(title),
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"title": x_title},
@@ -170,7 +163,7 @@ def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | N
         )
     )
     fig.update_layout(
-        title=_title(title),
+        title=title_style(title),
         height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         yaxis={"autorange": "reversed", "scaleanchor": "x"},
@@ -219,7 +212,7 @@ def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> g
     fig.update_layout(
         height=380,
         showlegend=False,
-        title=_title("LayerNorm's learned gamma and beta"),
+        title=title_style("LayerNorm's learned gamma and beta"),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig
@@ -271,206 +264,11 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
         )
     )
     fig.update_layout(
-        title=_title(title),
+        title=title_style(title),
         height=_rows_height(len(labels), per_row=24, floor=220, ceiling=2400),
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         xaxis={"title": "cosine similarity"},
         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-    )
-    return fig
-
-
-# --- PCA maps ------------------------------------------------------------------------------
-
-KIND_COLOURS = (BLUE, "#f58518", "#9d9d9d", "#54a24b", "#b279a2")
-STAGE_COLOURS = (BLUE, "#72b7b2", "#f58518", "#e45756")
-
-
-def _axis_title(component: int, ratio: float) -> str:
-    return f"PC{component + 1} ({ratio:.1%} of variance)"
-
-
-def _scatter(coords: np.ndarray, axes: tuple[int, ...], **trace) -> go.Scattergl | go.Scatter3d:
-    """A WebGL scatter of the chosen components: 2-D Scattergl or 3-D Scatter3d."""
-    xyz = {
-        name: np.ascontiguousarray(coords[:, a], dtype=np.float32)
-        for name, a in zip("xyz", axes, strict=False)
-    }
-    return go.Scatter3d(**xyz, **trace) if len(axes) == 3 else go.Scattergl(**xyz, **trace)
-
-
-def _label(
-    fig: go.Figure, coords: np.ndarray, axes: tuple[int, ...], labels: Sequence[str], colour: str
-) -> None:
-    """Text labels for a few points. In 2-D they are layout annotations: WebGL draws above
-    SVG traces but below annotations, so only annotations stay readable over the cloud."""
-    if len(axes) == 3:
-        return  # Scatter3d draws its own text (mode "markers+text")
-    for (x, y), label in zip(coords[:, list(axes)].tolist(), labels, strict=True):
-        fig.add_annotation(
-            x=x, y=y, text=label, showarrow=False, yshift=11, font={"size": 12, "color": colour}
-        )
-
-
-def _map_layout(
-    fig: go.Figure, axes: tuple[int, ...], ratios: np.ndarray, title: str, height: int = 640
-) -> None:
-    titles = [_axis_title(a, float(ratios[a])) for a in axes]
-    if len(axes) == 3:
-        fig.update_layout(
-            scene={f"{n}axis": {"title": {"text": t}} for n, t in zip("xyz", titles, strict=True)}
-        )
-    else:
-        fig.update_layout(xaxis={"title": titles[0]}, yaxis={"title": titles[1]})
-    fig.update_layout(
-        title=_title(title),
-        height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        legend={"itemsizing": "constant"},
-    )
-
-
-def vocabulary_map(
-    coords: np.ndarray,
-    pieces: Sequence[str],
-    kinds: np.ndarray,
-    axes: tuple[int, ...],
-    ratios: np.ndarray,
-    shown_kinds: Sequence[int],
-    highlights: Sequence[tuple[str, np.ndarray, str]] = (),
-) -> go.Figure:
-    """Every vocabulary row projected on two or three components, coloured by kind of piece.
-
-    ``highlights`` are (name, ids, colour) drawn on top with their pieces as labels.
-    Each point's piece is sent once, in the trace of its kind.
-    """
-    from bert_embeddings.vocab_search import KINDS
-
-    fig = go.Figure()
-    labels = _vocabulary_texts(tuple(pieces))  # for hover and 2-D annotations (SVG)
-    size = 2 if len(axes) == 3 else 3
-    for kind in shown_kinds:
-        rows = np.flatnonzero(kinds == kind)
-        fig.add_trace(
-            _scatter(
-                coords[rows],
-                axes,
-                mode="markers",
-                name=KINDS[kind],
-                marker={"size": size, "color": KIND_COLOURS[kind], "opacity": 0.5},
-                hovertext=labels[rows].tolist(),
-                hoverinfo="text",
-            )
-        )
-    for name, ids, colour in highlights:
-        ids = np.asarray(ids, dtype=np.int64)
-        show_text = len(ids) <= 60  # beyond that, labels would only cover each other
-        fig.add_trace(
-            _scatter(
-                coords[ids],
-                axes,
-                mode="markers+text" if show_text and len(axes) == 3 else "markers",
-                name=text(name),
-                text=gl_texts([pieces[i] for i in ids]) if show_text else None,
-                marker={
-                    "size": 9 if len(axes) == 2 else 5,
-                    "color": colour,
-                    "line": {"width": 1, "color": "white"},
-                },
-                hovertext=labels[ids].tolist(),
-                hoverinfo="text",
-            )
-        )
-        if show_text:
-            _label(fig, coords[ids], axes, labels[ids].tolist(), colour)
-    _map_layout(fig, axes, ratios, f"The whole vocabulary ({len(pieces):,} pieces)")
-    return fig
-
-
-def sentence_journey(
-    stage_coords: Sequence[tuple[str, np.ndarray]],
-    labels: Sequence[str],
-    axes: tuple[int, ...],
-    ratios: np.ndarray,
-) -> go.Figure:
-    """Each token's vector after every stage, joined by a line from its first stage to its last."""
-    fig = go.Figure()
-    stacked = np.stack([coords for _, coords in stage_coords])  # (stages, tokens, components)
-    # One trace for every token's path: each path's points, then a NaN row to break the line.
-    n_stages, n_tokens, n_components = stacked.shape
-    gap = np.full((1, n_tokens, n_components), np.nan, dtype=np.float32)
-    paths = np.concatenate([stacked, gap]).transpose(1, 0, 2).reshape(-1, n_components)
-    fig.add_trace(
-        _scatter(
-            paths,
-            axes,
-            mode="lines",
-            line={"color": "#bbbbbb", "width": 2},
-            hoverinfo="skip",
-            showlegend=False,
-        )
-    )
-    last = len(stage_coords) - 1
-    for number, (stage, coords) in enumerate(stage_coords):
-        fig.add_trace(
-            _scatter(
-                coords,
-                axes,
-                mode="markers+text" if number == last else "markers",
-                name=stage,
-                text=gl_texts(labels) if number == last else None,
-                textposition="top center",
-                marker={
-                    "size": 8 if len(axes) == 2 else 4,
-                    "color": STAGE_COLOURS[number % len(STAGE_COLOURS)],
-                },
-                hovertext=[f"{text(label)} · {text(stage)}" for label in labels],
-                hoverinfo="text",
-            )
-        )
-    _map_layout(fig, axes, ratios, "Your sentence, stage by stage")
-    return fig
-
-
-def position_path(coords: np.ndarray, axes: tuple[int, ...], ratios: np.ndarray) -> go.Figure:
-    """The position embeddings in order, as a path coloured by position."""
-    positions = np.arange(len(coords), dtype=np.int32)
-    fig = go.Figure(
-        _scatter(
-            coords,
-            axes,
-            mode="lines+markers",
-            line={"color": "#cccccc", "width": 1},
-            marker={
-                "size": 4 if len(axes) == 2 else 3,
-                "color": positions,
-                "colorscale": "Viridis",
-                "colorbar": {"title": {"text": "position"}, "thickness": 12},
-            },
-            hovertext=[f"position {p}" for p in positions],
-            hoverinfo="text",
-            showlegend=False,
-        )
-    )
-    _map_layout(fig, axes, ratios, f"The {len(coords)} position embeddings, in order", height=560)
-    return fig
-
-
-def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
-    """The share of the total variance each component explains."""
-    fig = go.Figure(
-        go.Bar(
-            x=[f"PC{i}" for i in range(1, len(ratios) + 1)],
-            y=ratios.astype(np.float32),
-            marker_color=BLUE,
-            hovertemplate="%{x}: %{y:.2%}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=_title(title, 14),
-        height=220,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        yaxis={"tickformat": ".1%"},
     )
     return fig
 

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, projection, vocab_search
-from components import charts, echo, exports, routing, settings, state, widgets
+from components import echo, exports, maps, routing, settings, state, widgets
 
 routing.through_app()
 st.title("PCA maps")
@@ -32,7 +32,7 @@ vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence jo
 with vocabulary_tab:
     basis, coords = state.vocabulary_pca()
     widgets.chart(
-        charts.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
+        maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
         key="pca_variance",
     )
     exports.matrix(
@@ -62,7 +62,7 @@ with vocabulary_tab:
         highlights.append((f"neighbours of {last[0]}", np.array(last[1]), "#2ca02c"))
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        figure = charts.vocabulary_map(
+        figure = maps.vocabulary_map(
             coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
         )
         widgets.chart(figure, key="pca_vocabulary")
@@ -76,7 +76,7 @@ with positions_tab:
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        widgets.chart(charts.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
+        widgets.chart(maps.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
         export_map("positions", coords, axes, corner="position")
         st.caption(
             "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
@@ -110,7 +110,7 @@ with journey_tab:
             axes = projection.check_components(basis, *wanted)
             stage_coords = [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
             widgets.chart(
-                charts.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
+                maps.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
                 key="pca_journey",
             )
             export_map(
