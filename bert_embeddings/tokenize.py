@@ -18,7 +18,6 @@ from tokenizers import Tokenizer
 from bert_embeddings import limits
 from bert_embeddings.errors import EmptyInputError, MissingSentenceAError
 
-MAX_CHARACTERS = limits.SENTENCE.most
 _KEEP_WHITESPACE = {"\t", "\n", "\r"}
 
 

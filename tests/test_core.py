@@ -7,7 +7,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertModel
 
-from bert_embeddings import checkpoints, decompose, tokenize
+from bert_embeddings import checkpoints, decompose, limits, tokenize
 from bert_embeddings.errors import (
     EmptyInputError,
     InputTooLongError,
@@ -176,7 +176,7 @@ def test_truncation_at_a_tiny_models_positions(tiny_bert_dir):
         ("fine", "\u200b\u200b", EmptyInputError),
         ("", "only sentence B", MissingSentenceAError),
         ("  ", "only sentence B", MissingSentenceAError),
-        ("x" * (tokenize.MAX_CHARACTERS + 1), "", InputTooLongError),
+        ("x" * (limits.SENTENCE.most + 1), "", InputTooLongError),
     ],
 )
 def test_bad_text_raises_a_named_error_with_a_message(bundled, a, b, error):
