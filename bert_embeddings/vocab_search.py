@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,7 +208,18 @@ def arithmetic_query(index: VocabIndex, tokenizer: Tokenizer, expression: str) -
 # --- search ------------------------------------------------------------------------------
 
 
-def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
+def matching_rows(index: VocabIndex, pattern: str, label: str = "The pattern") -> np.ndarray:
+    """(vocab,) bool: the pieces a pattern finds (anywhere in the piece), on RE2.
+
+    One scan takes about 40 ms (RE2's Python binding costs more per piece than ``re``), so
+    the app passes ``match=`` a version that keeps each pattern's rows per model."""
+    return np.array(patterns.matches(pattern, index.pieces, label), dtype=bool)
+
+
+Matcher = Callable[[VocabIndex, str, str], np.ndarray]  # matching_rows, or a caching stand-in
+
+
+def allowed_rows(index: VocabIndex, filters: Filters, match: Matcher = matching_rows) -> np.ndarray:
     """(vocab,) bool: the rows the filters let through."""
     allowed = np.ones(index.size, dtype=bool)
     if filters.hide_continuation:
@@ -216,18 +228,13 @@ def allowed_rows(index: VocabIndex, filters: Filters) -> np.ndarray:
         allowed &= ~index.special
     for pattern, keep, label in ((filters.include, True, "Only"), (filters.exclude, False, "Leave out")):
         if pattern:
-            found = matching_rows(index, pattern, f"The '{label}' filter")
+            found = match(index, pattern, f"The '{label}' filter")
             allowed &= found if keep else ~found
     if filters.exclude_ids:
         allowed[[i for i in filters.exclude_ids if 0 <= i < index.size]] = False
     if not allowed.any():
         raise NothingLeftError("The filters leave no piece of the vocabulary to search: loosen one.")
     return allowed
-
-
-def matching_rows(index: VocabIndex, pattern: str, label: str = "The pattern") -> np.ndarray:
-    """(vocab,) bool: the pieces a pattern finds (anywhere in the piece), on RE2."""
-    return np.array(patterns.matches(pattern, index.pieces, label), dtype=bool)
 
 
 def check_k(k: float) -> int:
@@ -269,11 +276,16 @@ def _top(scores: np.ndarray, allowed: np.ndarray, k: int, pieces: tuple[str, ...
 
 
 def nearest(
-    index: VocabIndex, query: np.ndarray, k: int = 10, centred: bool = False, filters: Filters = Filters()
+    index: VocabIndex,
+    query: np.ndarray,
+    k: int = 10,
+    centred: bool = False,
+    filters: Filters = Filters(),
+    match: Matcher = matching_rows,
 ) -> Neighbours:
     """The k rows of the token table most cosine-similar to one query vector."""
     k = check_k(k)
-    allowed = allowed_rows(index, filters)
+    allowed = allowed_rows(index, filters, match)
     return _top(similarities(index, query, centred)[0], allowed, k, index.pieces)
 
 
@@ -284,10 +296,11 @@ def nearest_for_each(
     centred: bool = False,
     filters: Filters = Filters(),
     chunk: int = 64,
+    match: Matcher = matching_rows,
 ) -> list[Neighbours]:
     """Top k for many query vectors, one matrix product per ``chunk`` of them."""
     k = check_k(k)
-    allowed = allowed_rows(index, filters)
+    allowed = allowed_rows(index, filters, match)
     results = []
     for start in range(0, len(queries), chunk):
         scores = similarities(index, queries[start : start + chunk], centred)

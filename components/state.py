@@ -262,6 +262,21 @@ def vocab_index() -> vocab_search.VocabIndex:
         return _vocab_index(*_active())
 
 
+@st.cache_data(max_entries=128, show_spinner=False)
+def _pattern_rows(key: str, revision: str, pattern: str, _label: str) -> np.ndarray:
+    # 30 KB a pattern; "_label" only words a message, so it is left out of the key.
+    return vocab_search.matching_rows(_vocab_index(key, revision), pattern, _label)
+
+
+def pattern_rows(index: vocab_search.VocabIndex, pattern: str, label: str = "The pattern") -> np.ndarray:
+    """vocab_search.matching_rows, scanning the vocabulary once per model and pattern: the
+    Neighbours page filters its search and its grid with the same patterns on every run, and a
+    scan takes about 40 ms. An index other than the model in use is scanned directly."""
+    if index is not _vocab_index(*_active()):
+        return vocab_search.matching_rows(index, pattern, label)
+    return _pattern_rows(*_active(), pattern, label)
+
+
 def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table: fitted once per model, shared by every session."""
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):

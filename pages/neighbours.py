@@ -123,7 +123,12 @@ def search() -> widgets.SearchOptions:
     if query is not None and options.patterns_valid:
         with state.friendly_errors(stop=False):
             result = vocab_search.nearest(
-                index, query.vector, options.k, options.centred, options.filters(query.ids)
+                index,
+                query.vector,
+                options.k,
+                options.centred,
+                options.filters(query.ids),
+                state.pattern_rows,
             )
     if result is not None:
         state.remember_neighbours(query.description, tuple(result.ids))
@@ -146,7 +151,7 @@ if not options.patterns_valid:
     st.stop()
 with state.friendly_errors(stop=False):
     grid = vocab_search.nearest_for_each(
-        index, vectors, k=5, centred=options.centred, filters=options.filters()
+        index, vectors, k=5, centred=options.centred, filters=options.filters(), match=state.pattern_rows
     )
     cells = [
         [label, *(f"{piece}  {score:.2f}" for piece, score in zip(n.pieces, n.scores, strict=True))]

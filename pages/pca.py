@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import decompose, projection, vocab_search
+from bert_embeddings import decompose, projection
 from components import echo, exports, maps, routing, settings, state, widgets
 
 routing.through_app()
@@ -48,7 +48,7 @@ with vocabulary_tab:
     highlights = []
     with state.friendly_errors(stop=False):
         if pattern:
-            matches = np.flatnonzero(vocab_search.matching_rows(index, pattern))
+            matches = np.flatnonzero(state.pattern_rows(index, pattern))
             if matches.size:
                 highlights.append((f"matching {pattern}", matches, "#d62728"))
             else:
