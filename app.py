@@ -22,6 +22,7 @@ pages = [
     st.Page("pages/segments.py", title="Segments", icon=":material/call_split:", url_path="segments"),
     st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
     st.Page("pages/pca.py", title="PCA maps", icon=":material/scatter_plot:", url_path="pca"),
+    st.Page("pages/axes.py", title="Your own axes", icon=":material/straighten:", url_path="axes"),
     st.Page("pages/compare.py", title="Compare models", icon=":material/compare:", url_path="compare"),
     st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
 ]

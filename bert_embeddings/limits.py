@@ -39,7 +39,7 @@ class Limit:
 # room to see truncation at work, while tokenizing stays far below a millisecond per page.
 SENTENCE = Limit("Sentence A, sentence B, and the Context page's two sentences", 10_000, "characters")
 # A word or piece to search for, or to follow through the layers.
-WORD = Limit("A word or piece (Neighbours, Compare, Context)", 100, "characters")
+WORD = Limit("A word or piece (Neighbours, Compare, Context, Axes)", 100, "characters")
 ARITHMETIC = Limit("Vector arithmetic, whole expression", 300, "characters")
 ARITHMETIC_TERMS = Limit("Vector arithmetic, words added or subtracted", 10, "words")
 # Patterns run on RE2 (linear in the text), so their length only bounds compile time and memory.
@@ -51,6 +51,11 @@ TOY_ITEMS = Limit("Concepts page, items", 40, "items")
 TOY_TEXT = Limit("Concepts page, whole text", 4_000, "characters")
 TOY_NAME = Limit("Concepts page, one item's or dimension's name", 40, "characters")
 NEIGHBOURS = Limit("Neighbours shown (k)", 100, "neighbours")
+# The Axes page: each box (an axis end, the words to place) is a list of words. Every word
+# is one table lookup; the words' cosine matrix and the chart grow with their square.
+AXIS_TEXT = Limit("Axes page, one box (an axis end, the words to place)", 2_000, "characters")
+AXIS_END_WORDS = Limit("Axes page, words at one end of an axis", 10, "words")
+AXIS_WORDS = Limit("Axes page, words to place", 60, "words")
 
 ALL = (
     SENTENCE,
@@ -63,6 +68,9 @@ ALL = (
     TOY_TEXT,
     TOY_NAME,
     NEIGHBOURS,
+    AXIS_TEXT,
+    AXIS_END_WORDS,
+    AXIS_WORDS,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,

@@ -260,7 +260,7 @@ def similarities(index: VocabIndex, queries: np.ndarray, centred: bool = False) 
     return scores
 
 
-def _top(scores: np.ndarray, allowed: np.ndarray, k: int, pieces: tuple[str, ...]) -> Neighbours:
+def top(scores: np.ndarray, allowed: np.ndarray, k: int, pieces: tuple[str, ...]) -> Neighbours:
     """The k best allowed rows of one score vector, ties broken by the lower id."""
     candidates = np.flatnonzero(allowed)
     values = scores[candidates]
@@ -286,7 +286,7 @@ def nearest(
     """The k rows of the token table most cosine-similar to one query vector."""
     k = check_k(k)
     allowed = allowed_rows(index, filters, match)
-    return _top(similarities(index, query, centred)[0], allowed, k, index.pieces)
+    return top(similarities(index, query, centred)[0], allowed, k, index.pieces)
 
 
 def nearest_for_each(
@@ -304,5 +304,5 @@ def nearest_for_each(
     results = []
     for start in range(0, len(queries), chunk):
         scores = similarities(index, queries[start : start + chunk], centred)
-        results.extend(_top(row, allowed, k, index.pieces) for row in scores)
+        results.extend(top(row, allowed, k, index.pieces) for row in scores)
     return results

@@ -37,6 +37,16 @@ def gl_texts(values: Sequence[object]) -> list[str]:
 
 
 BLUE = "#4c78a8"  # one bar or line, and the first of a set
+# Okabe and Ito's palette, told apart by readers with any common colour-vision deficiency.
+OKABE_ITO = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "sky": "#56B4E9",
+    "yellow": "#F0E442",
+}
 DIVERGING = "RdBu_r"
 
 

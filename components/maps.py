@@ -1,5 +1,6 @@
 """Pure figure builders for the maps: PCA of the vocabulary, of a sentence's stages, and of
-the positions. Numpy arrays in, Plotly figures out; no Streamlit here (see charts.py).
+the positions, and words placed on the reader's own axes. Numpy arrays in, Plotly figures
+out; no Streamlit here (see charts.py).
 
 More than a few thousand points are drawn with WebGL (Scattergl, Scatter3d).
 """
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from components.charts import BLUE, gl_texts, text, texts, title_style
+from components.charts import BLUE, OKABE_ITO, gl_texts, text, texts, title_style
 
 
 @functools.lru_cache(maxsize=4)
@@ -210,5 +211,90 @@ def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
         height=220,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         yaxis={"tickformat": ".1%"},
+    )
+    return fig
+
+
+# Points on the reader's own axes, by group: a colour and a marker shape each, so that the
+# groups differ in shape as well as colour.
+AXES_GROUPS = {
+    "words placed": (OKABE_ITO["blue"], "circle"),
+    "words at the axes' ends": (OKABE_ITO["orange"], "diamond"),
+    "your sentence's pieces": (OKABE_ITO["green"], "square"),
+}
+
+
+def on_axes(
+    groups: Sequence[tuple[str, Sequence[str], np.ndarray]], axis_titles: Sequence[str], title: str
+) -> go.Figure:
+    """Labelled points at their coordinates on one, two or three axes.
+
+    ``groups`` are (name from AXES_GROUPS, labels, coordinates (n, axes)). One axis is a dot
+    plot, one row per point in the order of its coordinate; two a scatter; three a 3-D scatter.
+    """
+    fig = go.Figure()
+    dims = len(axis_titles)
+    hover = "<br>".join(f"{n} %{{{n}:.4f}}" for n in "xyz"[:dims])
+    order = []  # a dot plot's rows, lowest coordinate at the bottom
+    for name, labels, coords in groups:
+        if not len(labels):
+            continue
+        colour, symbol = AXES_GROUPS[name]
+        xyz = {n: np.ascontiguousarray(coords[:, i], dtype=np.float32) for i, n in enumerate("xyz"[:dims])}
+        common = {"name": text(name), "marker": {"color": colour, "symbol": symbol, "size": 9}}
+        if dims == 1:
+            rows = texts(labels)
+            order += sorted(zip(xyz["x"].tolist(), rows, strict=True))
+            fig.add_trace(
+                go.Scatter(
+                    x=xyz["x"],
+                    y=rows,
+                    mode="markers",
+                    hovertemplate="%{y}<br>x %{x:.4f}<extra></extra>",
+                    **common,
+                )
+            )
+        elif dims == 2:
+            fig.add_trace(
+                go.Scatter(
+                    **xyz,
+                    mode="markers+text",
+                    text=texts(labels),
+                    textposition="top center",
+                    hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
+                    **common,
+                )
+            )
+        else:
+            fig.add_trace(
+                go.Scatter3d(
+                    **xyz,
+                    mode="markers+text",
+                    text=gl_texts(labels),
+                    hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
+                    **{**common, "marker": {**common["marker"], "size": 5}},
+                )
+            )
+    titles = [text(t) for t in axis_titles]
+    if dims == 3:
+        fig.update_layout(
+            scene={f"{n}axis": {"title": {"text": t}} for n, t in zip("xyz", titles, strict=True)}
+        )
+    elif dims == 2:
+        fig.update_layout(
+            xaxis={"title": titles[0], "zeroline": True}, yaxis={"title": titles[1], "zeroline": True}
+        )
+    else:
+        rows = list(dict.fromkeys(label for _, label in sorted(order)))
+        fig.update_layout(
+            xaxis={"title": titles[0], "zeroline": True},
+            yaxis={"type": "category", "categoryorder": "array", "categoryarray": rows, "automargin": True},
+        )
+    height = 640 if dims > 1 else min(1400, max(320, 90 + 20 * len({label for _, label in order})))
+    fig.update_layout(
+        title=title_style(title),
+        height=height,
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},  # between the title and the plot
     )
     return fig

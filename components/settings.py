@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bert_embeddings import checkpoints, concepts, decompose, limits, patterns, vocab_search
+from bert_embeddings import axes, checkpoints, concepts, decompose, limits, patterns, vocab_search
 from bert_embeddings.errors import ExplorerError
 
 # --- keys --------------------------------------------------------------------------------
@@ -37,6 +37,26 @@ TOY_ITEMS = "toy_items"
 POS_FIRST, POS_SECOND = "pos_first", "pos_second"
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
+# The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
+AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
+AX_WORDS, AX_ORIGIN, AX_STAGE = "ax_words", "ax_origin", "ax_stage"
+AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = "ax_hide_continuation", "ax_hide_special"
+AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = "ax_leave_out", "ax_include", "ax_exclude"
+
+
+@dataclass(frozen=True)
+class FilterKeys:
+    """The keys of one page's vocabulary filters (Neighbours and Axes each have their own)."""
+
+    hide_continuation: str
+    hide_special: str
+    leave_out: str
+    include: str
+    exclude: str
+
+
+NB_FILTERS = FilterKeys(NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT, NB_INCLUDE, NB_EXCLUDE)
+AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE)
 
 # --- choices -----------------------------------------------------------------------------
 
@@ -45,6 +65,8 @@ QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 SIMILARITIES = ("cosine", "cosine after subtracting the mean")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
+ORIGINS = ("raw", "after subtracting the vocabulary's mean")
+NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
 # --- reading a link's text -----------------------------------------------------------------
 
@@ -111,6 +133,8 @@ _SIMILARITIES = {"cosine": SIMILARITIES[0], "centred": SIMILARITIES[1]}
 _STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _COMPONENT = _whole_number(1, 10)
+_ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
+_SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 
 
 @dataclass(frozen=True)
@@ -186,6 +210,19 @@ TABLE = (
     Setting(CMP_CUSTOM, "", "compare"),
     Setting(CMP_WORD, "bank", "compare"),
     Setting(CMP_K, 10.0, "compare"),
+    *(
+        _linked(f"{name}_{end}", key, text, "axes", _text(limits.AXIS_TEXT))
+        for name in axes.NAMES
+        for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
+    ),
+    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", _text(limits.AXIS_TEXT)),
+    _linked("origin", AX_ORIGIN, ORIGINS[0], "axes", _one_of(_ORIGINS), _code_of(_ORIGINS)),
+    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", _one_of(_SENTENCE_STAGES), _code_of(_SENTENCE_STAGES)),
+    _linked("ax_hide_pieces", AX_HIDE_CONTINUATION, False, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("ax_hide_special", AX_HIDE_SPECIAL, True, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("ax_leave_out", AX_LEAVE_OUT, True, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked("ax_only", AX_INCLUDE, "", "axes", _pattern),
+    _linked("ax_not", AX_EXCLUDE, "", "axes", _pattern),
 )
 BY_KEY = {s.key: s for s in TABLE}
 LINKED = tuple(s for s in TABLE if s.url is not None)

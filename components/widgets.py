@@ -141,15 +141,38 @@ def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
 
 
 @dataclass(frozen=True)
+class FilterChoices:
+    """What one page's filters let through (Neighbours and Axes each have a set)."""
+
+    hide_continuation: bool
+    hide_special: bool
+    leave_out: bool  # the query's (or the axis') own pieces
+    include: str
+    exclude: str
+    valid: bool = True  # False: a pattern's problem is already shown under the boxes
+
+    @classmethod
+    def defaults(cls, keys: settings.FilterKeys) -> FilterChoices:
+        """The filters a fresh page starts with, from the settings table."""
+        fields = ("hide_continuation", "hide_special", "leave_out", "include", "exclude")
+        return cls(*(settings.default(getattr(keys, name)) for name in fields))
+
+    def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+        """The search filters; ``own_ids`` (the query's or the axis' pieces) left out if asked."""
+        return vocab_search.Filters(
+            hide_continuation=self.hide_continuation,
+            hide_special=self.hide_special,
+            include=self.include,
+            exclude=self.exclude,
+            exclude_ids=own_ids if self.leave_out else (),
+        )
+
+
+@dataclass(frozen=True)
 class SearchOptions:
     k: float  # as typed; the search checks that it is a whole number in range
     centred: bool
-    hide_continuation: bool
-    hide_special: bool
-    include: str
-    exclude: str
-    leave_out_query: bool
-    patterns_valid: bool = True  # False: a filter's problem is already shown under the filters
+    choices: FilterChoices
 
     @classmethod
     def defaults(cls) -> SearchOptions:
@@ -158,22 +181,15 @@ class SearchOptions:
         return cls(
             d(settings.NB_K),
             d(settings.NB_SIMILARITY) == settings.SIMILARITIES[1],
-            d(settings.NB_HIDE_CONTINUATION),
-            d(settings.NB_HIDE_SPECIAL),
-            d(settings.NB_INCLUDE),
-            d(settings.NB_EXCLUDE),
-            d(settings.NB_LEAVE_OUT),
+            FilterChoices.defaults(settings.NB_FILTERS),
         )
 
+    @property
+    def patterns_valid(self) -> bool:
+        return self.choices.valid
+
     def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
-        """The search filters; the query's own ids are left out only if asked for."""
-        return vocab_search.Filters(
-            hide_continuation=self.hide_continuation,
-            hide_special=self.hide_special,
-            include=self.include,
-            exclude=self.exclude,
-            exclude_ids=query_ids if self.leave_out_query else (),
-        )
+        return self.choices.filters(query_ids)
 
 
 def query_mode() -> str:
@@ -203,26 +219,23 @@ def search_options() -> SearchOptions:
     similarity = right.radio(
         "Similarity", settings.SIMILARITIES, horizontal=True, **seeded(settings.NB_SIMILARITY, None)
     )
+    choices = filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces")
+    return SearchOptions(k, similarity == settings.SIMILARITIES[1], choices)
+
+
+def filter_boxes(keys: settings.FilterKeys, leave_out_label: str) -> FilterChoices:
+    """Which vocabulary rows a search may return: an expander of toggles and two patterns."""
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(settings.NB_HIDE_CONTINUATION))
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(settings.NB_HIDE_SPECIAL))
-        leave_out = c.toggle("Leave out the query's own pieces", **seeded(settings.NB_LEAVE_OUT))
+        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(keys.hide_continuation))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(keys.hide_special))
+        leave_out = c.toggle(leave_out_label, **seeded(keys.leave_out))
         a, b = st.columns(2)
-        include = pattern_box("Only pieces matching (pattern)", settings.NB_INCLUDE, a, "e.g. ^un")
-        exclude = pattern_box("Leave out pieces matching (pattern)", settings.NB_EXCLUDE, b, "e.g. \\d")
+        include = pattern_box("Only pieces matching (pattern)", keys.include, a, "e.g. ^un")
+        exclude = pattern_box("Leave out pieces matching (pattern)", keys.exclude, b, "e.g. \\d")
         pattern_syntax()
         valid = patterns_valid({"Only": include, "Leave out": exclude})
-    return SearchOptions(
-        k,
-        similarity == settings.SIMILARITIES[1],
-        hide_continuation,
-        hide_special,
-        include,
-        exclude,
-        leave_out,
-        valid,
-    )
+    return FilterChoices(hide_continuation, hide_special, leave_out, include, exclude, valid)
 
 
 def pattern_box(label: str, key: str, where=st, placeholder: str = "") -> str:

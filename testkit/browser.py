@@ -39,6 +39,7 @@ PAGES = {
     "segments": "Segments",
     "neighbours": "Neighbours",
     "pca": "PCA maps",
+    "axes": "Your own axes",
     "compare": "Compare models",
     "context": "Context",
 }

@@ -52,3 +52,31 @@ def damaged_bundled_copy(folder: Path) -> Path:
         handle.seek(-1, 2)
         handle.write(bytes([last[0] ^ 0xFF]))
     return folder
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every download a page offers, by file name: Streamlit gets the data function, and so
+    does the test, which can call it as a click would."""
+    offered = {}
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    real = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        offered[file_name] = data_callable
+        return real(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return offered
+
+
+def go_online(monkeypatch) -> None:
+    """Let the code under test ask the Hub (played by a stand-in on 127.0.0.1). huggingface_hub
+    reads HF_HUB_OFFLINE once, when first imported, so unsetting the variable is not enough
+    when an earlier test imported it offline."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)

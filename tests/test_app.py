@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings import checkpoints, config, vocab_search
 from components import settings, widgets
 from testkit.stand_in_hub import stand_in_hub
-from tests.conftest import ROOT, damaged_bundled_copy, shown
+from tests.conftest import ROOT, damaged_bundled_copy, go_online, shown
 
 # The pages that read the sidebar's sentences (the others have inputs of their own).
 SENTENCE_PAGES = [
@@ -24,7 +24,14 @@ SENTENCE_PAGES = [
     "pages/neighbours.py",
     "pages/pca.py",
 ]
-PAGES = ["pages/concepts.py", *SENTENCE_PAGES, "pages/positions.py", "pages/compare.py", "pages/context.py"]
+PAGES = [
+    "pages/concepts.py",
+    *SENTENCE_PAGES,
+    "pages/positions.py",
+    "pages/axes.py",
+    "pages/compare.py",
+    "pages/context.py",
+]
 
 
 def run_page(page: str, **inputs) -> AppTest:
@@ -187,7 +194,7 @@ def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
 def test_unknown_hub_model_is_reported(monkeypatch):
     """A Hub id the Hub does not know gets a message (Hub played by a local server)."""
 
-    monkeypatch.delenv("HF_HUB_OFFLINE")
+    go_online(monkeypatch)
     with stand_in_hub(status=404) as (url, _requested):
         monkeypatch.setenv("HF_ENDPOINT", url)
         at = run_page("pages/embedding_layer.py", model="no-such-org/no-such-bert")
@@ -579,7 +586,7 @@ def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeyp
 
     folder = write_random_bert(tmp_path / "repo", hidden=32, positions=40)
     at = run_page("pages/embedding_layer.py")
-    monkeypatch.delenv("HF_HUB_OFFLINE")
+    go_online(monkeypatch)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
     with stand_in_hub({"someone/cut-bert": folder}, drop_after=100_000) as (url, _):
         monkeypatch.setenv("HF_ENDPOINT", url)

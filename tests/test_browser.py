@@ -44,6 +44,7 @@ EXPECTED_CHARTS = {
     "segments": 2,
     "neighbours": 1,
     "pca": 4,
+    "axes": 2,
     "compare": 0,
     "context": 2,
 }

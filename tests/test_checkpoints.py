@@ -23,7 +23,7 @@ from bert_embeddings.errors import (
     NotBertLikeError,
 )
 from testkit.stand_in_hub import stand_in_hub
-from tests.conftest import damaged_bundled_copy
+from tests.conftest import damaged_bundled_copy, go_online
 
 
 def test_bundled_model_is_the_published_checkpoint(bundled):
@@ -105,7 +105,7 @@ def test_non_bert_model_is_named(tmp_path):
 def isolated_hub(tmp_path, monkeypatch):
     """An empty Hugging Face cache, no offline flag, and a fast bundled model."""
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    go_online(monkeypatch)
     return tmp_path
 
 

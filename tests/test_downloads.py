@@ -12,6 +12,7 @@ from bert_embeddings import checkpoints, config
 from bert_embeddings.errors import DownloadTooLargeError, HubDownloadError, NotBertLikeError
 from testkit.random_models import write_random_bert
 from testkit.stand_in_hub import stand_in_hub
+from tests.conftest import go_online
 
 REPO = "someone/deep-bert"
 
@@ -19,7 +20,7 @@ REPO = "someone/deep-bert"
 @pytest.fixture
 def isolated_hub(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    go_online(monkeypatch)
     monkeypatch.delenv(config.MAX_DOWNLOAD_MB, raising=False)
     return tmp_path
 

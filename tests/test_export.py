@@ -7,7 +7,6 @@ import io
 
 import numpy as np
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
 
 from bert_embeddings import export
 from tests.test_app import PAGES, run_page
@@ -61,22 +60,6 @@ def test_file_stem_keeps_only_safe_characters():
 
 
 # --- the download buttons on the pages ---------------------------------------------------
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """Every download a page offers, by file name: Streamlit gets the data function, and so
-    does the test, which can call it as a click would."""
-    offered = {}
-    real = MediaFileManager.add_deferred
-
-    def record(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        offered[file_name] = data_callable
-        return real(self, data_callable, mimetype, coordinates, file_name, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return offered
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -73,6 +73,10 @@ TEXT_INPUTS = [
     ("pages/compare.py", "cmp_word", text_cases(pattern=True), "bank", None),
     ("pages/context.py", "ctx_first", text_cases(), "He sat on the bank.", None),
     ("pages/context.py", "ctx_word", text_cases(), "bank", None),
+    ("pages/axes.py", settings.AX_ENDS["x"][1], text_cases(pattern=True), "she, her, woman", "woman"),
+    ("pages/axes.py", settings.AX_ENDS["z"][0], text_cases(), "", None),
+    ("pages/axes.py", settings.AX_WORDS, text_cases(pattern=True), "king, queen", "queen"),
+    ("pages/axes.py", settings.AX_EXCLUDE, text_cases(pattern=True), "x", None),
 ]
 
 
@@ -105,7 +109,13 @@ def test_no_text_box_drops_a_long_paste_silently():
     """No box has a cap of its own (Streamlit's box drops a longer paste without a word): every
     over-long text reaches the server, which names the limit."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    for page in ("pages/concepts.py", "pages/neighbours.py", "pages/compare.py", "pages/pca.py"):
+    for page in (
+        "pages/concepts.py",
+        "pages/neighbours.py",
+        "pages/compare.py",
+        "pages/pca.py",
+        "pages/axes.py",
+    ):
         at.switch_page(page).run()
         boxes = [*at.text_area, *at.text_input]
         assert boxes and all(not box.max_chars for box in boxes), page
@@ -163,10 +173,15 @@ def test_a_token_id_typed_as_1e3_is_1000_and_1_5_is_refused():
 LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 20_000]
 
 
-@pytest.mark.parametrize("name", ["model", "a", "b", "q", "sum", "id", "k", "only", "not", "highlight", "x"])
+@pytest.mark.parametrize(
+    "name",
+    ["model", "a", "b", "q", "sum", "id", "k", "only", "not", "highlight", "x", "x_from", "words", "ax_not"],
+)
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
-    page = "pages/pca.py" if name in ("highlight", "x") else "pages/neighbours.py"
+    page = {"highlight": "pages/pca.py", "x": "pages/pca.py", "x_from": "pages/axes.py"}.get(
+        name, "pages/axes.py" if name in ("words", "ax_not") else "pages/neighbours.py"
+    )
     for value in [*LINK_VALUES, *(PATHS if name == "model" else ())]:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.query_params.update(

@@ -244,6 +244,15 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.PCA_Y: 1,
         settings.PCA_Z: 7,
         settings.PCA_HIGHLIGHT: ".",
+        **{key: "cold, ice" for key in settings.AX_ENDS["x"] + settings.AX_ENDS["y"] + settings.AX_ENDS["z"]},
+        settings.AX_WORDS: "a, b\nc",
+        settings.AX_ORIGIN: settings.ORIGINS[1],
+        settings.AX_STAGE: "LayerNorm output",
+        settings.AX_HIDE_CONTINUATION: True,
+        settings.AX_HIDE_SPECIAL: False,
+        settings.AX_LEAVE_OUT: False,
+        settings.AX_INCLUDE: "^s",
+        settings.AX_EXCLUDE: "[0-9]",
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:

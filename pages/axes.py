@@ -1,0 +1,164 @@
+"""Axes: words placed along directions the reader chooses, such as he -> she or small -> big."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings import axes, cosine, decompose, limits
+from components import charts, echo, exports, links, maps, routing, settings, state, widgets
+
+routing.through_app()
+st.title("Your own axes")
+st.markdown(
+    "An **axis** runs from one group of words to another, for instance from *he, him, man* to "
+    "*she, her, woman*. Each word is then placed by how far its token row reaches along that "
+    "direction. Directions like this carry meaning, and they show where a model has picked up "
+    "a bias from its training text."
+)
+
+model = state.require_model()
+index = state.vocab_index()
+
+st.header("Axes and words")
+ends = {}
+for name in axes.NAMES:
+    left, right = st.columns(2)
+    start_key, end_key = settings.AX_ENDS[name]
+    optional = " (optional)" if name != "x" else ""
+    end_help = (
+        f"Words separated by commas, up to {limits.AXIS_END_WORDS.most}. A word split into several "
+        "pieces counts as their mean; the end is the mean of its words."
+    )
+    ends[name] = (
+        left.text_input(f"Axis {name}{optional}: from", **widgets.seeded(start_key), help=end_help),
+        right.text_input(f"Axis {name}{optional}: to", **widgets.seeded(end_key), help=end_help),
+    )
+text = st.text_area(
+    "Words to place",
+    **widgets.seeded(settings.AX_WORDS),
+    height=90,
+    help=f"Separated by commas or new lines, up to {limits.AXIS_WORDS.most} words.",
+)
+left, right = st.columns(2)
+origin = left.radio(
+    "Coordinates", settings.ORIGINS, horizontal=True, **widgets.seeded(settings.AX_ORIGIN, None)
+)
+centred = origin == settings.ORIGINS[1]
+# The sentence is read only when its pieces are asked for; a family without segment rows
+# has no "+ segment" stage.
+choices = [settings.NO_SENTENCE, *decompose.STAGES]
+if model.tables.token_type_embeddings is None:
+    choices.remove(decompose.STAGES[2])
+links.keep_within(settings.AX_STAGE, choices, settings.NO_SENTENCE, "Stage")
+stage = right.selectbox(
+    "Add your sentence's pieces",
+    choices,
+    key=settings.AX_STAGE,
+    format_func=lambda s: "no" if s == settings.NO_SENTENCE else f"yes, taken at: {s}",
+)
+st.caption(
+    "A word's coordinate on an axis is its token row (the mean of its rows if the tokenizer splits it) "
+    "projected on the axis' unit direction, which points from the mean of the 'from' words to the mean "
+    "of the 'to' words. **Raw** measures from zero; **after subtracting the vocabulary's mean** measures "
+    "from the average row, so that 0 is where a typical piece lies. Either way, distances along an axis "
+    "are the same."
+)
+
+with state.friendly_errors():
+    chosen = axes.build_axes(index, model.tokenizer, ends)
+    placed, problems = axes.words_to_place(index, model.tokenizer, text)
+if problems:
+    shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+    st.warning(echo.plain(f"Left off the chart: {shown}"), icon=":material/visibility_off:")
+for first, second, value in axes.nearly_parallel(chosen):
+    st.warning(
+        f"Axes {first} and {second} are nearly parallel (cosine {value:+.2f}): a point's two coordinates "
+        "largely repeat one another. Try ends that differ in another way.",
+        icon=":material/call_merge:",
+    )
+
+groups = [
+    ("words placed", [w.text for w in placed], [w.vector for w in placed]),
+    (
+        "words at the axes' ends",
+        list(dict.fromkeys(w.text for a in chosen for w in (*a.start, *a.end))),
+        list({w.text: w.vector for a in chosen for w in (*a.start, *a.end)}.values()),
+    ),
+]
+if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
+    stages = decompose.stage_vectors(state.breakdown(model, encoding))
+    groups.append(("your sentence's pieces", list(encoding.labels), list(stages[stage])))
+placed_groups = [
+    (name, labels, axes.coordinates(np.array(vectors), chosen, centred, index.mean))
+    for name, labels, vectors in groups
+    if labels
+]
+titles = [f"{a.name}: {a.label}"[:80] for a in chosen]
+widgets.chart(maps.on_axes(placed_groups, titles, f"{model.name}: words on your axes"), key="ax_chart")
+st.caption(
+    "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
+    "words that define the axes, squares for your sentence's pieces. The axes are drawn at right angles "
+    "even when their directions are not; the cosine between them is below."
+)
+rows = [f"{name}: {label}" for name, labels, _ in placed_groups for label in labels]
+exports.matrix(
+    f"{model.name} coordinates on your axes",
+    np.concatenate([c for _, _, c in placed_groups]),
+    rows,
+    [a.name for a in chosen],
+    "point",
+)
+
+left, right = st.columns([1, 3])
+with left:
+    between = axes.between(chosen)
+    names = [a.name for a in chosen]
+    st.markdown("**Cosine between the axes**")
+    st.dataframe(
+        pd.DataFrame(between, index=names, columns=names),
+        column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names},
+    )
+    st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
+    exports.matrix(f"{model.name} cosine between your axes", between, names, names)
+with right:
+    if placed:
+        vectors = np.array([w.vector for w in placed]) - (index.mean if centred else 0)
+        similarity = cosine.matrix(vectors)
+        words = [w.text for w in placed]
+        title = "Cosine between the words placed" + (" (after subtracting the mean)" if centred else "")
+        widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
+        exports.matrix(f"{model.name} cosine between the words placed", similarity, words, words)
+
+st.header("Furthest along each axis, over the whole vocabulary")
+st.markdown(
+    f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end, every row scored."
+)
+filters = widgets.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
+if not filters.valid:
+    st.stop()
+for axis in chosen:
+    st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
+    found = None
+    with state.friendly_errors(stop=False):
+        found = axes.extremes(index, axis, centred, filters.filters(axis.ids), match=state.pattern_rows)
+    if found is None:
+        continue
+    for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):
+        with column:
+            towards = ", ".join(w.text for w in end_words)
+            table = pd.DataFrame(
+                {
+                    "rank": range(1, len(result.ids) + 1),
+                    "piece": result.pieces,
+                    "id": result.ids,
+                    "coordinate": result.scores,
+                }
+            )
+            st.markdown(echo.plain(f"Towards {towards}"))
+            st.dataframe(
+                table,
+                hide_index=True,
+                column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
+                height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar
+            )
+            exports.table(f"{model.name} axis {axis.name} towards {towards}", table)
