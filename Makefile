@@ -1,6 +1,6 @@
 # Two commands for people (see README.md):
 #   make run    set up .venv/ if needed, then start the explorer
-#   make test   set up .venv/ and a browser if needed, then lint and run every test
+#   make test   set up .venv/, a browser and axe-core if needed, then lint and run every test
 # The virtual environment is reused once a stamp file says its install finished; editing
 # a requirements file makes it install again.
 
@@ -26,8 +26,9 @@ lint: $(DEV_STAMP)
 
 setup: $(DEV_STAMP)
 
-browser:
+browser: $(DEV_STAMP)
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/fetch-axe.sh
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

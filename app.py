@@ -2,14 +2,23 @@
 
 import streamlit as st
 
-from components import echo, inputs, links, widgets
+from components import inputs, links, widgets
 
-st.set_page_config(page_title="BERT Embedding Explorer", page_icon=":material/grid_on:", layout="wide")
+APP_NAME = "BERT Embedding Explorer"
+CONCEPTS = st.Page("pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts")
 
+
+def opening() -> None:
+    """The app's address without a page: Streamlit serves its default page at / only, so the
+    first page proper is not the default (it then opens at /concepts too); this one sends a
+    visitor on to it. The link's settings were read before, and the next run writes them back."""
+    st.switch_page(CONCEPTS)
+
+
+OPENING = st.Page(opening, title=APP_NAME, url_path="start", default=True, visibility="hidden")
 pages = [
-    st.Page(
-        "pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts", default=True
-    ),
+    OPENING,
+    CONCEPTS,
     st.Page("pages/home.py", title="Overview", icon=":material/home:", url_path="home"),
     st.Page("pages/tokens.py", title="Tokens", icon=":material/segment:", url_path="tokens"),
     st.Page(
@@ -27,8 +36,12 @@ pages = [
     st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
 ]
 navigation = st.navigation(pages)
-if problems := links.restore():  # a shared link's settings, before any widget is drawn
-    st.warning(echo.plain(links.notice(problems)), icon=":material/link_off:")
+# Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
+title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
+st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
+links.restore()  # a shared link's settings, before any widget is drawn
+if navigation.url_path != OPENING.url_path:  # the opening page moves on at once: no notice there
+    links.show_unused()
 inputs.use(widgets.sidebar())
 links.share_hint()
 links.publish(navigation.url_path)

@@ -36,8 +36,9 @@ def gl_texts(values: Sequence[object]) -> list[str]:
     return [str(v).replace("<", "<\u2060") for v in values]
 
 
-BLUE = "#4c78a8"  # one bar or line, and the first of a set
 # Okabe and Ito's palette, told apart by readers with any common colour-vision deficiency.
+# Series also differ by something other than colour: dashes for lines, hatching for bars,
+# marker shapes for points.
 OKABE_ITO = {
     "blue": "#0072B2",
     "orange": "#E69F00",
@@ -47,6 +48,12 @@ OKABE_ITO = {
     "sky": "#56B4E9",
     "yellow": "#F0E442",
 }
+BLUE = OKABE_ITO["blue"]  # one bar or line, and the first of a set
+# The order series take their colours in; yellow, faint on white, last.
+PALETTE = tuple(OKABE_ITO[c] for c in ("blue", "vermillion", "green", "orange", "purple", "sky", "yellow"))
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+HATCHES = ("", "/", ".", "x", "-", "+")
+SYMBOLS = ("circle", "square", "diamond", "x", "cross", "circle-open")  # all also drawn in 3-D
 DIVERGING = "RdBu_r"
 
 
@@ -55,7 +62,7 @@ def title_style(words: str, size: int = 16) -> dict:
     return {"text": text(words), "font": {"size": size}}  # blue below zero, white at zero, red above
 
 
-SEGMENT_COLOURS = (BLUE, "#f58518")
+SEGMENT_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["orange"])
 
 
 def _rows_height(n_rows: int, per_row: int = 22, floor: int = 180, ceiling: int = 900) -> int:
@@ -71,7 +78,8 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=np.arange(dims.start, dims.stop, dtype=np.int32),
+            x0=dims.start,
+            dx=1,
             y=texts(labels),
             colorscale=DIVERGING,
             zmin=-(limit or 1.0),
@@ -94,14 +102,13 @@ def token_bars(
     labels: Sequence[str], series: dict[str, np.ndarray], title: str, height: int = 320
 ) -> go.Figure:
     """One group of bars per token, one bar per named series."""
-    colours = (BLUE, "#e45756", "#54a24b", "#f58518")
     fig = go.Figure(
         [
             go.Bar(
                 name=text(name),
                 x=texts(labels),
                 y=np.asarray(values, dtype=np.float32),
-                marker_color=colours[i % 4],
+                marker={"color": PALETTE[i % len(PALETTE)], "pattern": {"shape": HATCHES[i % len(HATCHES)]}},
             )
             for i, (name, values) in enumerate(series.items())
         ]
@@ -143,8 +150,10 @@ def line_series(
                 y=np.asarray(values, dtype=np.float32),
                 name=text(name),
                 mode="lines+markers" if markers else "lines",
+                line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]},
+                marker={"symbol": SYMBOLS[i % len(SYMBOLS)]},
             )
-            for name, values in series.items()
+            for i, (name, values) in enumerate(series.items())
         ]
     )
     fig.update_layout(
@@ -158,13 +167,23 @@ def line_series(
     return fig
 
 
-def similarity_heatmap(matrix: np.ndarray, title: str, labels: Sequence[str] | None = None) -> go.Figure:
-    """A cosine-similarity matrix, -1 (blue) to 1 (red); labelled rows if given, else indices."""
+def similarity_heatmap(
+    matrix: np.ndarray, title: str, labels: Sequence[str] | None = None, max_cells: int = 0
+) -> go.Figure:
+    """A cosine-similarity matrix, -1 (blue) to 1 (red); labelled rows if given, else indices.
+
+    With ``max_cells``, an unlabelled matrix larger than that on a side is drawn with every
+    n-th row and column: each value shown is still exact, at its own row and column number."""
+    step = -(-len(matrix) // max_cells) if max_cells and labels is None else 1
+    shown = (
+        {"x0": 0, "dx": step, "y0": 0, "dy": step}
+        if labels is None
+        else {"x": texts(labels), "y": texts(labels)}
+    )
     fig = go.Figure(
         go.Heatmap(
-            z=matrix.astype(np.float32),
-            x=texts(labels) if labels is not None else None,
-            y=texts(labels) if labels is not None else None,
+            z=matrix[::step, ::step].astype(np.float32),
+            **shown,
             colorscale=DIVERGING,
             zmin=-1,
             zmax=1,
@@ -214,8 +233,11 @@ def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> g
     """LayerNorm's learned scale (gamma) and shift (beta) per hidden dimension."""
     x = np.arange(dims.start, dims.stop, dtype=np.int32)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
-    fig.add_trace(go.Scatter(x=x, y=gamma[dims.start : dims.stop], name="gamma (scale)", mode="lines"), 1, 1)
-    fig.add_trace(go.Scatter(x=x, y=beta[dims.start : dims.stop], name="beta (shift)", mode="lines"), 2, 1)
+    for row, (name, values) in enumerate((("gamma (scale)", gamma), ("beta (shift)", beta)), start=1):
+        line = {"color": PALETTE[row - 1], "dash": DASHES[row - 1]}
+        fig.add_trace(
+            go.Scatter(x=x, y=values[dims.start : dims.stop], name=name, mode="lines", line=line), row, 1
+        )
     fig.update_yaxes(title_text="gamma", row=1, col=1)
     fig.update_yaxes(title_text="beta", row=2, col=1)
     fig.update_xaxes(title_text="dimension", row=2, col=1)
@@ -228,8 +250,25 @@ def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> g
     return fig
 
 
-def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[str]) -> go.Figure:
-    """Small heatmaps side by side: the lookups, their sum and the LayerNorm output."""
+# Colour fields sent as one byte a cell: the level of each value on its figure's colour scale.
+LEVELS = 255
+
+
+def colour_levels(values: np.ndarray, limit: float) -> np.ndarray:
+    """Values as uint8 levels 0..LEVELS-1 over [-limit, limit] (clipped there): a quarter of the
+    bytes of float32, and as many shades as the colour scale can show."""
+    scaled = (np.clip(values, -limit, limit) + limit) / (2 * limit) * (LEVELS - 1)
+    return np.rint(scaled).astype(np.uint8)
+
+
+def layer_overview(
+    stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[str], exact: bool = True, max_columns: int = 0
+) -> go.Figure:
+    """Small heatmaps side by side: the lookups, their sum and the LayerNorm output.
+
+    With ``exact=False`` each panel is a colour field only (one byte a cell, hover names the
+    piece and dimension, not the value), and with ``max_columns`` every n-th dimension is drawn
+    so that a panel has at most that many columns: light enough for long inputs."""
     fig = make_subplots(
         rows=1,
         cols=len(stages),
@@ -238,17 +277,27 @@ def layer_overview(stages: Sequence[tuple[str, np.ndarray]], labels: Sequence[st
         horizontal_spacing=0.025,
     )
     for col, (_, values) in enumerate(stages, start=1):
+        step = -(-values.shape[1] // max_columns) if max_columns else 1
+        values = values[:, ::step]
         # Each stage on its own symmetric scale: the raw rows are far smaller than the output.
         limit = float(np.max(np.abs(values))) or 1.0
+        if exact:
+            z, low, high = values.astype(np.float32), -limit, limit
+            hover = "%{y}<br>dimension %{x}<br>%{z:.4f}<extra></extra>"
+        else:
+            z, low, high = colour_levels(values, limit), 0, LEVELS - 1
+            hover = "%{y}<br>dimension %{x}<extra></extra>"
         fig.add_trace(
             go.Heatmap(
-                z=values.astype(np.float32),
+                z=z,
+                x0=0,
+                dx=step,
                 y=texts(labels),
                 colorscale=DIVERGING,
-                zmin=-limit,
-                zmax=limit,
+                zmin=low,
+                zmax=high,
                 showscale=False,
-                hovertemplate="%{y}<br>dimension %{x}<br>%{z:.4f}<extra></extra>",
+                hovertemplate=hover,
             ),
             1,
             col,

@@ -19,6 +19,7 @@ from components import widgets as w
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
 LINK_TEXT_LIMIT = 2000
 RESTORED = "_link_restored"  # set once the session's first run has read its link
+UNUSED = "_link_unused"  # what the link held that could not be used, until a page has said so
 # Streamlit's own parameters (embedding an app in a page) pass through untouched.
 STREAMLIT_PARAMS = ("embed", "embed_options")
 
@@ -39,14 +40,12 @@ def _model_from_link(spec: str) -> tuple[str, str]:
     return settings.OTHER, spec
 
 
-def restore() -> list[str]:
-    """On the session's first run, put the link's valid settings into session state.
-
-    Returns one sentence per value that was not used, for a notice; later runs return [].
-    """
+def restore() -> None:
+    """On the session's first run, put the link's valid settings into session state, and keep
+    one sentence per value that was not used for ``show_unused`` (later runs do nothing)."""
     state = st.session_state
     if state.get(RESTORED):
-        return []
+        return
     state[RESTORED] = True
     given = st.query_params.to_dict()
     problems = []
@@ -62,7 +61,14 @@ def restore() -> list[str]:
             except ValueError as reason:
                 problems.append(f"{setting.url}={given[setting.url][:60]!r} ({reason})")
     problems += [f"{name} (not a setting of this app)" for name in given if name not in KNOWN]
-    return problems
+    if problems:
+        state[UNUSED] = problems
+
+
+def show_unused() -> None:
+    """Say once, on the page shown, which parts of the session's link could not be used."""
+    if problems := st.session_state.pop(UNUSED, None):
+        st.warning(echo.plain(notice(problems)), icon=":material/link_off:")
 
 
 def notice(problems: list[str]) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from components.charts import BLUE, OKABE_ITO, gl_texts, text, texts, title_style
+from components.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
 
 
 @functools.lru_cache(maxsize=4)
@@ -22,8 +22,13 @@ def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
     return np.asarray(texts(pieces), dtype=object)
 
 
-KIND_COLOURS = (BLUE, "#f58518", "#9d9d9d", "#54a24b", "#b279a2")
-STAGE_COLOURS = (BLUE, "#72b7b2", "#f58518", "#e45756")
+# Whole word, ## continuation, special / unused, number, punctuation (vocab_search.KINDS).
+KIND_COLOURS = tuple(OKABE_ITO[c] for c in ("blue", "orange", "sky", "green", "purple"))
+STAGE_COLOURS = tuple(OKABE_ITO[c] for c in ("blue", "sky", "orange", "vermillion"))
+# A highlight on a map: its colour and marker shape (big enough to see, unlike the cloud's dots).
+PATTERN_MARK = (OKABE_ITO["vermillion"], "diamond")
+NEIGHBOURS_MARK = (OKABE_ITO["green"], "x")
+SENTENCE_SYMBOL = "square"  # drawn in the text colour of the theme
 
 
 def _axis_title(component: int, ratio: float) -> str:
@@ -81,7 +86,7 @@ def vocabulary_map(
 ) -> go.Figure:
     """Every vocabulary row projected on two or three components, coloured by kind of piece.
 
-    ``highlights`` are (name, ids, colour) drawn on top with their pieces as labels.
+    ``highlights`` are (name, ids, colour, marker symbol) drawn on top with their pieces as labels.
     Each point's piece is sent once, in the trace of its kind.
     """
     from bert_embeddings.vocab_search import KINDS
@@ -102,7 +107,7 @@ def vocabulary_map(
                 hoverinfo="text",
             )
         )
-    for name, ids, colour in highlights:
+    for name, ids, colour, symbol in highlights:
         ids = np.asarray(ids, dtype=np.int64)
         show_text = len(ids) <= 60  # beyond that, labels would only cover each other
         fig.add_trace(
@@ -113,8 +118,9 @@ def vocabulary_map(
                 name=text(name),
                 text=gl_texts([pieces[i] for i in ids]) if show_text else None,
                 marker={
-                    "size": 9 if len(axes) == 2 else 5,
+                    "size": 10 if len(axes) == 2 else 5,
                     "color": colour,
+                    "symbol": symbol,
                     "line": {"width": 1, "color": "white"},
                 },
                 hovertext=labels[ids].tolist(),
@@ -163,6 +169,7 @@ def sentence_journey(
                 marker={
                     "size": 8 if len(axes) == 2 else 4,
                     "color": STAGE_COLOURS[number % len(STAGE_COLOURS)],
+                    "symbol": SYMBOLS[number % len(SYMBOLS)],
                 },
                 hovertext=[f"{text(label)} · {text(stage)}" for label in labels],
                 hoverinfo="text",

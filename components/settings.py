@@ -32,7 +32,7 @@ NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
 NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
 PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
-DIMENSIONS = "dims"
+DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
 TOY_ITEMS = "toy_items"
 POS_FIRST, POS_SECOND = "pos_first", "pos_second"
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
@@ -65,6 +65,8 @@ QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 SIMILARITIES = ("cosine", "cosine after subtracting the mean")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
+# The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
+LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 ORIGINS = ("raw", "after subtracting the vocabulary's mean")
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
@@ -199,6 +201,7 @@ TABLE = (
     _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
     Setting(PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca"),
     Setting(DIMENSIONS, None, "embedding_layer"),  # every dimension of the model in use
+    _linked("detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", _one_of({c: c for c in LAYER_STAGES})),
     Setting(TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts"),
     Setting(POS_FIRST, 5.0, "positions"),
     Setting(POS_SECOND, 6.0, "positions"),

@@ -80,7 +80,7 @@ def sidebar() -> Inputs:
             key=settings.PRESENTER_KEY,
             help="Bigger text in the app and in every figure, for a projector. Only this tab changes.",
         )
-    presenter_style()
+    page_style()
     return _read()
 
 
@@ -94,7 +94,8 @@ def chart(figure, key: str) -> None:
     """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector."""
     if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
-    st.plotly_chart(figure, key=key)
+    figure.update_layout(colorway=charts.PALETTE)  # series without a colour of their own
+    st.plotly_chart(figure, key=key, config=CHART_CONFIG)
 
 
 def ink() -> str:
@@ -102,10 +103,36 @@ def ink() -> str:
     return "#f0f0f0" if st.context.theme.type == "dark" else "#111111"
 
 
-def presenter_style() -> None:
-    """In presenter mode, all of the app's text grows too (Streamlit sizes its text in rem)."""
+# Plotly shows a chart's toolbar only while the mouse is over the chart: a keyboard reader
+# would tab through invisible buttons. They show whenever one of them has the focus, with a
+# visible outline on the focused one.
+FOCUS_STYLE = (
+    ".js-plotly-plot .plotly .modebar:focus-within { opacity: 1 !important; }"
+    ".js-plotly-plot .plotly .modebar-btn:focus-visible"
+    " { outline: 2px solid currentColor; outline-offset: 1px; }"
+)
+# Each chart's toolbar keeps what a reader needs: save as PNG, zoom, pan, reset (four Tab
+# stops instead of eight or more).
+CHART_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": [
+        "select2d",
+        "lasso2d",
+        "zoomIn2d",
+        "zoomOut2d",
+        "autoScale2d",
+        "resetCameraLastSave3d",
+    ],
+}
+
+
+def page_style() -> None:
+    """Styles for every page: toolbars that show on keyboard focus; in presenter mode, all of
+    the app's text grows too (Streamlit sizes its text in rem)."""
+    style = FOCUS_STYLE
     if st.session_state.get(settings.PRESENTER_KEY):
-        st.html(f"<style>html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}</style>")
+        style += f"html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}"
+    st.html(f"<style>{style}</style>")
 
 
 def _read() -> Inputs:

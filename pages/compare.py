@@ -64,7 +64,7 @@ if all(r is not None for r in results):
     )
     st.caption("Shared: " + (echo.plain(", ".join(shared)) if shared else "none"))
 
-st.subheader("Your sentence, as each tokenizer splits it")
+st.header("Your sentence, as each tokenizer splits it")
 text = inputs.current()
 sides = st.columns(2)
 for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):

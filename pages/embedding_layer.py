@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from components import charts, exports, routing, state, widgets
+from components import charts, exports, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")
@@ -18,52 +18,82 @@ encoding = state.require_encoding()
 # its panel is placed here but filled at the end, after the heatmaps are drawn.
 proof = st.container(border=True)
 
-dims = widgets.dimension_range(model.hidden_size)
 parts = state.breakdown(model, encoding)
 labels = encoding.labels
 family = model.family
-stages = [
-    ("Token rows", parts.token, "Row `id` of `word_embeddings`: the same piece always gets the same row."),
-    ("Position rows", parts.position, "Row `i` of `position_embeddings`: learned, one per position."),
-]
+stages = {
+    "token": (
+        "Token rows",
+        parts.token,
+        "Row `id` of `word_embeddings`: the same piece always gets the same row.",
+    ),
+    "position": (
+        "Position rows",
+        parts.position,
+        "Row `i` of `position_embeddings`: learned, one per position.",
+    ),
+}
 if parts.segment is not None:
-    stages.append(("Segment rows", parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."))
+    stages["segment"] = (
+        "Segment rows",
+        parts.segment,
+        "Row 0 or 1 of `token_type_embeddings`: sentence A or B.",
+    )
 else:
     st.info(
         f"{family.label} has no segment (token type) table: nothing is added for segments.",
         icon=":material/info:",
     )
-stages += [
-    ("Sum (before LayerNorm)", parts.summed, "token + segment + position, element by element."),
-    (
-        "LayerNorm output",
-        parts.output,
-        "What the embedding module returns (dropout is off at inference)"
-        + (
-            "; the projection below comes next."
-            if parts.projected is not None
-            else ": the first encoder layer's input."
-        ),
+stages["sum"] = ("Sum (before LayerNorm)", parts.summed, "token + segment + position, element by element.")
+stages["output"] = (
+    "LayerNorm output",
+    parts.output,
+    "What the embedding module returns (dropout is off at inference)"
+    + (
+        "; the projection below comes next."
+        if parts.projected is not None
+        else ": the first encoder layer's input."
     ),
-]
+)
 if parts.projected is not None:
-    stages.append(
-        (
-            f"Projected to the hidden size ({parts.projected.shape[1]})",
-            parts.projected,
-            f"{family.label}'s tables are {model.hidden_size} wide; a learned projection maps the output "
-            f"to the hidden size {family.projection_place}.",
-        )
+    stages["projected"] = (
+        f"Projected to the hidden size ({parts.projected.shape[1]})",
+        parts.projected,
+        f"{family.label}'s tables are {model.hidden_size} wide; a learned projection maps the output "
+        f"to the hidden size {family.projection_place}.",
     )
-for number, (title, values, caption) in enumerate(stages):
-    shown = (
-        dims if values.shape[1] == model.hidden_size else range(values.shape[1])
-    )  # the projection is wider
-    widgets.chart(charts.stage_heatmap(values, labels, shown, title), key=f"stage_{number}")
-    st.caption(caption)
-    exports.matrix(f"{model.name} {title}", values[:, shown], labels, shown, "token")
 
-st.subheader("Inside LayerNorm")
+# Every stage at a glance, as colours only (one byte a cell, at most 256 columns a panel and
+# 200,000 cells in all); then one stage in full, every value exact on hover. For 512 pieces of
+# bert-base that is under 3 MB to the browser, where every stage in full was 13 MB.
+overview = [(title, values) for title, values, _ in stages.values()]
+columns = min(256, 200_000 // (len(labels) * len(overview)))
+widgets.chart(charts.layer_overview(overview, labels, exact=False, max_columns=columns), key="stage_overview")
+st.caption(
+    "Every stage side by side, each on its own colour scale (blue below zero, red above); wide tables and "
+    "long inputs show every second (or n-th) dimension. Choose a stage below to see all of its "
+    "dimensions and values."
+)
+links.keep_within(settings.LAYER_STAGE, list(stages), next(iter(stages)), "Stage")
+code = st.segmented_control(
+    "Stage in full",
+    list(stages),
+    format_func=lambda c: stages[c][0],
+    key=settings.LAYER_STAGE,
+)
+code = code or next(iter(stages))  # a second click on the chosen stage clears it: keep showing it
+title, values, caption = stages[code]
+dims = widgets.dimension_range(model.hidden_size)
+shown = dims if values.shape[1] == model.hidden_size else range(values.shape[1])  # the projection is wider
+widgets.chart(charts.stage_heatmap(values, labels, shown, title), key="stage_detail")
+st.caption(caption + " Hover a cell for its exact value.")
+with st.popover("Download every stage", icon=":material/download:"):
+    for stage_title, stage_values, _ in stages.values():
+        width = shown if stage_values.shape[1] == model.hidden_size else range(stage_values.shape[1])
+        st.markdown(stage_title)
+        exports.matrix(f"{model.name} {stage_title}", stage_values[:, width], labels, width, "token")
+
+st.header("Inside LayerNorm")
 widgets.chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
 exports.matrix(
     f"{model.name} LayerNorm mean and std",

@@ -141,7 +141,7 @@ def search() -> widgets.SearchOptions:
 options = search()
 state.remember_grid_options((options.centred, options.filters()))
 
-st.subheader("Every token of your sentence at once")
+st.header("Every token of your sentence at once")
 encoding = state.require_encoding()
 stages = decompose.stage_vectors(state.breakdown(model, encoding))
 grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))

@@ -50,16 +50,16 @@ with vocabulary_tab:
         if pattern:
             matches = np.flatnonzero(state.pattern_rows(index, pattern))
             if matches.size:
-                highlights.append((f"matching {pattern}", matches, "#d62728"))
+                highlights.append((f"matching {pattern}", matches, *maps.PATTERN_MARK))
             else:
                 st.warning(
                     echo.plain(f"No piece of the vocabulary matches '{pattern}'."),
                     icon=":material/search_off:",
                 )
     if encoding is not None:
-        highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink()))
+        highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink(), maps.SENTENCE_SYMBOL))
     if (last := state.last_neighbours()) is not None:
-        highlights.append((f"neighbours of {last[0]}", np.array(last[1]), "#2ca02c"))
+        highlights.append((f"neighbours of {last[0]}", np.array(last[1]), *maps.NEIGHBOURS_MARK))
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
         figure = maps.vocabulary_map(
@@ -68,8 +68,10 @@ with vocabulary_tab:
         widgets.chart(figure, key="pca_vocabulary")
         export_map("vocabulary", coords, axes, index.pieces, "piece")
         st.caption(
-            "Fitted once on every row of the token table. Hover a point for its piece. Your sentence's "
-            "pieces are in the text colour; the latest search on the Neighbours page is green."
+            "Fitted once on every row of the token table. Hover a point for its piece. Marked on top, "
+            "each in its own shape: your sentence's pieces (squares, in the text colour), pieces matching "
+            "the highlight pattern (diamonds) and the latest search on the Neighbours page (crosses); "
+            "the legend names each."
         )
 
 with positions_tab:

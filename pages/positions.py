@@ -23,9 +23,17 @@ for column, matrix, title, name in (
     (right, cosine.matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
 ):
     with column:
-        widgets.chart(charts.similarity_heatmap(matrix, title), key=f"pos-{title}")
+        widgets.chart(charts.similarity_heatmap(matrix, title, max_cells=256), key=f"pos-{title}")
         exports.matrix(name, matrix, corner="position")
-st.caption(f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left.")
+st.caption(
+    f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left. "
+    + (
+        "Every second position is drawn (a screen shows no more); hover gives each one's exact value, "
+        "and the downloads hold all of them."
+        if n > 256
+        else ""
+    )
+)
 widgets.chart(
     charts.line_series(
         np.arange(n),
@@ -40,7 +48,7 @@ st.caption("The formula gives every position the same length; learned rows are f
 norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
 exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinusoid"], corner="position")
 
-st.subheader("Compare two positions")
+st.header("Compare two positions")
 a, b = st.columns(2)
 first = widgets.whole_number_box("First position", a, **widgets.seeded(settings.POS_FIRST))
 second = widgets.whole_number_box("Second position", b, **widgets.seeded(settings.POS_SECOND))

@@ -44,7 +44,7 @@ a.metric("norm of row 0", f"{np.linalg.norm(rows[0]):.3f}")
 b.metric("norm of row 1", f"{np.linalg.norm(rows[1]):.3f}")
 c.metric("norm of B - A", f"{np.linalg.norm(difference):.3f}")
 
-st.subheader("How far the segment moves each token")
+st.header("How far the segment moves each token")
 encoding = state.require_encoding()
 if not inputs.current().text_b.strip():
     st.info(

@@ -36,15 +36,16 @@ for i, piece in enumerate(encoding.pieces):
     chips.append(
         f"<span style='{style}' title='position {i} · id {int(encoding.ids[i])} · segment "
         f"{int(encoding.segment_ids[i])}'><b>{html.escape(piece)}</b><br>"
-        f"<small>#{i} · id {int(encoding.ids[i])}</small></span>"
+        f"<small>#{i} · id {int(encoding.ids[i])} · {'AB'[int(encoding.segment_ids[i]) % 2]}</small></span>"
     )
 st.markdown(
     "<div style='line-height:2.6;direction:ltr'>" + "".join(chips) + "</div>",
     unsafe_allow_html=True,
 )
 st.caption(
-    f"{len(encoding)} pieces. Pieces of one word are joined (dashed seams); blue border = segment 0 "
-    "(sentence A), orange = segment 1 (sentence B); grey = special token. Hover a piece for details."
+    f"{len(encoding)} pieces. Pieces of one word are joined (dashed seams). Each piece ends with its "
+    "sentence: A (segment 0, blue border) or B (segment 1, orange border); special tokens have a grey "
+    "background. Hover a piece for details."
 )
 
 table = pd.DataFrame(

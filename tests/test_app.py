@@ -83,40 +83,66 @@ def test_every_page_renders_with_the_default_input(page):
         assert checkpoints.BUNDLED_NAME in messages(at)  # the offline notice names the model
 
 
+def stage_detail(at: AppTest):
+    """The Embedding layer page's one stage in full."""
+    return next(f for f in figures(at) if f.layout.title.text and f.data[0].type == "heatmap")
+
+
 def test_embedding_page_draws_every_stage_and_passes_the_check():
-    """Five stage heatmaps plus statistics, and a passed verification below 1e-5."""
+    """An overview of the five stages, each stage in full on request, and a passed check below 1e-5."""
     at = run_page("pages/embedding_layer.py", a="Hello world", b="")
-    figs = figures(at)
-    heatmaps = [f for f in figs if f.data and f.data[0].type == "heatmap"]
-    assert [f.layout.title.text for f in heatmaps] == [
-        "Token rows",
-        "Position rows",
-        "Segment rows",
-        "Sum (before LayerNorm)",
-        "LayerNorm output",
-    ]
-    assert list(heatmaps[0].data[0].y) == ["0 · [CLS]", "1 · hello", "2 · world", "3 · [SEP]"]
-    assert array(heatmaps[0].data[0].z).shape == (4, 384)
+    stages = ["Token rows", "Position rows", "Segment rows", "Sum (before LayerNorm)", "LayerNorm output"]
+    overview = figures(at)[0]
+    assert [a.text for a in overview.layout.annotations] == stages
+    breakdown = decompose_bundled("Hello world")
+    expected = [breakdown.token, breakdown.position, breakdown.segment, breakdown.summed, breakdown.output]
+    for code, title, values in zip(settings.LAYER_STAGES, stages, expected, strict=False):
+        at.segmented_control(key=settings.LAYER_STAGE).set_value(code).run()
+        detail = stage_detail(at)
+        assert detail.layout.title.text == title
+        assert list(detail.data[0].y) == ["0 · [CLS]", "1 · hello", "2 · world", "3 · [SEP]"]
+        assert np.array_equal(array(detail.data[0].z), values.astype(np.float32))  # exact, every value
     assert float(at.metric[0].value) <= 1e-5
     assert any("Passed" in shown(s.value) for s in at.success)
 
 
-def test_dimension_range_zooms_every_heatmap():
-    """Choosing dims 300-320 shows exactly those 21 columns in each heatmap."""
+def decompose_bundled(text_a: str):
+    from bert_embeddings import decompose
+
+    model = checkpoints.load_bundled()
+    return decompose.decompose(model, model.encode(text_a, "", True))
+
+
+def test_the_overview_sends_colour_levels_that_follow_the_values():
+    """Each overview panel is one byte a cell: the level of each value on its panel's scale."""
+    at = run_page("pages/embedding_layer.py", a="Hello world", b="")
+    panels = figures(at)[0].data
+    expected = decompose_bundled("Hello world")
+    for panel, values in zip(panels, (expected.token, expected.position), strict=False):
+        levels = array(panel.z)
+        assert levels.dtype == np.uint8 and levels.shape[0] == 4
+        shown = values[:, :: int(panel.dx)]
+        limit = np.abs(shown).max()
+        np.testing.assert_allclose(levels / 254 * 2 * limit - limit, shown, atol=limit / 254 + 1e-7)
+
+
+def test_dimension_range_zooms_the_stage_in_full():
+    """Choosing dims 300-320 shows exactly those 21 columns of the stage in full."""
     at = run_page("pages/embedding_layer.py", a="Hello world", b="")
     at.slider(key="dims").set_value((300, 320)).run()
-    heatmaps = [f for f in figures(at) if f.data and f.data[0].type == "heatmap"]
-    assert len(heatmaps) == 5
-    for fig in heatmaps:
-        assert array(fig.data[0].x).tolist() == list(range(300, 321))
-        assert array(fig.data[0].z).shape == (4, 21)
+    for code in ("token", "output"):
+        at.segmented_control(key=settings.LAYER_STAGE).set_value(code).run()
+        detail = stage_detail(at).data[0]
+        assert (detail.x0, detail.dx) == (300, 1)
+        assert array(detail.z).shape == (4, 21)
 
 
 def test_segment_heatmap_uses_row_one_for_sentence_b():
     """With a pair, sentence B's pieces show the second segment row."""
     at = run_page("pages/embedding_layer.py", a="Hi", b="there")
+    at.segmented_control(key=settings.LAYER_STAGE).set_value("segment").run()
     model = checkpoints.load_bundled()
-    segment = array(next(f for f in figures(at) if f.layout.title.text == "Segment rows").data[0].z)
+    segment = array(stage_detail(at).data[0].z)
     assert (segment[:3] == model.tables.token_type_embeddings[0]).all()  # [CLS] hi [SEP]
     assert (segment[3:] == model.tables.token_type_embeddings[1]).all()  # there [SEP]
 
@@ -167,7 +193,7 @@ def test_app_keeps_working_after_bad_input():
     assert at.error
     at.text_area(key=settings.SENTENCE_A_KEY).set_value("Now with A").run()
     assert not at.error and not at.exception
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == 4
 
 
 @pytest.fixture
@@ -431,10 +457,11 @@ def test_concepts_is_the_landing_page_and_edits_work():
 
 
 def test_positions_page_compares_learned_and_sinusoid():
-    """Both 512 x 512 similarity maps, the norms, and two positions compared; bad positions explained."""
+    """Both 512 x 512 similarity maps (drawn at every second position), the norms, and two
+    positions compared; bad positions explained."""
     at = run_page("pages/positions.py")
     learned = next(f for f in figures(at) if f.layout.title.text.startswith("Learned"))
-    assert array(learned.data[0].z).shape == (512, 512)
+    assert array(learned.data[0].z).shape == (256, 256)
     norms = next(f for f in figures(at) if f.layout.title.text.startswith("Length"))
     assert np.allclose(array(norms.data[1].y), np.sqrt(384 / 2), rtol=1e-5)  # the sinusoid's rows
     at.number_input(key="pos_second").set_value(512).run()
@@ -523,7 +550,7 @@ def test_every_page_works_for_every_family(family_folder, page):
     assert not at.exception, (family, page, [e.value for e in at.exception])
     assert not at.error, (family, page, [e.value for e in at.error])
     if page == "pages/embedding_layer.py":
-        titles = [f.layout.title.text for f in figures(at) if f.layout.title.text]
+        titles = [a.text for a in figures(at)[0].layout.annotations]  # the overview's panels
         assert ("Segment rows" in titles) == (family != "distilbert")
         assert any(t.startswith("Projected to the hidden size") for t in titles) == (
             family in ("albert", "electra")
@@ -563,7 +590,7 @@ def test_a_model_that_fails_leaves_the_previous_one_usable(tmp_path):
     assert not at.exception
     assert "no config.json" in messages(at)
     assert f"Still showing {checkpoints.BUNDLED_NAME}" in messages(at)
-    assert len(at.get("plotly_chart")) == 7 and any("Passed" in shown(s.value) for s in at.success)
+    assert len(at.get("plotly_chart")) == 4 and any("Passed" in shown(s.value) for s in at.success)
 
 
 def test_compare_two_models(tiny_bert_dir):
@@ -594,7 +621,7 @@ def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeyp
         at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value("someone/cut-bert").run()
     assert not at.exception
     assert "cut off" in messages(at) and f"Still showing {checkpoints.BUNDLED_NAME}" in messages(at)
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == 4
 
 
 def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
@@ -624,3 +651,15 @@ def test_presenter_mode_enlarges_the_text_of_every_figure(page):
             assert large.layout.height == round(small.layout.height * scale)
         assert large.data == small.data  # the same numbers, only bigger text
     assert any("font-size: 135%" in h.proto.body for h in at.get("html"))
+
+
+def test_positions_draws_every_second_position_with_exact_values():
+    """512 x 512 cosine matrices go to the browser as 256 x 256: every second position, each
+    value exactly the one computed (the downloads hold all 512)."""
+    from bert_embeddings import cosine
+
+    at = run_page("pages/positions.py")
+    learned = checkpoints.load_bundled().tables.position_embeddings
+    heatmap = next(f for f in figures(at) if f.data[0].type == "heatmap").data[0]
+    assert (heatmap.x0, heatmap.dx, heatmap.y0, heatmap.dy) == (0, 2, 0, 2)
+    np.testing.assert_array_equal(array(heatmap.z), cosine.matrix(learned)[::2, ::2])

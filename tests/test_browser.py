@@ -39,7 +39,7 @@ EXPECTED_CHARTS = {
     "concepts": 2,
     "home": 1,
     "tokens": 0,
-    "embedding_layer": 7,
+    "embedding_layer": 4,
     "positions": 4,
     "segments": 2,
     "neighbours": 1,
@@ -93,6 +93,34 @@ def check_page(page, url: str, path: str, screenshot: str) -> None:
 def test_page_renders_without_exception(app_url, page, path):
     """Each page opens, finishes running, shows its charts and no exception."""
     check_page(page, f"{app_url}/{path}", path, f"{path}.png")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_page_passes_axe_core(browser, app_url, scheme):
+    """axe-core (WCAG 2.1 AA and best practice) finds no serious or critical violation and no
+    heading out of order on any page; each page opens at its own address, with its own title."""
+    from testkit.axe import audit, serious
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    found = {}
+    for path, title in PAGES.items():
+        open_page(page, f"{app_url}/{path}")
+        page.locator("[data-testid='stSidebarNav']").wait_for(state="visible", timeout=30_000)
+        page.wait_for_timeout(500)  # charts and the sidebar settle after the idle marker
+        assert page.url.split("?")[0].endswith(f"/{path}") and page.title().startswith(f"{title} · "), path
+        assert page.locator("[role='dialog']").count() == 0, f"{path}: a dialog (page not found?)"
+        if problems := serious(audit(page)):
+            found[path] = problems
+    context.close()
+    assert not found, found
+
+
+def test_the_apps_own_address_opens_the_first_page(page, app_url):
+    open_page(page, f"{app_url}/?a=Linked+text.")
+    page.get_by_role("heading", name="What is an embedding?").wait_for(state="visible", timeout=30_000)
+    sync_api.expect(page.get_by_label("Sentence A", exact=True)).to_have_value("Linked text.", timeout=30_000)
+    assert "/concepts" in page.url and "a=Linked" in page.url
 
 
 def test_direct_link_on_a_fresh_server_shows_the_whole_app(page, tmp_path):

@@ -253,6 +253,7 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.AX_LEAVE_OUT: False,
         settings.AX_INCLUDE: "^s",
         settings.AX_EXCLUDE: "[0-9]",
+        settings.LAYER_STAGE: "output",
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:

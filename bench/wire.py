@@ -1,0 +1,188 @@
+"""Bytes to the browser and the time a reader waits, measured in Chromium.
+
+One local server with the bert-base-shaped stand-in model (30,522 x 768, 512 positions) and
+one headless Chromium. Bytes are what the server sends to the browser, counted on the wire by
+a relay between the two (Streamlit's websocket messages, figures included, and any HTTP the
+page fetches), from the action to the finished run:
+
+- positions_mb: a visit to Positions by the sidebar, from another page;
+- long_embedding_mb: the Embedding layer page after a sentence of more than 512 pieces;
+- sentence_change_mb: the Embedding layer page after a change to a short sentence.
+
+Times run from the key press to the moment the new results are drawn in the page (polled
+every animation frame), the median over several inputs:
+
+- neighbours_p50_s: Enter in the Neighbours word box until the bars show the new word;
+- embedding_p50_s: Ctrl+Enter in sentence A until every figure that shows the pieces shows
+  the new sentence's.
+
+    .venv/bin/python -m bench.wire
+
+Last line: wire positions_mb=P long_embedding_mb=L sentence_change_mb=S neighbours_p50_s=N
+embedding_p50_s=E. Targets: P <= 1, L <= 3, S <= 0.3, N <= 0.25, E <= 0.5.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from bench.memory import bert_base_shaped
+from testkit.browser import APP_IDLE, launch_chromium, open_page, streamlit_server
+
+WORDS = ("river", "queen", "music", "doctor", "winter", "garden", "travel", "silver", "planet")
+SENTENCES = tuple(f"The {w} appeared near the old bridge yesterday." for w in WORDS)
+LONG = " ".join(f"word{n % 50} and" for n in range(400))  # well over 512 pieces
+
+
+class Counter:
+    """A TCP relay between the browser and the server that counts the bytes the server sends:
+    what a shared Wi-Fi carries (websocket frames, and any HTTP the page fetches)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.received = 0
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            client, _ = self.listener.accept()
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:  # the server has stopped
+                client.close()
+                return
+            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, count: bool) -> None:
+        try:
+            while data := source.recv(1 << 16):
+                if count:
+                    self.received += len(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def take(self) -> float:
+        megabytes, self.received = self.received / 1e6, 0
+        return megabytes
+
+
+def settle(page) -> None:
+    """The run has finished and its last messages have arrived."""
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+    page.wait_for_timeout(1500)
+
+
+def charts_showing(page, word: str, at_least: int, timeout_ms: int = 60_000) -> None:
+    page.wait_for_function(
+        """([word, n]) => [...document.querySelectorAll('.js-plotly-plot')]
+               .filter(c => c.textContent.includes(word)).length >= n""",
+        arg=[word, at_least],
+        polling="raf",
+        timeout=timeout_ms,
+    )
+
+
+def count_charts_showing(page, word: str) -> int:
+    return page.evaluate(
+        "(word) => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".filter(c => c.textContent.includes(word)).length",
+        word,
+    )
+
+
+def type_sentence(page, text: str) -> None:
+    area = page.get_by_label("Sentence A", exact=True)
+    area.fill(text)
+    area.press("Control+Enter")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (server, _process):
+            counter = Counter(int(server.rsplit(":", 1)[1]))
+            base = f"http://127.0.0.1:{counter.port}"
+            for path in ("positions", "neighbours", "embedding_layer", "tokens"):  # warm every cache
+                open_page(page, f"{base}/{path}")
+                settle(page)
+
+            counter.take()
+            page.locator("[data-testid='stSidebarNav']").get_by_text("Positions", exact=True).click()
+            page.get_by_role("heading", name="Positions: learned, not a formula").wait_for(timeout=60_000)
+            settle(page)
+            positions_mb = counter.take()
+            print(f"positions visit: {positions_mb:.2f} MB")
+
+            page.locator("[data-testid='stSidebarNav']").get_by_text("Embedding layer", exact=True).click()
+            settle(page)
+            type_sentence(page, SENTENCES[0])
+            charts_showing(page, WORDS[0], 1)
+            settle(page)
+            drawn = count_charts_showing(page, WORDS[0])
+            counter.take()
+            type_sentence(page, LONG)
+            settle(page)
+            long_mb = counter.take()
+            print(f"embedding layer, a {len(LONG):,}-character sentence (512 pieces): {long_mb:.2f} MB")
+            type_sentence(page, SENTENCES[1])
+            charts_showing(page, WORDS[1], drawn)
+            settle(page)
+            counter.take()
+            type_sentence(page, SENTENCES[2])
+            charts_showing(page, WORDS[2], drawn)
+            settle(page)
+            change_mb = counter.take()
+            print(
+                f"embedding layer, a new short sentence: {change_mb:.2f} MB ({drawn} figures show the pieces)"
+            )
+
+            embedding_s = []
+            for word, sentence in zip(WORDS[3:], SENTENCES[3:], strict=True):
+                start = time.perf_counter()
+                type_sentence(page, sentence)
+                charts_showing(page, word, drawn)
+                embedding_s.append(time.perf_counter() - start)
+                settle(page)
+            print("embedding layer, sentence to drawn (s):", " ".join(f"{s:.2f}" for s in embedding_s))
+
+            page.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True).click()
+            settle(page)
+            box = page.get_by_label("Word or piece")
+            neighbours_s = []
+            for word in WORDS:
+                box.fill(word)
+                start = time.perf_counter()
+                box.press("Enter")
+                charts_showing(page, f"Closest to {word}", 1)
+                neighbours_s.append(time.perf_counter() - start)
+                settle(page)
+            print("neighbours, Enter to drawn (s):", " ".join(f"{s:.2f}" for s in neighbours_s))
+        browser.close()
+    print(
+        f"wire positions_mb={positions_mb:.2f} long_embedding_mb={long_mb:.2f} "
+        f"sentence_change_mb={change_mb:.2f} neighbours_p50_s={statistics.median(neighbours_s):.2f} "
+        f"embedding_p50_s={statistics.median(embedding_s):.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
