@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import inputs, links, widgets
+from components import inputs, links, state, widgets
 
 APP_NAME = "BERT Embedding Explorer"
 CONCEPTS = st.Page("pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts")
@@ -30,7 +30,7 @@ pages = [
     st.Page("pages/positions.py", title="Positions", icon=":material/timeline:", url_path="positions"),
     st.Page("pages/segments.py", title="Segments", icon=":material/call_split:", url_path="segments"),
     st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
-    st.Page("pages/pca.py", title="PCA maps", icon=":material/scatter_plot:", url_path="pca"),
+    st.Page("pages/pca.py", title="Maps", icon=":material/scatter_plot:", url_path="pca"),
     st.Page("pages/axes.py", title="Your own axes", icon=":material/straighten:", url_path="axes"),
     st.Page("pages/compare.py", title="Compare models", icon=":material/compare:", url_path="compare"),
     st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
@@ -45,4 +45,5 @@ if navigation.url_path != OPENING.url_path:  # the opening page moves on at once
 inputs.use(widgets.sidebar())
 links.share_hint()
 links.publish(navigation.url_path)
+state.precompute_default_map()  # once per server process, if the host asked for it
 navigation.run()

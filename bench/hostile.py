@@ -5,7 +5,7 @@ Chromium with two contexts. The *hostile* session works through the worst case o
 of bad input, one after another: catastrophic patterns in links, a 200 KB paste into the
 sentence and into Concepts, Markdown and HTML in link values, paths and an over-long id as
 the model, extreme numbers. Meanwhile the *other* session keeps moving between pages by the
-sidebar (Tokens, Neighbours, PCA maps, Embedding layer, Positions), each time from the click
+sidebar (Tokens, Neighbours, Maps, Embedding layer, Positions), each time from the click
 to the new page's finished run, and the server's resident memory is sampled every 0.1 s.
 
 A case counts as an error if its page shows an exception, holds a link to anywhere outside
@@ -43,7 +43,7 @@ OUTSIDE_LINK = "a[href*='evil.example']"
 HEADINGS = {
     "tokens": "Tokens",
     "neighbours": "Nearest neighbours in the vocabulary",
-    "pca": "PCA maps",
+    "pca": "Maps",
     "embedding_layer": "The embedding layer, stage by stage",
     "positions": "Positions: learned, not a formula",
 }

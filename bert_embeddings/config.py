@@ -28,6 +28,9 @@ ALLOW_CUSTOM = "BERT_EXPLORER_ALLOW_CUSTOM_MODELS"
 MAX_DOWNLOAD_MB = "BERT_EXPLORER_MAX_DOWNLOAD_MB"
 THREADS = "BERT_EXPLORER_THREADS"
 CACHE = "BERT_EXPLORER_CACHE"
+MAP_ITERATIONS = "BERT_EXPLORER_MAP_ITERATIONS"
+PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
+DEFAULT_MAP_ITERATIONS = 750
 
 DEFAULT_MODEL = "bert-base-uncased"
 DEFAULT_REVISION = "main"
@@ -60,8 +63,18 @@ VARIABLES = (
     ),
     Variable(
         CACHE,
-        "where the embedding-only downloads are kept (default: `bert-explorer/` beside the "
-        "Hugging Face hub cache)",
+        "where the embedding-only downloads and the t-SNE maps are kept (default: `bert-explorer/` "
+        "beside the Hugging Face hub cache)",
+    ),
+    Variable(
+        MAP_ITERATIONS,
+        f"t-SNE iterations for the vocabulary map (default {DEFAULT_MAP_ITERATIONS}; the first third, "
+        "at most 250, with early exaggeration); fewer give a quicker, rougher map",
+    ),
+    Variable(
+        PRECOMPUTE_MAPS,
+        "`1` starts computing the default model's t-SNE map when the server first runs the app, "
+        "so that the first visitor finds it ready (maps are kept on disk under the cache folder)",
     ),
     Variable("HF_HUB_OFFLINE", "`1` never contacts the Hub: the Hugging Face cache, else the bundled model"),
     Variable("HF_ENDPOINT", f"another Hub address (default `{DEFAULT_ENDPOINT}`)"),
@@ -113,6 +126,14 @@ def max_download_bytes() -> int:
 
 def threads() -> int:
     return max(1, int(value(THREADS) or 1))
+
+
+def map_iterations() -> int:
+    return max(10, int(value(MAP_ITERATIONS) or DEFAULT_MAP_ITERATIONS))
+
+
+def precompute_maps() -> bool:
+    return value(PRECOMPUTE_MAPS).lower() in _TRUE
 
 
 def hub_offline() -> bool:

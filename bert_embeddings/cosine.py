@@ -12,10 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def unit_rows(rows: np.ndarray) -> np.ndarray:
-    """(n, d) -> the same rows scaled to length 1 (zero rows stay zero)."""
+def unit_rows(rows: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """(n, d) -> the same rows scaled to length 1 (zero rows stay zero). With ``in_place``, a
+    float array is scaled where it is, without a copy (for a whole vocabulary table)."""
     rows = np.atleast_2d(np.asarray(rows))
     largest = np.max(np.abs(rows), axis=1, keepdims=True) if rows.size else np.ones((len(rows), 1))
+    if in_place and rows.dtype.kind == "f":
+        rows /= np.where(largest > 0, largest, 1)
+        rows /= np.where((norms := np.linalg.norm(rows, axis=1, keepdims=True)) > 0, norms, 1)
+        return rows
     scaled = rows / np.where(largest > 0, largest, 1)
     norms = np.linalg.norm(scaled, axis=1, keepdims=True)
     return scaled / np.where(norms > 0, norms, 1)

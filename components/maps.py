@@ -58,9 +58,14 @@ def _label(
 
 
 def _map_layout(
-    fig: go.Figure, axes: tuple[int, ...], ratios: np.ndarray, title: str, height: int = 640
+    fig: go.Figure,
+    axes: tuple[int, ...],
+    ratios: np.ndarray | None,
+    title: str,
+    height: int = 640,
+    titles: Sequence[str] | None = None,
 ) -> None:
-    titles = [_axis_title(a, float(ratios[a])) for a in axes]
+    titles = titles or [_axis_title(a, float(ratios[a])) for a in axes]
     if len(axes) == 3:
         fig.update_layout(
             scene={f"{n}axis": {"title": {"text": t}} for n, t in zip("xyz", titles, strict=True)}
@@ -80,14 +85,17 @@ def vocabulary_map(
     pieces: Sequence[str],
     kinds: np.ndarray,
     axes: tuple[int, ...],
-    ratios: np.ndarray,
+    ratios: np.ndarray | None,
     shown_kinds: Sequence[int],
-    highlights: Sequence[tuple[str, np.ndarray, str]] = (),
+    highlights: Sequence[tuple[str, np.ndarray, str, str]] = (),
+    axis_titles: Sequence[str] | None = None,
+    title: str | None = None,
 ) -> go.Figure:
-    """Every vocabulary row projected on two or three components, coloured by kind of piece.
+    """Every vocabulary row on two or three of ``coords``' columns, coloured by kind of piece.
 
     ``highlights`` are (name, ids, colour, marker symbol) drawn on top with their pieces as labels.
-    Each point's piece is sent once, in the trace of its kind.
+    Each point's piece is sent once, in the trace of its kind. Axis titles name the principal
+    components and their share of variance, unless ``axis_titles`` are given (another method).
     """
     from bert_embeddings.vocab_search import KINDS
 
@@ -129,8 +137,19 @@ def vocabulary_map(
         )
         if show_text:
             _label(fig, coords[ids], axes, labels[ids].tolist(), colour)
-    _map_layout(fig, axes, ratios, f"The whole vocabulary ({len(pieces):,} pieces)")
+    _map_layout(
+        fig, axes, ratios, title or f"The whole vocabulary ({len(pieces):,} pieces)", titles=axis_titles
+    )
     return fig
+
+
+def point_id(
+    kinds: np.ndarray, shown_kinds: Sequence[int], highlights: Sequence, curve: int, point: int
+) -> int:
+    """The vocabulary id of a point of a vocabulary_map: trace ``curve``, its point ``point``."""
+    if curve < len(shown_kinds):
+        return int(np.flatnonzero(kinds == shown_kinds[curve])[point])
+    return int(np.asarray(highlights[curve - len(shown_kinds)][1], dtype=np.int64)[point])
 
 
 def sentence_journey(

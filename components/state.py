@@ -15,6 +15,7 @@ import dataclasses
 import logging
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -25,6 +26,8 @@ from bert_embeddings import (
     config,
     contextual,
     decompose,
+    map_jobs,
+    neighbour_map,
     projection,
     threads,
     tokenize,
@@ -281,6 +284,54 @@ def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table: fitted once per model, shared by every session."""
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
         return _vocabulary_pca(*_active())
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _table_fingerprint(spec: str, revision: str) -> str:
+    return map_jobs.fingerprint(_model(spec, revision).tables.word_embeddings)
+
+
+class _NotFinishedError(Exception):
+    """Raised inside _finished_map, so that "no map yet" is not cached."""
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _finished_map(folder: str) -> map_jobs.Done:
+    # A finished map is 240 KB of coordinates, read and checked once per process.
+    done = map_jobs.load(Path(folder))
+    if done is None:
+        raise _NotFinishedError(folder)
+    return done
+
+
+def map_settings() -> neighbour_map.Settings:
+    return neighbour_map.Settings(iterations=config.map_iterations())
+
+
+def neighbour_map_of_model() -> map_jobs.Done | map_jobs.Job:
+    """The t-SNE map of the model in use: finished (read from disk once), or the job computing
+    it, which this call starts unless it already runs for any session of this process."""
+    key, revision = _active()
+    table = _model(key, revision).tables.word_embeddings
+    folder = map_jobs.folder_for(_table_fingerprint(key, revision), map_settings())
+    try:
+        return _finished_map(str(folder))
+    except _NotFinishedError:
+        pass
+    result = map_jobs.start(table, map_settings(), _table_fingerprint(key, revision))
+    return _finished_map(str(folder)) if isinstance(result, map_jobs.Done) else result
+
+
+def precompute_default_map() -> None:
+    """At a server's first run (if the host asked for it): start the default model's map."""
+    if config.precompute_maps() and not _precompute_started:
+        _precompute_started.append(True)
+        with friendly_errors(stop=False):
+            model, active = _open(checkpoints.default_spec(), config.revision())
+            map_jobs.start(model.tables.word_embeddings, map_settings(), _table_fingerprint(*active))
+
+
+_precompute_started: list[bool] = []
 
 
 def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:

@@ -90,12 +90,18 @@ def whole_number_box(label: str, where=st, **kwargs) -> float:
     return where.number_input(label, step=1.0, format="%g", **kwargs)
 
 
-def chart(figure, key: str) -> None:
-    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector."""
+def chart(figure, key: str, on_select: bool = False):
+    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector.
+    With ``on_select``, a click on a point reruns the page and the point is returned."""
     if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
     figure.update_layout(colorway=charts.PALETTE)  # series without a colour of their own
+    if on_select:
+        return st.plotly_chart(
+            figure, key=key, config=CHART_CONFIG, on_select="rerun", selection_mode="points"
+        )
     st.plotly_chart(figure, key=key, config=CHART_CONFIG)
+    return None
 
 
 def ink() -> str:
@@ -292,6 +298,14 @@ def patterns_valid(named: dict[str, str]) -> bool:
     return True
 
 
+def search_neighbours_of(piece: str) -> None:
+    """Open the Neighbours page with ``piece`` as its word query (its link then carries it)."""
+    st.session_state[settings.NB_MODE] = "word"
+    st.session_state[settings.NB_WORD] = piece
+    st.session_state.pop(settings.NB_PIECE, None)
+    st.switch_page("pages/neighbours.py")
+
+
 def follow_neighbour() -> None:
     """on_change of the neighbour pills: make the clicked piece the next word query."""
     piece = st.session_state.get(settings.NB_NEXT)
@@ -327,6 +341,40 @@ def map_axes() -> tuple[float, ...]:
         for column, name, key in zip(
             columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
         )
+    )
+
+
+def map_method() -> str:
+    method = st.segmented_control(
+        "Method",
+        settings.MAP_METHODS,
+        **seeded(settings.MAP_METHOD, "default"),
+        help=(
+            "PCA: exact, computed at once, keeps the directions of greatest variance. t-SNE: keeps each "
+            "piece's neighbours; computed once per model in the background (a minute or two), then kept."
+        ),
+    )
+    return method or settings.MAP_METHODS[0]
+
+
+@st.fragment(run_every=1.0)
+def map_progress(job, rows: int) -> None:
+    """While a t-SNE map is computed: its stage, how far along, and an estimate of the time left.
+    Only this part of the page reruns, once a second; the page reruns whole when the map is done."""
+    from bert_embeddings import map_jobs
+
+    if not job.running():
+        st.rerun(scope="app")
+    progress = map_jobs.read_progress(job.folder)
+    done, left = map_jobs.estimate(progress)
+    stage = progress["stage"] if progress else "starting"
+    eta = f", about {left:.0f} s left" if left is not None else ""
+    st.progress(
+        done, text=f"Computing the t-SNE map of all {rows:,} pieces, once for everyone: {stage}{eta}."
+    )
+    st.caption(
+        "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
+        "else asking for this map waits for the same computation. Once done, it is kept on disk."
     )
 
 

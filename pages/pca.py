@@ -1,17 +1,18 @@
-"""PCA maps: the whole vocabulary, the sentence stage by stage, and the position embeddings."""
+"""Maps: the whole vocabulary (PCA or t-SNE), the sentence stage by stage, and the positions."""
 
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import decompose, projection
+from bert_embeddings import decompose, map_jobs, projection
 from components import echo, exports, maps, routing, settings, state, widgets
 
 routing.through_app()
-st.title("PCA maps")
+st.title("Maps")
 st.markdown(
-    "Principal component analysis finds the directions along which vectors vary most; plotting the "
-    "first two or three shows as much of a high-dimensional space as a flat picture can. These maps "
-    "are exact: every row is used, nothing is sampled or approximated."
+    "**PCA** (principal component analysis) finds the directions along which vectors vary most; "
+    "plotting the first two or three shows as much of a high-dimensional space as a flat picture can, "
+    "exactly. **t-SNE** instead places every piece near the pieces that are its neighbours in the "
+    "table, so clusters (numbers, word endings, names, topics) show. Every row is used, nothing sampled."
 )
 
 model = state.require_model()
@@ -29,20 +30,9 @@ def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, 
 
 vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence journey", "Positions"])
 
-with vocabulary_tab:
-    basis, coords = state.vocabulary_pca()
-    widgets.chart(
-        maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
-        key="pca_variance",
-    )
-    exports.matrix(
-        f"{model.name} vocabulary PCA explained variance",
-        basis.explained_variance_ratio,
-        [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
-        ["explained variance ratio"],
-        "component",
-    )
-    kinds = widgets.piece_kinds()
+
+def highlight_marks() -> list[tuple]:
+    """The pattern's matches, the sentence's pieces and the latest neighbour search, to mark."""
     pattern = widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
     widgets.pattern_syntax()
     highlights = []
@@ -60,18 +50,94 @@ with vocabulary_tab:
         highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink(), maps.SENTENCE_SYMBOL))
     if (last := state.last_neighbours()) is not None:
         highlights.append((f"neighbours of {last[0]}", np.array(last[1]), *maps.NEIGHBOURS_MARK))
-    with state.friendly_errors(stop=False):
-        axes = projection.check_components(basis, *wanted)
-        figure = maps.vocabulary_map(
-            coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
+    return highlights
+
+
+MARKS_CAPTION = (
+    "Hover a point for its piece; click one to search its neighbours. Marked on top, each in its own "
+    "shape: your sentence's pieces (squares, in the text colour), pieces matching the highlight "
+    "pattern (diamonds) and the latest search on the Neighbours page (crosses); the legend names each."
+)
+
+
+def vocabulary_chart(figure, kinds: list[int], highlights: list[tuple], key: str) -> None:
+    """Draw a vocabulary map; a click on a point makes its piece the Neighbours page's query."""
+    event = widgets.chart(figure, key=key, on_select=True)
+    points = (event or {}).get("selection", {}).get("points", [])
+    if points:
+        point = points[0]
+        piece_id = maps.point_id(index.kinds, kinds, highlights, point["curve_number"], point["point_index"])
+        widgets.search_neighbours_of(index.pieces[piece_id])
+
+
+def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
+    """The t-SNE map of every row, once computed; meanwhile its progress (other tabs and pages
+    go on as usual: the computation runs in its own low-priority process)."""
+    result = state.neighbour_map_of_model()
+    if isinstance(result, map_jobs.Job):
+        if failure := result.failure():
+            st.error(echo.plain(f"The t-SNE map could not be computed: {failure}."), icon=":material/error:")
+            st.button("Try again", key="map_retry", on_click=map_jobs.retry, args=(result.folder,))
+            return
+        widgets.map_progress(result, index.size)
+        return
+    meta = result.meta
+    figure = maps.vocabulary_map(
+        result.coords,
+        index.pieces,
+        index.kinds,
+        (0, 1),
+        None,
+        kinds,
+        highlights,
+        axis_titles=("t-SNE 1", "t-SNE 2"),
+        title=f"The whole vocabulary ({index.size:,} pieces), t-SNE",
+    )
+    vocabulary_chart(figure, kinds, highlights, "tsne_vocabulary")
+    exports.matrix(
+        f"{model.name} vocabulary t-SNE", result.coords, index.pieces, ["t-SNE 1", "t-SNE 2"], "piece"
+    )
+    recall, pca_recall = meta["recall_at_10"], meta["pca_recall_at_10"]
+    st.markdown(
+        f"**Faithfulness: neighbour recall@10 = {recall:.3f}.** On average {10 * recall:.1f} of each "
+        f"piece's 10 nearest neighbours by cosine (as the Neighbours page finds them) are among its 10 "
+        f"nearest points on this map; on the PCA map it is {10 * pca_recall:.2f} ({pca_recall:.4f})."
+    )
+    used = meta["settings"]
+    st.caption(
+        "t-SNE keeps neighbours, not distances: clusters are real, but the space between them and their "
+        f"sizes mean little. Every row is mapped, nothing sampled; perplexity {used['perplexity']:g}, "
+        f"{used['iterations']} iterations, seed {used['seed']} (the same picture on every server). "
+        + MARKS_CAPTION
+    )
+
+
+with vocabulary_tab:
+    method = widgets.map_method()
+    kinds = widgets.piece_kinds()
+    highlights = highlight_marks()
+    if method == settings.MAP_METHODS[1]:
+        tsne_map(kinds, highlights)
+    else:
+        basis, coords = state.vocabulary_pca()
+        with state.friendly_errors(stop=False):
+            axes = projection.check_components(basis, *wanted)
+            figure = maps.vocabulary_map(
+                coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
+            )
+            vocabulary_chart(figure, kinds, highlights, "pca_vocabulary")
+            export_map("vocabulary", coords, axes, index.pieces, "piece")
+            st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
+        widgets.chart(
+            maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
+            key="pca_variance",
         )
-        widgets.chart(figure, key="pca_vocabulary")
-        export_map("vocabulary", coords, axes, index.pieces, "piece")
-        st.caption(
-            "Fitted once on every row of the token table. Hover a point for its piece. Marked on top, "
-            "each in its own shape: your sentence's pieces (squares, in the text colour), pieces matching "
-            "the highlight pattern (diamonds) and the latest search on the Neighbours page (crosses); "
-            "the legend names each."
+        exports.matrix(
+            f"{model.name} vocabulary PCA explained variance",
+            basis.explained_variance_ratio,
+            [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
+            ["explained variance ratio"],
+            "component",
         )
 
 with positions_tab:

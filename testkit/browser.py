@@ -38,7 +38,7 @@ PAGES = {
     "positions": "Positions",
     "segments": "Segments",
     "neighbours": "Neighbours",
-    "pca": "PCA maps",
+    "pca": "Maps",
     "axes": "Your own axes",
     "compare": "Compare models",
     "context": "Context",

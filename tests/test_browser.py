@@ -182,6 +182,57 @@ def test_every_page_renders_with_bert_base_shapes(browser, tmp_path):
     context.close()
 
 
+# Where a point of a Plotly chart is on the screen: the chart's own axes convert data to pixels.
+POINT_ON_SCREEN = """([chartIndex, traceName, point]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    const trace = chart._fullData.find(t => t.name === traceName);
+    const {xaxis, yaxis} = chart._fullLayout;
+    const box = chart.getBoundingClientRect();
+    return {x: box.left + xaxis._offset + xaxis.l2p(trace.x[point]),
+            y: box.top + yaxis._offset + yaxis.l2p(trace.y[point]), text: trace.hovertext[point]};
+}"""
+# The pieces of every point drawn within a few pixels of a spot (where a click may land).
+PIECES_NEAR = """([chartIndex, x, y, radius]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    const {xaxis, yaxis} = chart._fullLayout;
+    const box = chart.getBoundingClientRect();
+    const found = [];
+    for (const trace of chart._fullData) {
+        for (let i = 0; i < trace.x.length; i++) {
+            const px = box.left + xaxis._offset + xaxis.l2p(trace.x[i]);
+            const py = box.top + yaxis._offset + yaxis.l2p(trace.y[i]);
+            if (Math.hypot(px - x, py - y) <= radius) found.push(trace.hovertext[i]);
+        }
+    }
+    return found;
+}"""
+
+
+def test_the_tsne_map_draws_with_webgl_and_a_click_opens_neighbours(browser, tmp_path):
+    """The t-SNE map is computed in the background (few iterations here), drawn with WebGL, and
+    a click on one of the sentence's pieces makes it the Neighbours page's query, in the link too."""
+    env = {"BERT_EXPLORER_CACHE": str(tmp_path / "cache"), "BERT_EXPLORER_MAP_ITERATIONS": "30"}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    with streamlit_server(env=env, log=tmp_path / "log") as (base, _):
+        open_page(page, f"{base}/pca?method=tsne&a=Volcanoes+erupt.&b=")
+        page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=180_000)
+        page.wait_for_selector(APP_IDLE)
+        chart = page.locator("[data-testid='stPlotlyChart']").first
+        chart.locator("canvas").first.wait_for(state="attached", timeout=30_000)  # WebGL
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        where = page.evaluate(POINT_ON_SCREEN, [0, "your sentence", 1])
+        # Plotly picks the closest point of any trace: another piece may lie on the same spot.
+        candidates = page.evaluate(PIECES_NEAR, [0, where["x"], where["y"], 4])
+        assert where["text"] in candidates
+        page.mouse.click(where["x"], where["y"])
+        page.wait_for_url(re.compile(r"/neighbours\?.*q="), timeout=30_000)
+        page.wait_for_selector(APP_IDLE)
+        assert page.get_by_label("Word or piece").input_value() in candidates
+    context.close()
+
+
 def test_neighbour_query_and_click(app_url, page):
     """Typing a word lists its neighbours; clicking one searches from it next."""
     open_page(page, f"{app_url}/neighbours")

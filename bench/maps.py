@@ -1,0 +1,170 @@
+"""The t-SNE map of every vocabulary row: time, memory, faithfulness, and what it costs others.
+
+Time and memory on the bert-base-shaped stand-in (30,522 x 768), served by one local server
+to one headless Chromium with two sessions. One session opens the Maps page with t-SNE on a
+cold cache: cold_s runs from that request to the map drawn (the page shows its faithfulness).
+Meanwhile the other session keeps moving between five pages by the sidebar, as in
+bench/hostile; its p95 page time is other_session_p95_s, and the same sessions' p95 with no
+map being computed is printed above the last line as the control. The server's resident
+memory and its worker process's are sampled every 0.1 s: peak_extra_mb is their peak sum
+above the server's RSS before the request; what the server keeps once the map is done is
+printed too. reload_s is the time a new process takes from the table in memory to the map
+read back from disk and checked (what a restarted or woken app does). Faithfulness is
+measured on the bundled model (30,522 x 384): recall_at_10 for t-SNE, and for the first two
+principal components.
+
+    .venv/bin/python -m bench.maps
+
+Last line: maps method=t-SNE cold_s=C reload_s=R recall_at_10=Q pca_recall_at_10=P
+peak_extra_mb=M other_session_p95_s=S. Targets: Q >= 0.30, C <= 120, R <= 1, M <= 600,
+S <= 2 (this machine's two cores also run the browsers: see the control).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+
+from bench.hostile import HEADINGS, idle, keep_visiting, p95, visit
+from bench.memory import bert_base_shaped
+from testkit.browser import CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
+
+CONTROL_SECONDS = 40
+
+
+def family_rss_mb(pid: int) -> float:
+    """A process's resident memory plus that of its children (the map's worker)."""
+    total = rss_mb(pid)
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for child in children:
+        try:
+            total += rss_mb(int(child))
+        except (OSError, RuntimeError):
+            pass
+    return total
+
+
+async def sample(pid: int, stop: asyncio.Event, samples: list[float]) -> None:
+    while not stop.is_set():
+        samples.append(family_rss_mb(pid))
+        await asyncio.sleep(0.1)
+
+
+async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
+    env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache)}
+    with streamlit_server(env=env) as (base, process):
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
+            )
+            presenter = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+            other = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+            for page in (presenter, other):  # every cache warm, the map's excepted
+                await page.goto(f"{base}/tokens", wait_until="domcontentloaded")
+                await idle(page)
+                for path in HEADINGS:
+                    await visit(page, path)
+
+            stop, control = asyncio.Event(), []
+            task = asyncio.create_task(keep_visiting(other, stop, control))
+            await asyncio.sleep(CONTROL_SECONDS)
+            stop.set()
+            await task
+
+            before = family_rss_mb(process.pid)
+            stop, times, samples = asyncio.Event(), [], []
+            background = [
+                asyncio.create_task(keep_visiting(other, stop, times)),
+                asyncio.create_task(sample(process.pid, stop, samples)),
+            ]
+            started = time.perf_counter()
+            await presenter.goto(f"{base}/pca?method=tsne", wait_until="domcontentloaded")
+            await presenter.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
+            await idle(presenter)
+            cold = time.perf_counter() - started
+            stop.set()
+            await asyncio.gather(*background)
+            await asyncio.sleep(2)
+            after = family_rss_mb(process.pid)
+            await browser.close()
+    return {
+        "cold_s": cold,
+        "peak_extra_mb": max(samples) - before,
+        "kept_mb": after - before,
+        "other_p95": p95(times),
+        "control_p95": p95(control),
+        "visits": len(times),
+    }
+
+
+RELOAD = """
+import sys, time
+from bert_embeddings import checkpoints, map_jobs, neighbour_map, config
+model = checkpoints.load_model(sys.argv[1])
+table = model.tables.word_embeddings
+started = time.perf_counter()
+result = map_jobs.start(table, neighbour_map.Settings(iterations=config.map_iterations()))
+elapsed = time.perf_counter() - started
+assert isinstance(result, map_jobs.Done), type(result)
+print(elapsed)
+"""
+
+
+def reload_seconds(checkpoint: Path, cache: Path) -> float:
+    """In a fresh process: the table in memory to the map read back from disk and checked."""
+    import os
+
+    out = subprocess.run(
+        [sys.executable, "-c", RELOAD, str(checkpoint)],
+        env={**os.environ, "BERT_EXPLORER_CACHE": str(cache), "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.split()[-1])
+
+
+def faithfulness() -> tuple[float, float, dict]:
+    from bert_embeddings import checkpoints, neighbour_map
+
+    table = checkpoints.load_bundled().tables.word_embeddings
+    result = neighbour_map.compute(table, neighbour_map.Settings(), threads=2)
+    return result.recall, result.pca_recall, result.seconds
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
+        cache = Path(folder) / "cache"
+        measured = asyncio.run(time_and_memory(checkpoint, cache))
+        print(
+            f"bert-base-shaped: cold {measured['cold_s']:.1f} s, peak extra "
+            f"{measured['peak_extra_mb']:.0f} MB (server and worker), "
+            f"kept once done {measured['kept_mb']:.1f} MB"
+        )
+        print(
+            f"other session: p95 {measured['other_p95']:.2f} s over {measured['visits']} page visits while "
+            f"the map was computed; control (no map computed) p95 {measured['control_p95']:.2f} s"
+        )
+        reload = reload_seconds(checkpoint, cache)
+        print(f"reload in a new process: {reload:.3f} s")
+    recall, pca_recall, seconds = faithfulness()
+    print(f"bundled model: t-SNE stages {seconds}")
+    print(
+        f"maps method=t-SNE cold_s={measured['cold_s']:.1f} reload_s={reload:.2f} recall_at_10={recall:.3f} "
+        f"pca_recall_at_10={pca_recall:.4f} peak_extra_mb={measured['peak_extra_mb']:.0f} "
+        f"other_session_p95_s={measured['other_p95']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

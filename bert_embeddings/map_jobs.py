@@ -1,0 +1,238 @@
+"""Neighbour maps computed once, in the background, and kept on disk.
+
+A map is a folder named by the model's table (a fingerprint of its bytes) and the settings:
+``coords.npy`` and ``meta.json``, which holds the sha256 of the coordinates file. A map whose
+files are missing, cut short, or do not match their checksum is not a map: it is removed and
+computed again, never shown.
+
+The computation runs in its own process (``python -m bert_embeddings.map_jobs FOLDER``) at
+the lowest CPU priority (SCHED_IDLE, and nice 19), so that a server's sessions keep the cores
+they need; it reads the
+table from ``table.npy`` in the folder, writes ``progress.json`` as it goes, and the finished
+map last. Within one server process, every request for the same map joins the one job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bert_embeddings import config, neighbour_map
+
+COORDS, META, TABLE, PROGRESS, LOG = "coords.npy", "meta.json", "table.npy", "progress.json", "worker.log"
+NICENESS = 19
+
+
+def fingerprint(table: np.ndarray) -> str:
+    """A short name for a table's exact contents (shape, dtype and bytes)."""
+    digest = hashlib.blake2b(digest_size=12)
+    digest.update(f"{table.shape}{table.dtype}".encode())
+    digest.update(np.ascontiguousarray(table).data)
+    return digest.hexdigest()
+
+
+def folder_for(table_fingerprint: str, settings: neighbour_map.Settings) -> Path:
+    return config.explorer_cache_dir() / "maps" / table_fingerprint / settings.name()
+
+
+@dataclass(frozen=True)
+class Done:
+    coords: np.ndarray  # (n, 2) float32
+    meta: dict
+
+
+def load(folder: Path, rows: int | None = None) -> Done | None:
+    """The finished map in ``folder``, checked against its checksum; None if there is none.
+    A damaged or partial map is removed, so that it is computed again."""
+    meta_file, coords_file = folder / META, folder / COORDS
+    if not meta_file.exists():
+        return None
+    try:
+        meta = json.loads(meta_file.read_text())
+        data = coords_file.read_bytes()
+        if hashlib.sha256(data).hexdigest() != meta["sha256"]:
+            raise ValueError("checksum")
+        coords = np.load(coords_file, allow_pickle=False)
+        if coords.dtype != np.float32 or coords.ndim != 2 or coords.shape[1] != 2:
+            raise ValueError("shape")
+        if rows is not None and len(coords) != rows:
+            raise ValueError("rows")
+        if not np.isfinite(coords).all():
+            raise ValueError("values")
+    except (OSError, ValueError, KeyError, TypeError):
+        for name in (META, COORDS):
+            (folder / name).unlink(missing_ok=True)
+        return None
+    coords.flags.writeable = False
+    return Done(coords, meta)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    temporary = path.with_suffix(path.suffix + ".part")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_map.Settings) -> None:
+    """The coordinates first, then the meta file that vouches for them (so a crash between the
+    two leaves no map rather than a wrong one)."""
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(result.coords, dtype=np.float32), allow_pickle=False)
+    data = buffer.getvalue()
+    _write_atomically(folder / COORDS, data)
+    meta = {
+        "method": "t-SNE",
+        "settings": settings.as_dict(),
+        "rows": int(len(result.coords)),
+        "recall_at_10": result.recall,
+        "pca_recall_at_10": result.pca_recall,
+        "seconds": result.seconds,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    _write_atomically(folder / META, json.dumps(meta, indent=1).encode())
+
+
+def read_progress(folder: Path) -> dict | None:
+    try:
+        return json.loads((folder / PROGRESS).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def estimate(progress: dict | None) -> tuple[float, float | None]:
+    """(fraction of the whole done, seconds left or None) from a progress report."""
+    if not progress or progress.get("stage") not in neighbour_map.STAGES:
+        return 0.0, None
+    index = neighbour_map.STAGES.index(progress["stage"])
+    weights = neighbour_map.STAGE_WEIGHTS
+    done = sum(weights[:index]) + weights[index] * float(progress.get("fraction", 0.0))
+    elapsed = float(progress.get("elapsed", 0.0))
+    left = elapsed / done * (1 - done) if done > 0.02 and elapsed > 1 else None
+    return min(done, 1.0), left
+
+
+# --- the job, within one server process --------------------------------------------------------
+
+
+@dataclass
+class Job:
+    folder: Path
+    process: subprocess.Popen
+    started: float
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def failure(self) -> str | None:
+        """Why the worker stopped without a map, if it did."""
+        code = self.process.poll()
+        if code is None or code == 0:
+            return None
+        try:
+            tail = (self.folder / LOG).read_text()[-400:].strip().splitlines()[-1]
+        except (OSError, IndexError):
+            tail = ""
+        return f"the map's process stopped (exit code {code}){': ' + tail if tail else ''}"
+
+
+_jobs: dict[Path, Job] = {}
+_lock = threading.Lock()
+
+
+def _lower_priority() -> None:
+    """Runs in the child before it starts Python: the lowest priority there is. SCHED_IDLE runs
+    the worker only on time no other process wants; nice 19 where that policy is missing."""
+    os.nice(NICENESS)
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
+def start(
+    table: np.ndarray, settings: neighbour_map.Settings, table_fingerprint: str | None = None
+) -> Job | Done:
+    """The finished map if it is on disk; else the job computing it (started now unless this
+    process already runs it: every caller then shares that one job)."""
+    folder = folder_for(table_fingerprint or fingerprint(table), settings)
+    with _lock:
+        job = _jobs.get(folder)
+        if job is not None and job.running():
+            return job
+        done = load(folder, len(table))
+        if done is not None:
+            return done
+        if job is not None and job.failure():
+            return job  # the page says why; ``retry`` starts again
+        folder.mkdir(parents=True, exist_ok=True)
+        _save_table(folder / TABLE, table)
+        (folder / PROGRESS).unlink(missing_ok=True)
+        env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
+        command = [
+            sys.executable,
+            "-m",
+            "bert_embeddings.map_jobs",
+            str(folder),
+            json.dumps(settings.as_dict()),
+        ]
+        with open(folder / LOG, "w") as log:
+            process = subprocess.Popen(
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_lower_priority
+            )
+        job = _jobs[folder] = Job(folder, process, time.time())
+        return job
+
+
+def retry(folder: Path) -> None:
+    """Forget a failed job, so that the next ``start`` begins again."""
+    with _lock:
+        job = _jobs.get(folder)
+        if job is not None and not job.running():
+            del _jobs[folder]
+
+
+def _save_table(path: Path, table: np.ndarray) -> None:
+    """The table for the worker, written straight from the model's array (no copy in memory)."""
+    temporary = path.with_suffix(".part")
+    with open(temporary, "wb") as handle:
+        np.save(handle, np.ascontiguousarray(table), allow_pickle=False)
+    os.replace(temporary, path)
+
+
+# --- the worker process ------------------------------------------------------------------------
+
+
+def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> None:
+    """Compute the map of ``folder/table.npy`` and save it there, reporting progress."""
+    table = np.load(folder / TABLE, mmap_mode="r")
+    began = time.time()
+
+    def progress(stage: str, fraction: float) -> None:
+        report = {"stage": stage, "fraction": round(fraction, 4), "elapsed": round(time.time() - began, 2)}
+        _write_atomically(folder / PROGRESS, json.dumps(report).encode())
+
+    result = neighbour_map.compute(np.asarray(table), settings, threads, progress)
+    save(folder, result, settings)
+    del table
+    (folder / TABLE).unlink(missing_ok=True)
+    (folder / PROGRESS).unlink(missing_ok=True)
+
+
+def remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    work(Path(sys.argv[1]), neighbour_map.Settings(**json.loads(sys.argv[2])))

@@ -1,0 +1,162 @@
+"""The t-SNE map of the vocabulary: its exact neighbours and recall against brute force, its
+determinism, and its cache on disk (round trip in another process, damage detected)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from bert_embeddings import map_jobs, neighbour_map
+from tests.conftest import ROOT
+
+SMALL = neighbour_map.Settings(perplexity=10, iterations=60, seed=7)
+
+
+def random_table(rows: int = 700, hidden: int = 24, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((8, hidden)) * 3  # clusters, as a vocabulary has
+    table = centres[rng.integers(0, 8, rows)] + rng.standard_normal((rows, hidden))
+    table[5] = 0  # an all-zero row, like an untrained [PAD]
+    table[9] = table[3] * 2.5  # the same direction: cosine 1
+    return table.astype(np.float32)
+
+
+def brute_cosines(table: np.ndarray) -> np.ndarray:
+    w = table.astype(np.float64)
+    norms = np.linalg.norm(w, axis=1)
+    unit = w / np.where(norms > 0, norms, 1)[:, None]
+    sims = unit @ unit.T
+    np.fill_diagonal(sims, -np.inf)
+    return sims
+
+
+def test_exact_neighbours_equal_brute_force():
+    """Every row's 15 nearest other rows by cosine, against float64 over all pairs: the same
+    cosines, in order, and no better row left out (float32 cannot order rows closer than ~1e-7);
+    exact ties, as with the zero row, go by the lower id."""
+    table = random_table(rows=300)
+    ids, sims = neighbour_map.exact_neighbours(table, 15, block=64)
+    exact = brute_cosines(table)
+    for row in range(len(table)):
+        got = exact[row, ids[row]]
+        np.testing.assert_allclose(sims[row], got, atol=1e-6)
+        assert np.all(np.diff(got) <= 1e-6) and row not in ids[row]
+        assert np.sort(exact[row])[-15] <= got.min() + 1e-6  # nothing better left out
+    assert ids[5].tolist() == [0, 1, 2, 3, 4, *range(6, 16)]  # the zero row: all tied at 0
+    assert ids[3][0] == 9 and sims[3][0] == pytest.approx(1.0, abs=1e-6)
+
+
+def brute_recall(coords: np.ndarray, true_ids: np.ndarray) -> float:
+    k = true_ids.shape[1]
+    total = 0
+    for i in range(len(coords)):
+        distance = np.linalg.norm(coords - coords[i], axis=1)
+        distance[i] = np.inf
+        near = np.argsort(distance, kind="stable")[:k]
+        total += len(set(near.tolist()) & set(true_ids[i].tolist()))
+    return total / (len(coords) * k)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_recall_equals_a_brute_force_count(seed):
+    rng = np.random.default_rng(seed)
+    coords = rng.standard_normal((400, 2)).astype(np.float32)
+    true_ids = np.array(
+        [rng.choice([j for j in range(400) if j != i], 10, replace=False) for i in range(400)]
+    )
+    assert neighbour_map.recall_at_k(coords, true_ids) == pytest.approx(brute_recall(coords, true_ids))
+    # the map that is the table itself finds every neighbour
+    ids, _ = neighbour_map.exact_neighbours(np.c_[coords, np.ones(400)].astype(np.float32), 10)
+    assert 0 <= neighbour_map.recall_at_k(coords, ids) <= 1
+
+
+def test_the_map_is_deterministic_and_keeps_neighbours():
+    """The same table and settings give the same coordinates (exact neighbours and a PCA start
+    leave nothing to chance); clusters stay together (recall above PCA's) and all is finite."""
+    table = random_table()
+    first = neighbour_map.compute(table, SMALL, threads=1)
+    second = neighbour_map.compute(table, SMALL, threads=1)
+    assert np.array_equal(first.coords, second.coords)
+    assert first.coords.shape == (len(table), 2) and np.isfinite(first.coords).all()
+    assert first.recall == second.recall and first.recall > first.pca_recall
+    other = neighbour_map.compute(table, neighbour_map.Settings(perplexity=20, iterations=60), threads=1)
+    assert not np.array_equal(first.coords, other.coords)  # the settings decide the picture
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    yield tmp_path / "cache"
+    map_jobs._jobs.clear()
+
+
+def wait(job: map_jobs.Job, timeout: float = 120) -> None:
+    deadline = time.time() + timeout
+    while job.running() and time.time() < deadline:
+        time.sleep(0.1)
+    assert not job.running() and job.failure() is None, (job.folder / map_jobs.LOG).read_text()
+
+
+def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(cache):
+    table = random_table(rows=400)
+    job = map_jobs.start(table, SMALL)
+    assert isinstance(job, map_jobs.Job)
+    assert map_jobs.start(table, SMALL) is job  # a second request joins the running job
+    wait(job)
+    done = map_jobs.start(table, SMALL)
+    assert isinstance(done, map_jobs.Done) and done.coords.shape == (400, 2)
+    expected = neighbour_map.compute(table, SMALL, threads=2)
+    np.testing.assert_array_equal(done.coords, expected.coords)  # the worker computes the same map
+    assert done.meta["recall_at_10"] == pytest.approx(expected.recall)
+    assert not (job.folder / map_jobs.TABLE).exists()  # the table copy is cleaned up
+    # another server process finds it without computing: it loads, and starts no worker
+    code = (
+        "import sys, numpy as np; from bert_embeddings import map_jobs, neighbour_map; "
+        f"t = np.load(sys.argv[1]); r = map_jobs.start(t, neighbour_map.Settings(**{SMALL.as_dict()!r})); "
+        "print(type(r).__name__, float(r.coords.sum()))"
+    )
+    np.save(cache.parent / "table.npy", table)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(cache.parent / "table.npy")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0] == "Done" and float(out[1]) == pytest.approx(float(done.coords.sum()))
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "cut short", "no meta", "wrong rows"])
+def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damage):
+    table = random_table(rows=400)
+    wait(map_jobs.start(table, SMALL))
+    folder = map_jobs.folder_for(map_jobs.fingerprint(table), SMALL)
+    coords = folder / map_jobs.COORDS
+    data = bytearray(coords.read_bytes())
+    if damage == "flip a byte":
+        data[-3] ^= 0xFF
+        coords.write_bytes(bytes(data))
+    elif damage == "cut short":
+        coords.write_bytes(bytes(data[: len(data) // 2]))
+    elif damage == "no meta":
+        (folder / map_jobs.META).unlink()
+    if damage == "wrong rows":
+        assert map_jobs.load(folder, rows=399) is None  # a map of another size is not this table's
+    else:
+        assert map_jobs.load(folder, rows=400) is None
+    again = map_jobs.start(table, SMALL)
+    assert isinstance(again, map_jobs.Job)  # computed again, not shown
+    wait(again)
+    assert isinstance(map_jobs.start(table, SMALL), map_jobs.Done)
+
+
+def test_progress_gives_a_stage_and_an_estimate():
+    done, left = map_jobs.estimate({"stage": "layout", "fraction": 0.5, "elapsed": 30.0})
+    weights = neighbour_map.STAGE_WEIGHTS
+    assert done == pytest.approx(sum(weights[:3]) + weights[3] / 2)
+    assert left == pytest.approx(30.0 / done * (1 - done))
+    assert map_jobs.estimate(None) == (0.0, None)
