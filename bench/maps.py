@@ -31,7 +31,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench.hostile import HEADINGS, idle, keep_visiting, p95, visit
+from bench.hostile import HEADINGS, by_page, idle, keep_visiting, p95, visit
 from bench.memory import bert_base_shaped
 from testkit.browser import CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
 
@@ -103,6 +103,8 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
         "other_p95": p95(times),
         "control_p95": p95(control),
         "visits": len(times),
+        "by_page": by_page(times),
+        "control_by_page": by_page(control),
     }
 
 
@@ -155,6 +157,8 @@ def main() -> None:
             f"other session: p95 {measured['other_p95']:.2f} s over {measured['visits']} page visits while "
             f"the map was computed; control (no map computed) p95 {measured['control_p95']:.2f} s"
         )
+        print(f"  median page times while computing: {measured['by_page']}")
+        print(f"  median page times, control: {measured['control_by_page']}")
         reload = reload_seconds(checkpoint, cache)
         print(f"reload in a new process: {reload:.3f} s")
     recall, pca_recall, seconds = faithfulness()
