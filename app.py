@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from components import inputs, links, state, widgets
+from bert_embeddings.rooms import RoomError
+from components import follow, inputs, links, state, widgets
 
 APP_NAME = "BERT Embedding Explorer"
 CONCEPTS = st.Page("pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts")
@@ -39,11 +40,19 @@ navigation = st.navigation(pages)
 # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
 title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
 st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
-links.restore()  # a shared link's settings, before any widget is drawn
-if navigation.url_path != OPENING.url_path:  # the opening page moves on at once: no notice there
-    links.show_unused()
+if links.restore() and (code := st.query_params.get(links.FOLLOW)):  # a shared link's settings
+    try:
+        follow.join_from_link(code)
+    except RoomError as problem:
+        links.add_unused(f"follow={code[:20]!r} ({problem})")
+if (target := follow.apply_pending(navigation.url_path)) is not None:  # the room shows another page
+    st.switch_page(next(p for p in pages if p.url_path == target))
+if navigation.url_path == OPENING.url_path:
+    navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there
+links.show_unused()
 inputs.use(widgets.sidebar())
+follow.sidebar()
 links.share_hint()
-links.publish(navigation.url_path)
+follow.publish(navigation.url_path)
 state.precompute_default_map()  # once per server process, if the host asked for it
 navigation.run()

@@ -30,6 +30,7 @@ THREADS = "BERT_EXPLORER_THREADS"
 CACHE = "BERT_EXPLORER_CACHE"
 MAP_ITERATIONS = "BERT_EXPLORER_MAP_ITERATIONS"
 PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
+PRESENTER = "BERT_EXPLORER_PRESENTER_KEY"
 DEFAULT_MAP_ITERATIONS = 750
 
 DEFAULT_MODEL = "bert-base-uncased"
@@ -75,6 +76,11 @@ VARIABLES = (
         PRECOMPUTE_MAPS,
         "`1` starts computing the default model's t-SNE map when the server first runs the app, "
         "so that the first visitor finds it ready (maps are kept on disk under the cache folder)",
+    ),
+    Variable(
+        PRESENTER,
+        "if set, only people who type this key can lead a workshop room (anyone can follow one); "
+        "set it as a secret on Community Cloud",
     ),
     Variable("HF_HUB_OFFLINE", "`1` never contacts the Hub: the Hugging Face cache, else the bundled model"),
     Variable("HF_ENDPOINT", f"another Hub address (default `{DEFAULT_ENDPOINT}`)"),
@@ -134,6 +140,16 @@ def map_iterations() -> int:
 
 def precompute_maps() -> bool:
     return value(PRECOMPUTE_MAPS).lower() in _TRUE
+
+
+def presenter_key(secrets: Mapping | None = None) -> str:
+    """The key a person must type to lead a room; "" when anyone may lead."""
+    if value(PRESENTER):
+        return value(PRESENTER)
+    try:
+        return str((secrets or {}).get(PRESENTER, "") or "").strip()
+    except Exception:  # a secrets object with no file behind it raises on reading
+        return ""
 
 
 def hub_offline() -> bool:

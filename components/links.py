@@ -25,7 +25,8 @@ STREAMLIT_PARAMS = ("embed", "embed_options")
 
 
 MODEL = "model"  # the model is two widgets (the picker and the free field), so it is handled apart
-KNOWN = {MODEL, *(s.url for s in settings.LINKED), *STREAMLIT_PARAMS}
+FOLLOW = "follow"  # a workshop room to follow (components/follow.py), not a setting
+KNOWN = {MODEL, FOLLOW, *(s.url for s in settings.LINKED), *STREAMLIT_PARAMS}
 
 
 def _model_from_link(spec: str) -> tuple[str, str]:
@@ -40,12 +41,13 @@ def _model_from_link(spec: str) -> tuple[str, str]:
     return settings.OTHER, spec
 
 
-def restore() -> None:
+def restore() -> bool:
     """On the session's first run, put the link's valid settings into session state, and keep
-    one sentence per value that was not used for ``show_unused`` (later runs do nothing)."""
+    one sentence per value that was not used for ``show_unused``. Returns whether this was the
+    first run (later runs do nothing)."""
     state = st.session_state
     if state.get(RESTORED):
-        return
+        return False
     state[RESTORED] = True
     given = st.query_params.to_dict()
     problems = []
@@ -63,6 +65,42 @@ def restore() -> None:
     problems += [f"{name} (not a setting of this app)" for name in given if name not in KNOWN]
     if problems:
         state[UNUSED] = problems
+    return True
+
+
+def add_unused(problem: str) -> None:
+    st.session_state.setdefault(UNUSED, []).append(problem)
+
+
+def apply_view(params: dict[str, str]) -> None:
+    """Make the session show a view given as a link's parameters: each setting a link carries
+    is read (and checked) as from a link, and every one the view leaves out goes back to its
+    default. Values that fail their check keep the default."""
+    state = st.session_state
+    try:
+        state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = (
+            _model_from_link(params[MODEL]) if MODEL in params else (w.model_options()[0], "")
+        )
+    except ValueError:
+        state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = w.model_options()[0], ""
+    for setting in settings.LINKED:
+        value = setting.default
+        if setting.url in params:
+            try:
+                value = setting.read(params[setting.url])
+            except ValueError:
+                pass
+        if value is None:
+            state.pop(setting.key, None)
+        else:
+            state[setting.key] = value
+
+
+def same_view(shown: dict[str, str], applied: dict[str, str]) -> bool:
+    """Whether the session still shows ``applied``: settings whose default depends on the model
+    or the sentence (a page fills them in) count only if the view named them."""
+    unnamed = {s.url for s in settings.LINKED if s.default is None} - set(applied)
+    return {k: v for k, v in shown.items() if k not in unnamed} == applied
 
 
 def show_unused() -> None:
@@ -112,9 +150,9 @@ def view_params(page: str) -> dict[str, str]:
     return params
 
 
-def publish(page: str) -> None:
+def publish(page: str, extra: dict[str, str] | None = None) -> None:
     """Make the address bar a link to this view (writing only when something changed)."""
-    wanted = view_params(page)
+    wanted = {**view_params(page), **(extra or {})}
     current = st.query_params.to_dict()
     wanted.update({name: current[name] for name in STREAMLIT_PARAMS if name in current})
     if wanted != current:

@@ -21,6 +21,7 @@ from bert_embeddings.errors import ExplorerError
 MODEL_KEY, CUSTOM_MODEL_KEY = "model_choice", "model_custom"
 SENTENCE_A_KEY, SENTENCE_B_KEY, SPECIAL_TOKENS_KEY = "sentence_a", "sentence_b", "special_tokens"
 PRESENTER_KEY = "presenter"
+ROOM_CODE, ROOM_PRESENTER_KEY = "room_code", "room_key"  # the sidebar's workshop room boxes
 NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
 NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
 NB_K, NB_SIMILARITY, NB_GRID_STAGE = "nb_k", "nb_similarity", "nb_grid_stage"
@@ -168,6 +169,8 @@ TABLE = (
     _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _text(limits.SENTENCE)),
     _linked("special", SPECIAL_TOKENS_KEY, True, None, _one_of(_FLAGS), _code_of(_FLAGS)),
     Setting(PRESENTER_KEY, False, None),  # never in a link: attendees should not inherit big text
+    Setting(ROOM_CODE, "", None),  # never in a link or a room: the room is joined, not shown
+    Setting(ROOM_PRESENTER_KEY, "", None),  # a secret: never in a link
     _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", _one_of(_MODES), _code_of(_MODES)),
     _linked("q", NB_WORD, "king", "neighbours", _text(limits.WORD), mode="word"),
     Setting(NB_PIECE, None, "neighbours"),

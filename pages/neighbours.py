@@ -5,7 +5,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, limits, vocab_search
-from components import charts, echo, exports, links, routing, settings, state, widgets
+from components import charts, echo, exports, follow, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -110,8 +110,8 @@ def search() -> widgets.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
     page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
     alone = bool(get_script_run_ctx().fragment_ids_this_run)  # this part rerun by itself
-    if alone:  # app.py did not run, and it is what otherwise keeps the address bar current
-        links.publish("neighbours")
+    if alone:  # app.py did not run, and it is what otherwise keeps the address bar (and room) current
+        follow.publish("neighbours")
     query = result = None
     with state.friendly_errors(stop=False):
         query = QUERY_UIS[widgets.query_mode()]()

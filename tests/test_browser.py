@@ -272,6 +272,38 @@ def test_pca_maps_draw_webgl_scatters(app_url, page):
         screenshot_whole_page(page, ARTIFACTS / f"pca-{tab.split()[-1].lower()}.png")
 
 
+def test_one_leader_and_two_followers(browser, app_url):
+    """A leader opens a room; two followers join by the link and by the code; each change the
+    leader makes (page, word) reaches both within seconds, without a reload."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+    leader, by_link, by_code = (c.new_page() for c in contexts)
+    open_page(leader, f"{app_url}/tokens")
+    leader.get_by_text("Workshop room").click()
+    leader.get_by_role("button", name="Lead a new room").click()
+    join = leader.locator("[data-testid='stCode']").first
+    join.wait_for(state="visible", timeout=30_000)
+    link = join.inner_text().strip()
+    code = link.rsplit("=", 1)[1]
+    open_page(by_link, f"{app_url}/?follow={code}")
+    open_page(by_code, f"{app_url}/concepts")
+    by_code.get_by_text("Workshop room").click()
+    by_code.get_by_label("Room code").fill(code.lower())
+    by_code.get_by_label("Room code").press("Enter")
+    by_code.get_by_role("button", name="Join").click()
+    for follower in (by_link, by_code):
+        follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
+    leader.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True).click()
+    field = leader.get_by_label("Word or piece")
+    field.fill("bank")
+    field.press("Enter")
+    for follower in (by_link, by_code):
+        sync_api.expect(follower.get_by_label("Word or piece")).to_have_value("bank", timeout=15_000)
+        assert follower.locator("[data-testid='stException']").count() == 0
+        assert "/neighbours" in follower.url
+    for context in contexts:
+        context.close()
+
+
 def test_a_shared_link_opens_the_same_view(page, tmp_path):
     """A copied link, opened as the first visit to a fresh server, shows its sentence, query and
     k; a change on the page then shows up in the address bar."""

@@ -1,0 +1,99 @@
+"""Follow the presenter, in the app: lead a room, join it, follow changes, stop on one's own
+change and follow again; forged codes, refused values and presenter mode stay out."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from components import follow, settings
+from tests.conftest import ROOT, shown
+from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
+
+
+def session(params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update(params or {})
+    return at.run()
+
+
+def lead() -> tuple[AppTest, str]:
+    leader = session()
+    leader.button(key="room_open").click().run()
+    code, _token = leader.session_state[follow.LEAD]
+    return leader, code
+
+
+def page_title(at: AppTest) -> str:
+    return at.title[0].value if at.title else ""
+
+
+def test_a_follower_sees_the_leaders_page_and_settings_and_each_change():
+    leader, code = lead()
+    assert code in " ".join(m.value for m in leader.markdown)
+    leader.switch_page("pages/neighbours.py").run()
+    leader.text_input(key=settings.NB_WORD).set_value("bank").run()
+    follower = session({"follow": code})
+    assert not follower.exception
+    assert page_title(follower) == "Nearest neighbours in the vocabulary"
+    assert follower.text_input(key=settings.NB_WORD).value == "bank"
+    # the leader changes k and then the page: the follower's next poll brings each
+    leader.number_input(key=settings.NB_K).set_value(20.0).run()
+    follower.run()
+    assert follower.number_input(key=settings.NB_K).value == 20.0
+    leader.switch_page("pages/pca.py").run()
+    leader.text_input(key=settings.PCA_HIGHLIGHT).set_value("^king").run()
+    follower.run()
+    assert page_title(follower) == "Maps" and follower.text_input(key=settings.PCA_HIGHLIGHT).value == "^king"
+
+
+def test_a_followers_own_change_stops_following_and_follow_again_returns():
+    leader, code = lead()
+    leader.switch_page("pages/neighbours.py").run()
+    follower = session({"follow": code})
+    assert follower.session_state[follow.FOLLOW] == code
+    follower.text_input(key=settings.NB_WORD).set_value("river").run()
+    assert follow.FOLLOW not in follower.session_state
+    assert "you stopped following room" in " ".join(shown(i.value) for i in follower.info)
+    leader.text_input(key=settings.NB_WORD).set_value("queen").run()
+    follower.run()
+    assert follower.text_input(key=settings.NB_WORD).value == "river"  # not following any more
+    follower.button(key="room_again").click().run()
+    follower.run()
+    assert follower.text_input(key=settings.NB_WORD).value == "queen"
+
+
+def test_a_forged_or_stale_code_gets_a_message():
+    for code in ("ZZZZZZ", "<a href='x'>", "1" * 300):
+        follower = session({"follow": code})
+        assert not follower.exception
+        assert "could not be used" in messages(follower) or "no open room" in messages(follower)
+    leader, code = lead()
+    leader.button(key="room_close").click().run()
+    follower = session({"follow": code})
+    assert "no open room" in messages(follower)
+
+
+def test_a_follower_never_gets_what_a_link_would_refuse_nor_presenter_mode():
+    leader, code = lead()
+    _, token = leader.session_state[follow.LEAD]
+    # a view no leader's page would publish: a folder on the server, and a k out of range
+    follow._rooms().show(code, token, {"page": "tokens", "model": "/etc", "k": "500"})
+    follower = session({"follow": code})
+    assert not follower.exception and page_title(follower) == "Tokens"
+    assert follower.session_state[settings.MODEL_KEY] != settings.OTHER
+    assert follower.session_state[settings.NB_K] == settings.default(settings.NB_K)
+    leader.switch_page("pages/tokens.py").run()
+    leader.toggle(key=settings.PRESENTER_KEY).set_value(True).run()
+    follower.run()
+    assert not follower.session_state[settings.PRESENTER_KEY]
+
+
+def test_a_presenter_key_decides_who_may_lead(monkeypatch):
+    monkeypatch.setenv("BERT_EXPLORER_PRESENTER_KEY", "workshop-42")
+    at = session()
+    at.text_input(key="room_key").set_value("guess").run()
+    at.button(key="room_open").click().run()
+    assert follow.LEAD not in at.session_state and "presenter key" in messages(at)
+    at.text_input(key="room_key").set_value("workshop-42").run()
+    at.button(key="room_open").click().run()
+    assert follow.LEAD in at.session_state
