@@ -92,7 +92,8 @@ async def timed(page, change: Change, started: float) -> float | None:
 
 
 async def run(checkpoint: Path) -> dict:
-    with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, process):
+    log = checkpoint.parent / "server.log"
+    with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}, log=log) as (base, process):
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(
                 executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
@@ -140,6 +141,10 @@ async def run(checkpoint: Path) -> dict:
             await asyncio.sleep(IDLE_SECONDS)
             cpu_pct = 100 * (cpu_seconds(process.pid) - before) / (time.perf_counter() - started)
             await browser.close()
+    problems = [line for line in log.read_text().splitlines() if "Error" in line or "Traceback" in line]
+    print(f"server log: {len(problems)} lines with an error")
+    for line in problems[:5]:
+        print(f"  {line[:200]}")
     return {"latencies": latencies, "errors": errors, "cpu_pct": cpu_pct}
 
 
