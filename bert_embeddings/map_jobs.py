@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -228,10 +227,6 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
     del table
     (folder / TABLE).unlink(missing_ok=True)
     (folder / PROGRESS).unlink(missing_ok=True)
-
-
-def remove(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

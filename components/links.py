@@ -50,18 +50,7 @@ def restore() -> bool:
         return False
     state[RESTORED] = True
     given = st.query_params.to_dict()
-    problems = []
-    if MODEL in given:
-        try:
-            state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = _model_from_link(given[MODEL])
-        except ValueError as reason:
-            problems.append(f"model={given[MODEL][:60]!r} ({reason})")
-    for setting in settings.LINKED:
-        if setting.url in given:
-            try:
-                state[setting.key] = setting.read(given[setting.url])
-            except ValueError as reason:
-                problems.append(f"{setting.url}={given[setting.url][:60]!r} ({reason})")
+    problems = _read_into_state(given, reset=False)
     problems += [f"{name} (not a setting of this app)" for name in given if name not in KNOWN]
     if problems:
         state[UNUSED] = problems
@@ -76,24 +65,40 @@ def apply_view(params: dict[str, str]) -> None:
     """Make the session show a view given as a link's parameters: each setting a link carries
     is read (and checked) as from a link, and every one the view leaves out goes back to its
     default. Values that fail their check keep the default."""
+    _read_into_state(params, reset=True)
+
+
+def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
+    """Each setting a link carries, read from ``params`` (checked by its parser) into session
+    state; one sentence per value that fails its check. With ``reset``, a setting that is
+    absent or fails goes back to its default; otherwise it is left as it is."""
     state = st.session_state
-    try:
-        state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = (
-            _model_from_link(params[MODEL]) if MODEL in params else (w.model_options()[0], "")
-        )
-    except ValueError:
+    problems = []
+
+    def model_default() -> None:
         state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = w.model_options()[0], ""
+
+    if MODEL in params:
+        try:
+            state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = _model_from_link(params[MODEL])
+        except ValueError as reason:
+            problems.append(f"model={params[MODEL][:60]!r} ({reason})")
+            if reset:
+                model_default()
+    elif reset:
+        model_default()
     for setting in settings.LINKED:
-        value = setting.default
         if setting.url in params:
             try:
-                value = setting.read(params[setting.url])
-            except ValueError:
-                pass
-        if value is None:
+                state[setting.key] = setting.read(params[setting.url])
+                continue
+            except ValueError as reason:
+                problems.append(f"{setting.url}={params[setting.url][:60]!r} ({reason})")
+        if reset and setting.default is None:
             state.pop(setting.key, None)
-        else:
-            state[setting.key] = value
+        elif reset:
+            state[setting.key] = setting.default
+    return problems
 
 
 def same_view(shown: dict[str, str], applied: dict[str, str]) -> bool:

@@ -77,13 +77,10 @@ for first, second, value in axes.nearly_parallel(chosen):
         icon=":material/call_merge:",
     )
 
+end_words = {w.text: w.vector for a in chosen for w in (*a.start, *a.end)}  # each word once
 groups = [
     ("words placed", [w.text for w in placed], [w.vector for w in placed]),
-    (
-        "words at the axes' ends",
-        list(dict.fromkeys(w.text for a in chosen for w in (*a.start, *a.end))),
-        list({w.text: w.vector for a in chosen for w in (*a.start, *a.end)}.values()),
-    ),
+    ("words at the axes' ends", list(end_words), list(end_words.values())),
 ]
 if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
     stages = decompose.stage_vectors(state.breakdown(model, encoding))
