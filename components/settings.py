@@ -33,7 +33,7 @@ NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
 NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
 PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
-MAP_METHOD = "map_method"
+MAP_METHOD, MAP_TAB = "map_method", "map_tab"
 DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
 TOY_ITEMS = "toy_items"
 POS_FIRST, POS_SECOND = "pos_first", "pos_second"
@@ -68,6 +68,7 @@ SIMILARITIES = ("cosine", "cosine after subtracting the mean")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
+MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's tabs, by label
 # The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 ORIGINS = ("raw", "after subtracting the vocabulary's mean")
@@ -138,6 +139,7 @@ _SIMILARITIES = {"cosine": SIMILARITIES[0], "centred": SIMILARITIES[1]}
 _STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
+_MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _COMPONENT = _whole_number(1, 10)
 _ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
@@ -200,6 +202,7 @@ TABLE = (
     Setting(NB_NEXT, None, "neighbours"),
     Setting(NB_GRID_STAGE, decompose.STAGES[0], "neighbours"),
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
     _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
     _linked("x", PCA_X, 1.0, "pca", _COMPONENT, _whole_text),
     _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, _whole_text),

@@ -280,6 +280,29 @@ def pattern_rows(index: vocab_search.VocabIndex, pattern: str, label: str = "The
     return _pattern_rows(*_active(), pattern, label)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _nearest(
+    key: str, revision: str, queries: bytes, hidden: int, k: int, centred: bool, filters, each: bool
+) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
+    # Keyed by the query vectors' float32 bytes (the search reads them as float32 anyway): a
+    # workshop's followers all ask for the same search, and only the first one pays for it.
+    vectors = np.frombuffer(queries, dtype=np.float32).reshape(-1, hidden)
+    index = _vocab_index(key, revision)
+    if each:
+        return vocab_search.nearest_for_each(index, vectors, k, centred, filters, match=pattern_rows)
+    return vocab_search.nearest(index, vectors[0], k, centred, filters, pattern_rows)
+
+
+def nearest(
+    query: np.ndarray, k: float, centred: bool, filters: vocab_search.Filters, each: bool = False
+) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
+    """vocab_search.nearest over the model in use (or with ``each``, nearest_for_each for every
+    row of ``query``), cached for every session: the same search gives the same answer."""
+    vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)
+    k = vocab_search.check_k(k)
+    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, centred, filters, each)
+
+
 def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table: fitted once per model, shared by every session."""
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):

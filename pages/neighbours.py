@@ -122,14 +122,7 @@ def search() -> widgets.SearchOptions:
     )
     if query is not None and options.patterns_valid:
         with state.friendly_errors(stop=False):
-            result = vocab_search.nearest(
-                index,
-                query.vector,
-                options.k,
-                options.centred,
-                options.filters(query.ids),
-                state.pattern_rows,
-            )
+            result = state.nearest(query.vector, options.k, options.centred, options.filters(query.ids))
     if result is not None:
         state.remember_neighbours(query.description, tuple(result.ids))
         results_ui(query, result)
@@ -150,9 +143,7 @@ if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
 with state.friendly_errors(stop=False):
-    grid = vocab_search.nearest_for_each(
-        index, vectors, k=5, centred=options.centred, filters=options.filters(), match=state.pattern_rows
-    )
+    grid = state.nearest(vectors, 5, options.centred, options.filters(), each=True)
     cells = [
         [label, *(f"{piece}  {score:.2f}" for piece, score in zip(n.pieces, n.scores, strict=True))]
         for label, n in zip(encoding.labels, grid, strict=True)

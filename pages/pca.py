@@ -28,9 +28,6 @@ def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, 
     exports.matrix(f"{model.name} {what} on {'-'.join(names)}", columns, rows, names, corner)
 
 
-vocabulary_tab, journey_tab, positions_tab = st.tabs(["Vocabulary", "Sentence journey", "Positions"])
-
-
 def highlight_marks() -> list[tuple]:
     """The pattern's matches, the sentence's pieces and the latest neighbour search, to mark."""
     pattern = widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
@@ -112,7 +109,8 @@ def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
     )
 
 
-with vocabulary_tab:
+def vocabulary_section() -> None:
+    """Every row of the token table: PCA, or t-SNE once computed."""
     method = widgets.map_method()
     kinds = widgets.piece_kinds()
     highlights = highlight_marks()
@@ -140,7 +138,9 @@ with vocabulary_tab:
             "component",
         )
 
-with positions_tab:
+
+def positions_section() -> None:
+    """The position table's rows, joined in order."""
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
@@ -152,7 +152,9 @@ with positions_tab:
             "BERT's positions are a table of rows, not a formula."
         )
 
-with journey_tab:
+
+def journey_section() -> None:
+    """The sentence's vectors after each stage of the layer."""
     if encoding is None:
         st.info("Type a sentence in the sidebar to see its journey.", icon=":material/edit:")
     else:
@@ -188,3 +190,12 @@ with journey_tab:
                 [f"{stage} | {label}" for stage, _ in stage_coords for label in encoding.labels],
                 "stage | token",
             )
+
+
+# Only the open tab runs and is sent: each map holds up to tens of thousands of points, and a
+# workshop's thirty browsers need not draw the maps nobody is looking at. The tab is in the link.
+tabs = st.tabs(settings.MAP_TABS, on_change="rerun", **widgets.seeded(settings.MAP_TAB, "default"))
+for tab, section in zip(tabs, (vocabulary_section, journey_section, positions_section), strict=True):
+    if tab.open:
+        with tab:
+            section()

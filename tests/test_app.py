@@ -333,6 +333,30 @@ def test_filters_and_k():
     assert "queen" not in result_pieces(at) and not at.exception
 
 
+def test_a_search_is_computed_once_for_every_session(bundled, monkeypatch):
+    """A workshop's followers all run the same search: the second session is served from the
+    shared cache, with exactly the results (and grid) the core computes directly."""
+    calls = []
+    for name in ("nearest", "nearest_for_each"):
+        real = getattr(vocab_search, name)
+        monkeypatch.setattr(vocab_search, name, lambda *a, _real=real, **k: calls.append(1) or _real(*a, **k))
+    first = run_page("pages/neighbours.py", a="harbours and quays", b="")
+    first.text_input(key=settings.NB_WORD).set_value("harbour").run()
+    counted = len(calls)
+    second = run_page("pages/neighbours.py", a="harbours and quays", b="")
+    second.text_input(key=settings.NB_WORD).set_value("harbour").run()
+    assert counted > 0 and len(calls) == counted  # nothing computed again
+    index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+    query = vocab_search.word_query(index, bundled.tokenizer, "harbour", None)
+    expected = vocab_search.nearest(
+        index, query.vector, 10, False, vocab_search.Filters(exclude_ids=query.ids)
+    )
+    for at in (first, second):
+        assert result_pieces(at) == list(expected.pieces)
+        assert list(at.dataframe[0].value["score"]) == [float(x) for x in expected.scores]
+        assert list(at.dataframe[0].value["id"]) == expected.ids.tolist()
+
+
 def test_grid_has_every_token_of_the_sentence():
     """The grid lists each token of the sentence with its top 5."""
     at = run_page("pages/neighbours.py", a="dogs and cats", b="")
@@ -376,8 +400,14 @@ def chart(at: AppTest, title_start: str):
     return next(f for f in figures(at) if f.layout.title.text and f.layout.title.text.startswith(title_start))
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    at.session_state[settings.MAP_TAB] = label
+    return at.run()
+
+
 def test_pca_page_draws_three_webgl_maps_and_variance():
-    """The vocabulary map (WebGL, every row), the journey, the positions and the variance bars."""
+    """The vocabulary map (WebGL, every row) and the variance bars, then the journey and the
+    positions, each drawn only when its tab is open (and the open tab is in the link)."""
     at = run_page("pages/pca.py")
     assert not at.exception and not at.error
     vocabulary = chart(at, "The whole vocabulary")
@@ -385,9 +415,14 @@ def test_pca_page_draws_three_webgl_maps_and_variance():
     assert {t.type for t in kind_traces} == {"scattergl"}
     assert sum(len(array(t.x)) for t in kind_traces) == 30522  # every row, each in one trace
     assert any(t.name == "your sentence" for t in vocabulary.data)
-    assert len(array(chart(at, "The 512 position").data[0].x)) == 512
     assert len(array(chart(at, "Variance explained").data[0].y)) == 10
-    assert chart(at, "Your sentence, stage by stage")
+    assert len(figures(at)) == 2  # the other tabs' maps are not sent
+    open_tab(at, "Positions")
+    assert len(array(chart(at, "The 512 position").data[0].x)) == 512
+    assert len(figures(at)) == 1 and at.query_params["tab"] == "positions"
+    open_tab(at, "Sentence journey")
+    assert chart(at, "Your sentence, stage by stage") and len(figures(at)) == 1
+    assert not at.exception
 
 
 def test_pca_three_d_and_axes():
@@ -411,7 +446,8 @@ def test_pca_highlight_and_kinds():
 
 def test_pca_journey_basis_choice():
     """The journey can be projected on the sentence's own components."""
-    at = page_with("pages/pca.py", pca_journey_basis="your sentence's own components")
+    at = open_tab(run_page("pages/pca.py"), "Sentence journey")
+    at.radio(key=settings.PCA_JOURNEY_BASIS).set_value("your sentence's own components").run()
     journey = chart(at, "Your sentence, stage by stage")
     assert [t.name for t in journey.data[1:]] == ["token row", "+ position", "+ segment", "LayerNorm output"]
     assert not at.exception

@@ -1,10 +1,14 @@
 """Follow the presenter, in the app: lead a room, join it, follow changes, stop on one's own
-change and follow again; forged codes, refused values and presenter mode stay out."""
+change and follow again; forged codes, refused values and presenter mode stay out; rooms
+close after idle hours, and a server opens only so many."""
 
 from __future__ import annotations
 
+import time
+
 from streamlit.testing.v1 import AppTest
 
+from bert_embeddings import rooms
 from components import follow, settings
 from tests.conftest import ROOT, shown
 from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
@@ -97,3 +101,30 @@ def test_a_presenter_key_decides_who_may_lead(monkeypatch):
     at.text_input(key="room_key").set_value("workshop-42").run()
     at.button(key="room_open").click().run()
     assert follow.LEAD in at.session_state
+
+
+def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
+    leader, code = lead()
+    follower = session({"follow": code})
+    assert follower.session_state[follow.FOLLOW] == code
+    later = time.time() + (rooms.IDLE_HOURS + 0.1) * 3600
+    monkeypatch.setattr(follow._rooms(), "clock", lambda: later)
+    follower.run()
+    assert follow.FOLLOW not in follower.session_state and "no open room" in messages(follower)
+    leader.text_area(key=settings.SENTENCE_A_KEY).set_value("A change after hours.").run()
+    assert not leader.exception and follow.LEAD not in leader.session_state
+    assert "has closed" in messages(leader)
+
+
+def test_a_server_opens_only_so_many_rooms(monkeypatch):
+    registry = follow._rooms()
+    monkeypatch.setattr(registry, "most", len(registry) + 1)
+    first, _ = lead()
+    assert follow.LEAD in first.session_state
+    second = session()
+    second.button(key="room_open").click().run()
+    assert not second.exception and follow.LEAD not in second.session_state
+    assert "open rooms" in messages(second)
+    first.button(key="room_close").click().run()
+    second.button(key="room_open").click().run()
+    assert follow.LEAD in second.session_state  # a closed room makes room for a new one

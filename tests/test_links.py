@@ -255,6 +255,7 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.AX_EXCLUDE: "[0-9]",
         settings.LAYER_STAGE: "output",
         settings.MAP_METHOD: "t-SNE",
+        settings.MAP_TAB: "Positions",
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:
