@@ -1,9 +1,11 @@
 """Every cache of the app, and the one place where errors become messages on the page.
 
 Caches are keyed by strings and flags (model spec, revision, text), never by arrays or
-tensors. ``cache_resource`` holds what all sessions share read-only, per model (at most two
-models): the embedding layer, its transformers reference module, the neighbour-search index,
-the vocabulary and position PCA, and (one at a time) the whole model for the Context page.
+tensors, with one exception: a neighbour search is keyed by its query vectors' bytes (at most
+512 x 1,024 floats), which is what the search reads. ``cache_resource`` holds what all
+sessions share read-only, per model (at most two models): the embedding layer, its
+transformers reference module, the neighbour-search index, the vocabulary and position PCA,
+and (one at a time) the whole model for the Context page.
 ``cache_data`` holds small per-input results. Per-input breakdowns are not cached: numpy
 computes them in milliseconds, and caching (tokens x hidden x stages) arrays for many inputs
 would cost a shared server memory.
