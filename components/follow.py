@@ -41,9 +41,7 @@ def publish(page: str) -> None:
     whose view is no longer the room's (a change of their own, e.g. in a part of the page that
     reruns alone) stops following."""
     state = st.session_state
-    applied = state.get(APPLIED)
-    if state.get(FOLLOW) and applied and PENDING not in state and not links.same_view(view(page), applied[1]):
-        stop_following(own_change=True)
+    _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
     links.publish(page, extra)
     if lead := state.get(LEAD):
@@ -52,6 +50,22 @@ def publish(page: str) -> None:
         except RoomError as problem:
             state.pop(LEAD, None)
             st.sidebar.warning(echo.plain(problem), icon=":material/groups:")
+
+
+def _stop_on_own_change(page: str) -> bool:
+    """A follower whose session no longer shows the view last applied (and has no newer one
+    waiting) changed it themselves: they stop following. Returns whether they did."""
+    state = st.session_state
+    applied = state.get(APPLIED)
+    if (
+        not state.get(FOLLOW)
+        or applied is None
+        or PENDING in state
+        or links.same_view(view(page), applied[1])
+    ):
+        return False
+    stop_following(own_change=True)
+    return True
 
 
 def join_from_link(code: str) -> None:
@@ -67,10 +81,9 @@ def apply_pending(current_page: str) -> str | None:
     code = state.get(FOLLOW)
     if not code:
         return None
-    applied = state.get(APPLIED)
-    if applied is not None and PENDING not in state and not links.same_view(view(current_page), applied[1]):
-        stop_following(own_change=True)
+    if _stop_on_own_change(current_page):
         return None
+    applied = state.get(APPLIED)
     if PENDING not in state:
         try:
             version, shown = _rooms().look(code)

@@ -175,11 +175,15 @@ LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 
 
 @pytest.mark.parametrize(
     "name",
-    ["model", "a", "b", "q", "sum", "id", "k", "only", "not", "highlight", "x", "x_from", "words", "ax_not"],
+    [
+        *("model", "a", "b", "q", "sum", "id", "k", "only", "not"),
+        *("highlight", "x", "tab", "method", "x_from", "words", "ax_not"),
+    ],
 )
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
-    page = {"highlight": "pages/pca.py", "x": "pages/pca.py", "x_from": "pages/axes.py"}.get(
+    maps = dict.fromkeys(("highlight", "x", "tab", "method"), "pages/pca.py")
+    page = {**maps, "x_from": "pages/axes.py"}.get(
         name, "pages/axes.py" if name in ("words", "ax_not") else "pages/neighbours.py"
     )
     for value in [*LINK_VALUES, *(PATHS if name == "model" else ())]:
