@@ -91,3 +91,7 @@ class DownloadTooLargeError(ExplorerError):
 
 class HubUnreachableError(ExplorerError):
     """A model that is not listed cannot be fetched: the Hub does not answer (or may not be asked)."""
+
+
+class MapStorageError(ExplorerError):
+    """The cache folder cannot hold a map: it is a file, read-only, or the disk is full."""

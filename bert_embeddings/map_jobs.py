@@ -21,12 +21,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bert_embeddings import config, neighbour_map
+from bert_embeddings import config, forecast, neighbour_map
+from bert_embeddings.errors import MapStorageError
 
 COORDS, META, TABLE, PROGRESS, LOG = "coords.npy", "meta.json", "table.npy", "progress.json", "worker.log"
 NICENESS = 19
@@ -112,14 +113,15 @@ def read_progress(folder: Path) -> dict | None:
 
 def estimate(progress: dict | None) -> tuple[float, float | None]:
     """(fraction of the whole done, seconds left or None) from a progress report."""
-    if not progress or progress.get("stage") not in neighbour_map.STAGES:
+    try:
+        steps = [forecast.Step(*step) for step in progress["history"]]
+        left = forecast.seconds_left(steps, forecast.Shape(**progress["shape"]))
+    except (TypeError, KeyError, ValueError, IndexError):
         return 0.0, None
-    index = neighbour_map.STAGES.index(progress["stage"])
-    weights = neighbour_map.STAGE_WEIGHTS
-    done = sum(weights[:index]) + weights[index] * float(progress.get("fraction", 0.0))
-    elapsed = float(progress.get("elapsed", 0.0))
-    left = elapsed / done * (1 - done) if done > 0.02 and elapsed > 1 else None
-    return min(done, 1.0), left
+    if left is None:
+        return 0.0, None
+    elapsed = steps[-1].elapsed
+    return min(elapsed / (elapsed + left), 1.0) if elapsed + left > 0 else 0.0, left
 
 
 # --- the job, within one server process --------------------------------------------------------
@@ -175,9 +177,13 @@ def start(
             return done
         if job is not None and job.failure():
             return job  # the page says why; ``retry`` starts again
-        folder.mkdir(parents=True, exist_ok=True)
-        _save_table(folder / TABLE, table)
-        (folder / PROGRESS).unlink(missing_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            _save_table(folder / TABLE, table)
+            (folder / PROGRESS).unlink(missing_ok=True)
+            log = open(folder / LOG, "w")
+        except OSError as error:
+            raise MapStorageError(storage_problem(error)) from None
         env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
         command = [
             sys.executable,
@@ -186,12 +192,34 @@ def start(
             str(folder),
             json.dumps(settings.as_dict()),
         ]
-        with open(folder / LOG, "w") as log:
+        with log:
             process = subprocess.Popen(
                 command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_lower_priority
             )
         job = _jobs[folder] = Job(folder, process, time.time())
         return job
+
+
+def storage_problem(error: OSError) -> str:
+    """What a host can do when the cache folder cannot take a map (the folder is the server's
+    own setting, never a link's, so naming it helps the person who can fix it)."""
+    import errno
+
+    where = config.explorer_cache_dir()
+    why = {
+        errno.ENOTDIR: "part of that path is a file, not a folder",
+        errno.EEXIST: "part of that path is a file, not a folder",
+        errno.EACCES: "this server may not write there",
+        errno.EPERM: "this server may not write there",
+        errno.EROFS: "that disk is read-only",
+        errno.ENOSPC: "that disk is full",
+        errno.EDQUOT: "that disk is full (quota)",
+    }.get(error.errno, error.strerror or type(error).__name__)
+    return (
+        f"The t-SNE map cannot be kept in the cache folder {where}: {why}. Whoever runs this server "
+        "can point BERT_EXPLORER_CACHE at a folder it may write to, with some hundred MB free; "
+        "then try again. Every other map and page works as before."
+    )
 
 
 def retry(folder: Path) -> None:
@@ -217,9 +245,20 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
     """Compute the map of ``folder/table.npy`` and save it there, reporting progress."""
     table = np.load(folder / TABLE, mmap_mode="r")
     began = time.time()
+    rows, width = table.shape
+    shape = forecast.Shape(
+        rows, width, settings.neighbours, settings.early, settings.iterations - settings.early
+    )
+    history: list[list] = []
 
     def progress(stage: str, fraction: float) -> None:
-        report = {"stage": stage, "fraction": round(fraction, 4), "elapsed": round(time.time() - began, 2)}
+        step = [neighbour_map.STAGES.index(stage), round(fraction, 4), round(time.time() - began, 2)]
+        # Every stage's start, and then a report per 5 % of it: enough for the forecast, a
+        # small file.
+        if history and history[-1][0] == step[0] and step[1] - history[-1][1] < 0.05 and step[1] < 1:
+            return
+        history.append(step)
+        report = {"stage": stage, "fraction": step[1], "history": history, "shape": asdict(shape)}
         _write_atomically(folder / PROGRESS, json.dumps(report).encode())
 
     result = neighbour_map.compute(np.asarray(table), settings, threads, progress)
@@ -230,4 +269,10 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
 
 
 if __name__ == "__main__":
-    work(Path(sys.argv[1]), neighbour_map.Settings(**json.loads(sys.argv[2])))
+    try:
+        work(Path(sys.argv[1]), neighbour_map.Settings(**json.loads(sys.argv[2])))
+    except OSError as error:  # a full or read-only disk: the last line of the log is the page's reason
+        for name in (TABLE, PROGRESS, COORDS + ".part", META + ".part"):
+            (Path(sys.argv[1]) / name).unlink(missing_ok=True)
+        print(storage_problem(error), flush=True)
+        sys.exit(3)

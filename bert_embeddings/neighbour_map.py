@@ -34,9 +34,6 @@ STAGES = (
     "layout",
     "faithfulness",
 )
-# Rough share of the whole computation each stage takes (measured on 30,522 x 768), for the
-# estimate the page shows.
-STAGE_WEIGHTS = (0.2, 0.02, 0.14, 0.63, 0.01)
 RECALL_K = 10
 
 
@@ -48,7 +45,7 @@ class Settings:
     iterations: int = 750  # early exaggeration takes the first third, at most 250
     exaggeration: float = 12.0
     seed: int = 42
-    version: int = 1  # raised when the computation changes, so that old maps are not reused
+    version: int = 2  # raised when the computation changes, so that old maps are not reused
 
     @property
     def early(self) -> int:
@@ -71,28 +68,64 @@ def _quiet(stage: str, fraction: float) -> None:
 
 
 def exact_neighbours(
-    table: np.ndarray, k: int, block: int = 256, progress: Progress = _quiet
+    table: np.ndarray, k: int, block: int = 256, threads: int = 1, progress: Progress = _quiet
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every row, its k most cosine-similar other rows: ids (n, k) int32, best first (ties
-    by the lower id), and their cosines (n, k) float32. One (block x n) product at a time."""
+    by the lower id), and their cosines (n, k) float32.
+
+    The answer does not depend on how many threads compute it, nor on the CPU's BLAS kernels:
+    a float32 product picks the candidates, a block of rows at a time (``threads`` blocks at
+    once), keeping every row within the product's rounding error of the k-th best; then each
+    candidate's cosine is summed again in float64 by numpy's own fixed-order sum, and those
+    sums decide the order and are what is returned."""
     unit = cosine.unit_rows(np.array(table, dtype=np.float32), in_place=True)  # one copy of the table
-    n = len(unit)
+    n, hidden = unit.shape
     k = min(k, n - 1)
+    # A float32 dot product of unit rows is within hidden * 2**-24 of the exact value; the k-th
+    # best and a candidate can each be that far off, so keep everything within twice it.
+    slack = 2 * hidden * 2.0**-24
     ids = np.empty((n, k), dtype=np.int32)
     sims = np.empty((n, k), dtype=np.float32)
-    for start in range(0, n, block):
+
+    def one_block(start: int) -> int:
         stop = min(n, start + block)
-        scores = unit[start:stop] @ unit.T  # (block, n)
+        scores = unit[start:stop] @ unit.T  # (block, n), float32: only to pick candidates
         scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not itself
-        # Everything tied with the k-th best stays a candidate, so the tie-break below is exact.
-        kth = np.partition(scores, n - k, axis=1)[:, n - k : n - k + 1]
+        kth = np.partition(scores, n - k, axis=1)[:, n - k]
         for row in range(stop - start):
-            candidates = np.flatnonzero(scores[row] >= kth[row])
-            order = np.lexsort((candidates, -scores[row, candidates]))[:k]
+            candidates = np.flatnonzero(scores[row] >= kth[row] - slack)
+            exact = _cosines64(unit, start + row, candidates)
+            order = np.lexsort((candidates, -exact))[:k]
             ids[start + row] = candidates[order]
-            sims[start + row] = scores[row, candidates[order]]
-        progress(STAGES[0], stop / n)
+            sims[start + row] = exact[order]
+        return stop
+
+    progress(STAGES[0], 0.0)
+    _in_blocks(one_block, range(0, n, block), threads, lambda stop: progress(STAGES[0], stop / n))
     return ids, sims
+
+
+def _cosines64(unit: np.ndarray, row: int, candidates: np.ndarray, chunk: int = 2048) -> np.ndarray:
+    """Cosines of unit row ``row`` with ``candidates``, in float64: each product of two float32
+    values is exact there, and numpy's pairwise sum adds them in one fixed order (no BLAS)."""
+    query = unit[row].astype(np.float64)
+    parts = [
+        (unit[candidates[i : i + chunk]].astype(np.float64) * query).sum(axis=1)
+        for i in range(0, len(candidates), chunk)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def _in_blocks(work: Callable[[int], int], starts: range, threads: int, done: Callable[[int], None]):
+    """Run ``work`` on each block start, ``threads`` at a time, with BLAS held to one thread per
+    call so that each block's product is summed the same way however many run at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max(1, threads)) as pool:
+        for stop in pool.map(work, starts):
+            done(stop)
 
 
 def recall_at_k(coords: np.ndarray, true_ids: np.ndarray) -> float:
@@ -109,13 +142,32 @@ def recall_at_k(coords: np.ndarray, true_ids: np.ndarray) -> float:
     return hits / (len(coords) * k)
 
 
-def pca_start(table: np.ndarray) -> np.ndarray:
-    """The first two exact principal components, scaled as openTSNE starts a layout."""
+def pca_start(table: np.ndarray, block: int = 4096) -> np.ndarray:
+    """The first two exact principal components, scaled as openTSNE starts a layout.
+
+    The sums behind them are taken in float64, a fixed block of rows at a time and in a fixed
+    order, each product on one BLAS thread, so the start does not depend on the thread count;
+    it is rounded to float32, so that the last bits a CPU's kernels may change rarely reach it."""
+    from threadpoolctl import threadpool_limits
+
     from bert_embeddings import projection
 
-    basis = projection.fit(table)
-    start = projection.project(basis, table)[:, :2].astype(np.float64)
-    return start / np.std(start[:, 0]) * 1e-4
+    n, hidden = table.shape
+    total, gram = np.zeros(hidden), np.zeros((hidden, hidden))
+    with threadpool_limits(limits=1, user_api="blas"):
+        for start in range(0, n, block):
+            rows = np.asarray(table[start : start + block], dtype=np.float64)
+            total += rows.sum(axis=0)
+            gram += rows.T @ rows
+        basis = projection.fit_moments(n, total / n, gram, 2)
+        coords = np.concatenate(
+            [
+                (np.asarray(table[i : i + block], dtype=np.float64) - basis.mean) @ basis.components.T
+                for i in range(0, n, block)
+            ]
+        )
+    coords = coords / np.std(coords[:, 0]) * 1e-4
+    return coords.astype(np.float32).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -129,7 +181,20 @@ class NeighbourMap:
 def compute(
     table: np.ndarray, settings: Settings = Settings(), threads: int = 2, progress: Progress = _quiet
 ):
-    """The t-SNE map of every row of ``table``, with its faithfulness and PCA's."""
+    """The t-SNE map of every row of ``table``, with its faithfulness and PCA's.
+
+    The same table and settings give bit-identical coordinates whatever ``threads`` is and
+    whatever the process's BLAS thread count: the neighbours and the start are computed as
+    their docstrings say; openTSNE's threads each compute whole points' gradients and
+    affinities (its sums over all points run in one thread); any BLAS call is held to one
+    thread."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _compute(table, settings, threads, progress)
+
+
+def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Progress) -> NeighbourMap:
     import time
 
     from openTSNE import TSNEEmbedding, affinity
@@ -144,7 +209,7 @@ def compute(
         seconds[stage] = round(now - clock, 2)
         clock = now
 
-    ids, sims = exact_neighbours(table, settings.neighbours, progress=progress)
+    ids, sims = exact_neighbours(table, settings.neighbours, threads=threads, progress=progress)
     lap(STAGES[0])
     progress(STAGES[1], 0.0)
     knn = PrecomputedNeighbors(ids, np.maximum(1.0 - sims.astype(np.float64), 0.0))
@@ -156,6 +221,7 @@ def compute(
 
     def optimise(embedding, stage: str, n_iter: int, **options):
         every = max(1, n_iter // 20)
+        progress(stage, 0.0)
 
         def report(iteration, error, current) -> bool:
             progress(stage, iteration / n_iter)

@@ -33,13 +33,20 @@ class PcaBasis:
 
 def fit(rows: np.ndarray, n_components: int = DEFAULT_COMPONENTS) -> PcaBasis:
     """The top principal components of ``rows`` (n, hidden)."""
+    mean = rows.mean(axis=0).astype(np.float64)  # (hidden,)
+    gram = (rows.T @ rows).astype(np.float64)  # (hidden, hidden): the one big product
+    return fit_moments(len(rows), mean, gram, n_components)
+
+
+def fit_moments(n: int, mean: np.ndarray, gram: np.ndarray, n_components: int) -> PcaBasis:
+    """The top principal components of n rows whose mean is ``mean`` and whose ``X.T @ X`` is
+    ``gram`` (both float64): callers that need those sums in another order or precision
+    (the t-SNE map's start) compute them themselves."""
     from scipy.linalg import eigh  # only PCA pages need scipy; keep it off the import path
     from threadpoolctl import threadpool_limits
 
-    n, hidden = rows.shape
+    hidden = len(mean)
     n_components = min(n_components, hidden, max(n - 1, 1))
-    mean = rows.mean(axis=0).astype(np.float64)  # (hidden,)
-    gram = (rows.T @ rows).astype(np.float64)  # (hidden, hidden): the one big product
     covariance = (gram - n * np.outer(mean, mean)) / max(n - 1, 1)
     # numpy and scipy each bundle an OpenBLAS; right after the big product numpy's threads
     # still spin and the two pools fight over the cores (eigh: ~25 ms alone, ~105 ms with

@@ -6,11 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bert_embeddings import map_jobs, neighbour_map
+from bert_embeddings import forecast, map_jobs, neighbour_map
 from tests.conftest import ROOT
 
 SMALL = neighbour_map.Settings(perplexity=10, iterations=60, seed=7)
@@ -87,6 +88,83 @@ def test_the_map_is_deterministic_and_keeps_neighbours():
     assert not np.array_equal(first.coords, other.coords)  # the settings decide the picture
 
 
+def _map_under(blas_threads: int, threads: int, table: np.ndarray) -> neighbour_map.NeighbourMap:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=blas_threads, user_api="blas"):
+        return neighbour_map.compute(table, SMALL, threads=threads)
+
+
+def test_the_map_is_bit_identical_under_one_and_two_blas_threads():
+    """The page's promise: the thread count cannot change the picture, to the last bit."""
+    table = random_table(rows=500, hidden=48)
+    one = _map_under(1, 1, table)
+    two = _map_under(2, 2, table)
+    assert np.array_equal(one.coords, two.coords) and one.recall == two.recall
+    assert one.pca_recall == two.pca_recall
+
+
+# A child process that computes the small map's neighbours and coordinates under 1 and under 2
+# BLAS threads and prints their digests.
+CHILD = """
+import hashlib, sys, numpy as np
+from threadpoolctl import threadpool_limits
+from bert_embeddings import neighbour_map
+table = np.load(sys.argv[1])
+settings = neighbour_map.Settings(**eval(sys.argv[2]))
+for blas in (1, 2):
+    with threadpool_limits(limits=blas, user_api="blas"):
+        ids, sims = neighbour_map.exact_neighbours(table, 30, threads=blas)
+        coords = neighbour_map.compute(table, settings, threads=blas).coords
+    print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (ids, sims, coords)))
+"""
+
+
+def _cpu_runs_haswell_kernels() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return " avx2" in flags and " fma" in flags
+
+
+@pytest.mark.skipif(not _cpu_runs_haswell_kernels(), reason="the CPU cannot run OpenBLAS's Haswell kernels")
+def test_the_map_is_the_same_under_blas_kernels_whose_threads_sum_differently(tmp_path):
+    """OpenBLAS's Haswell kernels (what AMD Zen CPUs run) give another float32 product under
+    2 threads than under 1; under them the map is still the same under 1 and 2 threads, and the
+    neighbour lists and cosines are those of this machine's own kernels."""
+    import hashlib
+    import os
+
+    table = random_table(rows=500, hidden=48)
+    np.save(tmp_path / "table.npy", table)
+
+    def under_haswell(code: str, *args: str) -> list[str]:
+        env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
+        command = [sys.executable, "-c", code, str(tmp_path / "table.npy"), *args]
+        run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        return run.stdout.splitlines()
+
+    one, two = (line.split() for line in under_haswell(CHILD, repr(SMALL.as_dict())))
+    assert one == two
+    ids, sims = neighbour_map.exact_neighbours(table, 30)
+    assert one[:2] == [hashlib.sha256(a.tobytes()).hexdigest() for a in (ids, sims)]
+    # The kernels' products really do differ with the thread count: without the care taken in
+    # exact_neighbours the lists would differ too.
+    products = under_haswell(PRODUCTS)
+    assert products[0] != products[1]
+
+
+PRODUCTS = """
+import hashlib, sys, numpy as np
+from threadpoolctl import threadpool_limits
+table = np.load(sys.argv[1])
+for blas in (1, 2):
+    with threadpool_limits(limits=blas, user_api="blas"):
+        print(hashlib.sha256((table[:256] @ table.T).tobytes()).hexdigest())
+"""
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
@@ -109,8 +187,10 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
     wait(job)
     done = map_jobs.start(table, SMALL)
     assert isinstance(done, map_jobs.Done) and done.coords.shape == (400, 2)
-    expected = neighbour_map.compute(table, SMALL, threads=2)
-    np.testing.assert_array_equal(done.coords, expected.coords)  # the worker computes the same map
+    # The worker (two BLAS threads, two of openTSNE's) computes the very map this process does
+    # under one thread of each.
+    expected = _map_under(1, 1, table)
+    np.testing.assert_array_equal(done.coords, expected.coords)
     assert done.meta["recall_at_10"] == pytest.approx(expected.recall)
     assert not (job.folder / map_jobs.TABLE).exists()  # the table copy is cleaned up
     # another server process finds it without computing: it loads, and starts no worker
@@ -154,9 +234,71 @@ def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damag
     assert isinstance(map_jobs.start(table, SMALL), map_jobs.Done)
 
 
-def test_progress_gives_a_stage_and_an_estimate():
-    done, left = map_jobs.estimate({"stage": "layout", "fraction": 0.5, "elapsed": 30.0})
-    weights = neighbour_map.STAGE_WEIGHTS
-    assert done == pytest.approx(sum(weights[:3]) + weights[3] / 2)
-    assert left == pytest.approx(30.0 / done * (1 - done))
+def simulated_run(shape, speed: float, rate: tuple[float, float]) -> list:
+    """Progress reports of a run on a machine ``speed`` times slower than the reference, whose
+    layout costs ``rate[0] + rate[1] * f`` (shares of its mean) per unit of progress f."""
+    predicted = forecast.predicted_seconds(shape)
+    steps, clock = [], 0.0
+    for stage, seconds in enumerate(predicted):
+        seconds *= speed
+        for i in range(21):
+            f = i / 20
+            share = (
+                f
+                if stage != forecast.LAYOUT
+                else (rate[0] * f + rate[1] * f * f / 2) / (rate[0] + rate[1] / 2)
+            )
+            steps.append(forecast.Step(stage, f, clock + seconds * share))
+        clock += seconds
+    return steps
+
+
+@pytest.mark.parametrize("speed", [0.6, 1.0, 2.5])
+@pytest.mark.parametrize("rate", [(0.125, 1.75), (0.6, 0.8), (1.0, 0.0)])
+def test_the_time_left_follows_what_the_stages_really_cost(speed, rate):
+    """On any machine speed, and whether the layout's iterations get dearer as the map spreads
+    (six times at the end on a real vocabulary) or not: once a tenth of the run is done, the
+    time left shown is within 40 % of the truth, and within 15 % in the layout's second half."""
+    shape = forecast.Shape(rows=30522, width=768, neighbours=90, early=250, later=500)
+    steps = simulated_run(shape, speed, rate)
+    total = steps[-1].elapsed
+    for i, step in enumerate(steps):
+        if step.elapsed < 0.1 * total or step.elapsed >= total:
+            continue
+        left = forecast.seconds_left(steps[: i + 1], shape)
+        truth = total - step.elapsed
+        tolerance = 0.15 if step.stage == forecast.LAYOUT and step.fraction >= 0.5 else 0.4
+        assert left == pytest.approx(truth, rel=tolerance), (step, left, truth)
+
+
+def test_progress_gives_a_stage_and_an_estimate(cache):
+    """A real worker's progress file carries what the page's bar and time left need."""
+    table = random_table(rows=400)
+    job = map_jobs.start(table, SMALL)
+    reports = []
+    while job.running():
+        reports.append(map_jobs.read_progress(job.folder))
+        time.sleep(0.05)
+    reports = [r for r in reports if r]
+    assert reports, "no progress report was seen"
+    for report in reports:
+        assert report["stage"] in neighbour_map.STAGES
+        done, left = map_jobs.estimate(report)
+        assert 0 <= done <= 1 and (left is None or left >= 0)
     assert map_jobs.estimate(None) == (0.0, None)
+    assert map_jobs.estimate({"stage": "layout", "fraction": 0.5}) == (0.0, None)  # an old file
+
+
+def test_a_cache_folder_that_is_a_file_gets_a_message_not_a_traceback(tmp_path, monkeypatch):
+    """BERT_EXPLORER_CACHE pointing at a file: a named error that says what to fix."""
+    from bert_embeddings.errors import MapStorageError
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file")
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(blocker))
+    with pytest.raises(MapStorageError) as raised:
+        map_jobs.start(random_table(rows=50), SMALL)
+    message = str(raised.value)
+    assert "is a file, not a folder" in message or "a file, not a folder" in message
+    assert "BERT_EXPLORER_CACHE" in message and "try again" in message
+    assert not map_jobs._jobs  # nothing half-started
