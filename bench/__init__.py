@@ -2,4 +2,26 @@
 
 Run from the project root as ``.venv/bin/python -m bench.NAME``; the last line printed is
 the result. These are measurements, not tests: tests check correctness.
+
+With ``BENCH_QUICK=1`` in the environment each benchmark runs in a quick mode instead:
+the same code end to end and the same last line, but on a small random checkpoint, with
+one or two sessions and a few repetitions, so that it takes seconds. Its figures mean
+nothing; tests/test_benchmarks.py runs every benchmark that way so that none of them rots.
+A quick run can also be handed its small checkpoint ready-made, in the folder named by
+``BENCH_QUICK_CHECKPOINT`` (the test writes one for all of them): writing it takes each run
+seconds, most of them spent importing transformers. This is the one place that reads either.
 """
+
+from __future__ import annotations
+
+import os
+from typing import TypeVar
+
+T = TypeVar("T")
+QUICK = os.environ.get("BENCH_QUICK", "").strip() == "1"
+QUICK_CHECKPOINT = os.environ.get("BENCH_QUICK_CHECKPOINT", "").strip() if QUICK else ""
+
+
+def full_or_quick(full: T, quick: T) -> T:
+    """``full`` in a real run, ``quick`` under BENCH_QUICK=1."""
+    return quick if QUICK else full

@@ -8,6 +8,8 @@ Rounds alternate app and reference; the medians are compared.
 
     .venv/bin/python -m bench.cold_start [--rounds N]
 
+With BENCH_QUICK=1: one round, without the warm-up round (see bench/__init__.py).
+
 Last line: cold_start ratio=R app_s=A reference_s=F
 """
 
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench import full_or_quick
 from testkit.browser import launch_chromium, streamlit_server
 
 REFERENCE_APP = """
@@ -55,14 +58,15 @@ def time_to_heatmaps(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=full_or_quick(5, 1))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         reference_script = Path(folder) / "reference.py"
         reference_script.write_text(REFERENCE_APP)
         browser = launch_chromium(playwright)
         app_times, app_finished, reference_times = [], [], []
-        for round_number in range(args.rounds + 1):
+        # Round 0 warms the disk cache and is not counted; a quick run has no time for it.
+        for round_number in range(full_or_quick(0, 1), args.rounds + 1):
             app = time_to_heatmaps(browser, "app.py", "embedding_layer", 5, unset=DEFAULT_CONFIG_UNSET)
             reference = time_to_heatmaps(browser, reference_script, "", 1)
             if round_number == 0:

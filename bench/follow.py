@@ -18,6 +18,9 @@ the server and the browsers.
 
     .venv/bin/python -m bench.follow
 
+With BENCH_QUICK=1: two followers (unless BENCH_FOLLOWERS says), the first two changes, a 2 s
+idle spell and shorter pauses, on a small random checkpoint (see bench/__init__.py).
+
 Last line: follow followers=30 changes=10 errors=E p50_s=A p95_s=B server_cpu_pct=C (C in % of
 one core). Targets: E = 0, B <= 3, C <= 10.
 """
@@ -34,13 +37,14 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+from bench import full_or_quick
 from bench.hostile import cpu_seconds, idle, niced_chromium
 from bench.memory import bert_base_shaped
 from components.follow import POLL_SECONDS
 from testkit.browser import CHROMIUM_ARGS, streamlit_server
 
-FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", "30"))  # fewer, to tell load from logic
-IDLE_SECONDS = 30
+FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))  # fewer, to tell load from logic
+IDLE_SECONDS = full_or_quick(30, 2)
 FIRST_HEADING = "What is an embedding?"  # the leader's page when the room opens (Concepts)
 nan = float("nan")
 TIMEOUT_MS = 30_000
@@ -66,6 +70,7 @@ CHANGES = (
     Change("component 4 on y", "text", "Component on y", "4"),
     Change("open Positions", "page", "Positions", "Positions: learned, not a formula"),
 )
+CHANGES = full_or_quick(CHANGES, CHANGES[:2])  # a quick run: one page change and one sentence
 
 
 async def make_change(page, change: Change) -> None:
@@ -167,12 +172,12 @@ async def run(checkpoint: Path) -> dict:
             await asyncio.gather(
                 *(f.get_by_role("heading", name=FIRST_HEADING).wait_for(timeout=120_000) for f in followers)
             )
-            await asyncio.sleep(3)
+            await asyncio.sleep(full_or_quick(3, 1))
 
             print("following the leader:")
             following = await replay(leader, [leader], followers, process.pid)
 
-            await asyncio.sleep(5)  # every follower idle, polling
+            await asyncio.sleep(full_or_quick(5, 1))  # every follower idle, polling
             before, browsers_before = cpu_seconds(process.pid), browsers_cpu_seconds()
             started = time.perf_counter()
             await asyncio.sleep(IDLE_SECONDS)

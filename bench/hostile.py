@@ -15,6 +15,10 @@ and what is measured is the hostile input, not a first model load.
 
     .venv/bin/python -m bench.hostile
 
+With BENCH_QUICK=1: two cases (a link, and a paste the page refuses) and their controls, on a
+small random checkpoint, with neither the warm-up visits nor the other session's rounds alone
+(see bench/__init__.py).
+
 Last line: hostile cases=N errors=E worst_s=W other_session_p95_s=S peak_rss_growth_mb=M:
 W the slowest case, S the 95th percentile of the other session's page times while the cases
 ran, M the server's peak RSS during the cases above its RSS just before them.
@@ -35,6 +39,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+from bench import full_or_quick
 from bench.memory import bert_base_shaped
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
 
@@ -98,6 +103,16 @@ CONTROL = (
     Case("k and id", "/neighbours?k=5&mode=id&id=1000"),
     Case("component", "/pca?x=3"),
 )
+# A quick run tries one case of each sort, and its control: a link, and a paste the page refuses
+# (typed through the clipboard, and checked for the page's message).
+QUICK_CASES = (0, 4)
+CASES = full_or_quick(CASES, tuple(CASES[i] for i in QUICK_CASES))
+CONTROL = full_or_quick(CONTROL, tuple(CONTROL[i] for i in QUICK_CASES))
+# The pages visited once to warm the caches before anything is measured, and the other session's
+# rounds of visits with nobody else on the server. A quick run leaves the caches to warm while it
+# measures, and prints no baseline.
+WARM_UP = full_or_quick(tuple(HEADINGS), ())
+ALONE_ROUNDS = full_or_quick(4, 0)
 
 
 async def idle(page, timeout_ms: int = 120_000) -> None:
@@ -154,8 +169,11 @@ async def keep_visiting(page, stop: asyncio.Event, times: list[tuple[str, float]
 
 
 def p95(times: list[tuple[str, float]]) -> float:
+    """The 95th percentile; a single time is its own (a quick run may visit only once)."""
     values = [t for _, t in times]
-    return statistics.quantiles(values, n=20)[18] if len(values) >= 2 else float("nan")
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=20)[18]
 
 
 def by_page(times: list[tuple[str, float]]) -> str:
@@ -220,10 +238,10 @@ async def measure(base: str, pid: int, folder: Path) -> None:
         for page in (hostile, other):  # warm caches: every page once
             await page.goto(f"{base}/home", wait_until="domcontentloaded")
             await idle(page)
-        for path in HEADINGS:
+        for path in WARM_UP:
             await visit(other, path)
         alone = []  # the other session's page times with nobody else on the server: the baseline
-        for _ in range(4):
+        for _ in range(ALONE_ROUNDS):
             for path in HEADINGS:
                 alone.append((path, await visit(other, path)))
         control = await alongside(other, pid, [run_case(hostile, base, case) for case in CONTROL])

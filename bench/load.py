@@ -28,6 +28,8 @@ with all thirty sessions open, less its memory after the single session, over th
 
     .venv/bin/python -m bench.load [--sessions 30]
 
+With BENCH_QUICK=1: two sessions at once, on a small random checkpoint (see bench/__init__.py).
+
 Last line: load sessions=N errors=E p50_s=A p95_s=B single_s=C server_run_ratio=R
 rss_growth_mb_per_session=M. A and B are over every interaction of every session, C is the
 single session's median interaction, R is the median server-side wall time per script run
@@ -47,8 +49,10 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+from bench import full_or_quick
 from bench.memory import bert_base_shaped
 from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings.glyphs import legible
 from components import widgets
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
@@ -95,7 +99,7 @@ def expected_bars(model, index, word: str) -> list[str]:
     options = widgets.SearchOptions.defaults()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
     found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
-    return [f"{rank}. {piece}" for rank, piece in enumerate(found.pieces, start=1)]
+    return [f"{rank}. {legible(piece)}" for rank, piece in enumerate(found.pieces, start=1)]
 
 
 async def timed(session: Session, what: str, action, done) -> bool:
@@ -242,6 +246,29 @@ def browser_cpu_seconds() -> float:
     return total
 
 
+async def alone(browser, base: str, session: Session, expected, log: Path, pid: int):
+    """One session with nobody else on the server: the times of the script runs it caused,
+    and the server's CPU seconds per run."""
+    _, mark = run_times(log, 0)
+    cpu = cpu_seconds(pid)
+    await run_all(browser, base, [session], expected)
+    runs, _ = run_times(log, mark)
+    cpu_per_run = (cpu_seconds(pid) - cpu) / max(1, len(runs))
+    await session.context.close()
+    return runs, cpu_per_run
+
+
+def print_server_runs(single_runs: list[float], single_cpu: float, crowd_runs: list[float], crowd_cpu: float):
+    """The server's own view of its script runs: wall-clock and CPU time, alone and under load."""
+    print(
+        f"server, per script run: {len(single_runs)} runs alone, median "
+        f"{statistics.median(single_runs):.3f} s and {single_cpu:.3f} CPU s; "
+        f"{len(crowd_runs)} runs under load, median "
+        f"{statistics.median(crowd_runs):.3f} s and {crowd_cpu:.3f} CPU s "
+        f"(CPU ratio {crowd_cpu / single_cpu:.2f})"
+    )
+
+
 async def main_async(count: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
@@ -259,16 +286,11 @@ async def main_async(count: int) -> None:
                 browser = await playwright.chromium.launch(
                     executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
                 )
-                await run_all(browser, base, [warm], expected)
-                await warm.context.close()
-                _, mark = run_times(log, 0)
-                cpu = cpu_seconds(server.pid)
-                await run_all(browser, base, [single], expected)
-                single_runs, mark = run_times(log, mark)
-                single_cpu = (cpu_seconds(server.pid) - cpu) / max(1, len(single_runs))
-                await single.context.close()
+                await alone(browser, base, warm, expected, log, server.pid)
+                single_runs, single_cpu = await alone(browser, base, single, expected, log, server.pid)
                 await asyncio.sleep(2)
                 rss_before = rss_mb(server.pid)
+                _, mark = run_times(log, 0)  # the crowd's runs are the lines from here on
 
                 cpu, browsers_cpu = cpu_seconds(server.pid), browser_cpu_seconds()
                 started = time.perf_counter()
@@ -297,13 +319,7 @@ async def main_async(count: int) -> None:
     loads = sorted(s.first_load for s in crowd)
     print(f"first load of the app: median {statistics.median(loads):.1f} s, slowest {loads[-1]:.1f} s")
     print(f"slowest interaction {max(waits, default=0):.2f} s (limit {WAIT_LIMIT_MS / 1000:.0f} s)")
-    print(
-        f"server, per script run: {len(single_runs)} runs alone, median "
-        f"{statistics.median(single_runs):.3f} s and {single_cpu:.3f} CPU s; "
-        f"{len(crowd_runs)} runs under load, median "
-        f"{statistics.median(crowd_runs):.3f} s and {crowd_cpu:.3f} CPU s "
-        f"(CPU ratio {crowd_cpu / single_cpu:.2f})"
-    )
+    print_server_runs(single_runs, single_cpu, crowd_runs, crowd_cpu)
     print(
         f"CPU seconds while the {count} ran ({elapsed:.0f} s on 2 cores): server {server_total:.0f}, "
         f"browsers and their driver {browsers_total:.0f}"
@@ -317,7 +333,7 @@ async def main_async(count: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--sessions", type=int, default=full_or_quick(30, 2))
     asyncio.run(main_async(parser.parse_args().sessions))
 
 

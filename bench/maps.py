@@ -15,6 +15,10 @@ principal components.
 
     .venv/bin/python -m bench.maps
 
+With BENCH_QUICK=1: a small random checkpoint, no warm-up visits, a 2 s control, and t-SNE
+of 10 iterations, for faithfulness on the bundled model's first 3,000 rows too (see
+bench/__init__.py).
+
 Last line: maps method=t-SNE cold_s=C reload_s=R recall_at_10=Q pca_recall_at_10=P
 peak_extra_mb=M other_session_p95_s=S. Targets: Q >= 0.30, C <= 120, R <= 1, M <= 600,
 S <= 2 (this machine's two cores also run the browsers: see the control).
@@ -31,11 +35,18 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench.hostile import HEADINGS, by_page, idle, keep_visiting, p95, visit
+from bench import full_or_quick
+from bench.hostile import WARM_UP, by_page, idle, keep_visiting, p95, visit
 from bench.memory import bert_base_shaped
 from testkit.browser import CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
 
-CONTROL_SECONDS = 40
+CONTROL_SECONDS = full_or_quick(40, 2)
+# A quick run asks the server (and the reloading process, which must find the same map) for the
+# fewest t-SNE iterations the app allows, and measures faithfulness on the bundled table's first
+# rows with as few iterations; a full run on every row with the default settings.
+QUICK_ENV = full_or_quick({}, {"BERT_EXPLORER_MAP_ITERATIONS": "10"})
+FAITHFULNESS_ROWS = full_or_quick(None, 3000)
+FAITHFULNESS_SETTINGS = full_or_quick({}, {"iterations": 10})
 
 
 def family_rss_mb(pid: int) -> float:
@@ -60,7 +71,7 @@ async def sample(pid: int, stop: asyncio.Event, samples: list[float]) -> None:
 
 
 async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
-    env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache)}
+    env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache), **QUICK_ENV}
     with streamlit_server(env=env) as (base, process):
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(
@@ -71,7 +82,7 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
             for page in (presenter, other):  # every cache warm, the map's excepted
                 await page.goto(f"{base}/tokens", wait_until="domcontentloaded")
                 await idle(page)
-                for path in HEADINGS:
+                for path in WARM_UP:
                     await visit(page, path)
 
             stop, control = asyncio.Event(), []
@@ -127,7 +138,7 @@ def reload_seconds(checkpoint: Path, cache: Path) -> float:
 
     out = subprocess.run(
         [sys.executable, "-c", RELOAD, str(checkpoint)],
-        env={**os.environ, "BERT_EXPLORER_CACHE": str(cache), "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "BERT_EXPLORER_CACHE": str(cache), "HF_HUB_OFFLINE": "1", **QUICK_ENV},
         capture_output=True,
         text=True,
         check=True,
@@ -138,8 +149,9 @@ def reload_seconds(checkpoint: Path, cache: Path) -> float:
 def faithfulness() -> tuple[float, float, dict]:
     from bert_embeddings import checkpoints, neighbour_map
 
-    table = checkpoints.load_bundled().tables.word_embeddings
-    result = neighbour_map.compute(table, neighbour_map.Settings(), threads=2)
+    table = checkpoints.load_bundled().tables.word_embeddings[:FAITHFULNESS_ROWS]
+    settings = neighbour_map.Settings(**FAITHFULNESS_SETTINGS)
+    result = neighbour_map.compute(table, settings, threads=2)
     return result.recall, result.pca_recall, result.seconds
 
 

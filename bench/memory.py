@@ -8,6 +8,9 @@ verification has passed), then the server's resident memory is read from /proc.
 
     .venv/bin/python -m bench.memory
 
+With BENCH_QUICK=1 a small random checkpoint stands in instead (see bench/__init__.py); every
+page is still opened.
+
 Context, the one page that loads the whole model (all 12 encoder layers), is opened last;
 RSS is read before it and after it.
 
@@ -18,11 +21,13 @@ against 700.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench import QUICK_CHECKPOINT, full_or_quick
 from testkit.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
 from testkit.random_models import write_random_bert
 
@@ -33,8 +38,18 @@ WITHOUT_CONTEXT_MB = 850
 WITH_CONTEXT_MB = 1300
 
 
+# bert-base-uncased's shapes; a quick run's model keeps its vocabulary and positions but is
+# narrow and shallow, so that it is written and loaded in a moment.
+QUICK_SHAPE = {"hidden": 64, "positions": 512, "layers": 2, "heads": 2}
+MODEL_SHAPE = full_or_quick({"hidden": 768, "positions": 512, "layers": 12, "heads": 12}, QUICK_SHAPE)
+
+
 def bert_base_shaped(folder: Path) -> Path:
-    return write_random_bert(folder, hidden=768, positions=512, layers=12, heads=12)
+    """The benchmarks' stand-in for bert-base-uncased, written to ``folder``: a small one in a
+    quick run, copied from BENCH_QUICK_CHECKPOINT when that names one."""
+    if QUICK_CHECKPOINT:
+        return Path(shutil.copytree(QUICK_CHECKPOINT, folder))
+    return write_random_bert(folder, **MODEL_SHAPE)
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ headless Chromium (the first render), alternating the two servers.
 
     .venv/bin/python -m bench.partial_download [--rounds N]
 
+With BENCH_QUICK=1: one round, with a small random checkpoint (see bench/__init__.py).
+
 Last line: partial_download bytes_ratio=B time_ratio=T   (target B <= 0.25)
 """
 
@@ -20,9 +22,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench import full_or_quick
 from bench.cold_start import time_to_heatmaps
+from bench.memory import bert_base_shaped
 from testkit.browser import launch_chromium
-from testkit.random_models import write_random_bert
 from testkit.stand_in_hub import stand_in_hub
 
 REPO = "bench/bert-base-shaped"
@@ -30,10 +33,10 @@ REPO = "bench/bert-base-shaped"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=full_or_quick(3, 1))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        checkpoint = write_random_bert(Path(folder) / "model", hidden=768, positions=512, layers=12, heads=12)
+        checkpoint = bert_base_shaped(Path(folder) / "model")
         print(f"checkpoint: {(checkpoint / 'model.safetensors').stat().st_size / 1e6:.0f} MB")
         browser = launch_chromium(playwright)
         sent = {"ranged": [], "whole": []}

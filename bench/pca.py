@@ -7,6 +7,8 @@
 
     .venv/bin/python -m bench.pca [--runs N]
 
+With BENCH_QUICK=1 the table is 30,522 x 64 and each is timed 3 times (see bench/__init__.py).
+
 Last line: pca fit_ratio=R payload_mb=P
 """
 
@@ -18,18 +20,18 @@ import numpy as np
 import plotly.io
 from sklearn.decomposition import PCA
 
-from bench.vocab_search import median_seconds
+from bench import full_or_quick
+from bench.vocab_search import median_seconds, token_table
 from bert_embeddings import checkpoints, projection, vocab_search
 from components import maps
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=full_or_quick(15, 3))
     args = parser.parse_args()
 
-    rng = np.random.default_rng(0)
-    table = (rng.standard_normal((30522, 768), dtype=np.float32) * 0.05 + 0.01).astype(np.float32)
+    table = token_table(np.random.default_rng(0))
     basis = projection.fit(table)
     reference = PCA(10, svd_solver="covariance_eigh").fit(table)
     assert np.allclose(basis.explained_variance_ratio, reference.explained_variance_ratio_, rtol=1e-4)
@@ -42,7 +44,9 @@ def main() -> None:
 
     tokenizer = checkpoints.load_bundled().tokenizer  # bert-base-uncased's pieces
     index = vocab_search.build_index(table, tokenizer)
-    sentence = np.array(tokenizer.encode("The river bank flooded after the storm.").ids)
+    # The sentence marked as the Maps page marks it (pages/pca.py), in a fixed dark colour
+    # where the page takes the theme's text colour.
+    sentence = np.unique(tokenizer.encode("The river bank flooded after the storm.").ids)
     figure = maps.vocabulary_map(
         projection.project(basis, table),
         index.pieces,
@@ -50,7 +54,7 @@ def main() -> None:
         (0, 1),
         basis.explained_variance_ratio,
         range(len(vocab_search.KINDS)),
-        [("your sentence", sentence, "#111111")],
+        [("your sentence", sentence, "#111111", maps.SENTENCE_SYMBOL)],
     )
     payload_mb = len(plotly.io.to_json(figure, validate=False)) / 1e6
     print(f"pca fit_ratio={medians['fit'] / medians['gram']:.2f} payload_mb={payload_mb:.2f}")

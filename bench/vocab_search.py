@@ -9,6 +9,8 @@ Measured in one run, medians of interleaved repetitions:
 
     .venv/bin/python -m bench.vocab_search [--runs N]
 
+With BENCH_QUICK=1 the table is 30,522 x 64 and each is timed 3 times (see bench/__init__.py).
+
 Last line: vocab_search floor_ratio=R sklearn_speedup=S grid_ratio=G
 (targets: R <= 1.25, S >= 10, G <= 2)
 
@@ -26,7 +28,11 @@ import time
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from bench import full_or_quick
 from bert_embeddings import checkpoints, vocab_search
+
+# bert-base-uncased's width; a quick run keeps the vocabulary but narrows the rows.
+HIDDEN = full_or_quick(768, 64)
 
 
 def median_seconds(functions: dict, runs: int) -> dict[str, float]:
@@ -42,19 +48,24 @@ def median_seconds(functions: dict, runs: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def token_table(rng: np.random.Generator) -> np.ndarray:
+    """A random table of bert-base-uncased's 30,522 rows, HIDDEN wide. Every row shares an
+    offset, as BERT's token rows have a common direction."""
+    return (rng.standard_normal((30522, HIDDEN), dtype=np.float32) * 0.05 + 0.01).astype(np.float32)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=full_or_quick(40, 3))
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
-    # A shared offset in every row, as BERT's token rows have a common direction.
-    table = (rng.standard_normal((30522, 768), dtype=np.float32) * 0.05 + 0.01).astype(np.float32)
+    table = token_table(rng)
     tokenizer = checkpoints.load_bundled().tokenizer  # bert-base-uncased's 30,522 pieces
     index = vocab_search.build_index(table, tokenizer)
     normalised = table / np.linalg.norm(table, axis=1, keepdims=True)
-    query = rng.standard_normal(768, dtype=np.float32) * 0.05
-    sentence = rng.standard_normal((64, 768), dtype=np.float32) * 0.05
+    query = rng.standard_normal(HIDDEN, dtype=np.float32) * 0.05
+    sentence = rng.standard_normal((64, HIDDEN), dtype=np.float32) * 0.05
     sklearn = NearestNeighbors(n_neighbors=10, metric="cosine", algorithm="brute").fit(table)
 
     # The measured search must agree with scikit-learn before its speed means anything.

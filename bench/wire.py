@@ -18,6 +18,10 @@ every animation frame), the median over several inputs:
 
     .venv/bin/python -m bench.wire
 
+With BENCH_QUICK=1: a small random checkpoint, no warm-up but the first page, two inputs for
+each time instead of six and nine, and a shorter wait for a run's last messages (see
+bench/__init__.py).
+
 Last line: wire positions_mb=P long_embedding_mb=L sentence_change_mb=S neighbours_p50_s=N
 embedding_p50_s=E. Targets: P <= 1, L <= 3, S <= 0.3, N <= 0.25, E <= 0.5.
 """
@@ -33,12 +37,19 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench import full_or_quick
 from bench.memory import bert_base_shaped
 from testkit.browser import APP_IDLE, launch_chromium, open_page, streamlit_server
 
 WORDS = ("river", "queen", "music", "doctor", "winter", "garden", "travel", "silver", "planet")
 SENTENCES = tuple(f"The {w} appeared near the old bridge yesterday." for w in WORDS)
 LONG = " ".join(f"word{n % 50} and" for n in range(400))  # well over 512 pieces
+# How many inputs each median is taken over (new sentences from the fourth on, and words), and
+# how long a finished run is given for its last messages to arrive.
+SENTENCES_TIMED, WORDS_TIMED = full_or_quick((len(WORDS) - 3, len(WORDS)), (2, 2))
+LAST_MESSAGES_MS = full_or_quick(1500, 300)
+# The pages opened first to warm every cache; a quick run opens only the last, where it starts.
+WARM_UP = full_or_quick(("positions", "neighbours", "embedding_layer", "tokens"), ("tokens",))
 
 
 class Counter:
@@ -86,7 +97,7 @@ class Counter:
 def settle(page) -> None:
     """The run has finished and its last messages have arrived."""
     page.wait_for_selector(APP_IDLE, timeout=120_000)
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(LAST_MESSAGES_MS)
 
 
 def charts_showing(page, word: str, at_least: int, timeout_ms: int = 60_000) -> None:
@@ -113,6 +124,35 @@ def type_sentence(page, text: str) -> None:
     area.press("Control+Enter")
 
 
+def embedding_times(page, drawn: int) -> list[float]:
+    """Ctrl+Enter in sentence A until all ``drawn`` figures show the new sentence's pieces."""
+    seconds = []
+    timed = slice(3, 3 + SENTENCES_TIMED)
+    for word, sentence in zip(WORDS[timed], SENTENCES[timed], strict=True):
+        start = time.perf_counter()
+        type_sentence(page, sentence)
+        charts_showing(page, word, drawn)
+        seconds.append(time.perf_counter() - start)
+        settle(page)
+    return seconds
+
+
+def neighbours_times(page) -> list[float]:
+    """Open Neighbours; then Enter in its word box until the bars show the new word."""
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True).click()
+    settle(page)
+    box = page.get_by_label("Word or piece")
+    seconds = []
+    for word in WORDS[:WORDS_TIMED]:
+        box.fill(word)
+        start = time.perf_counter()
+        box.press("Enter")
+        charts_showing(page, f"Closest to {word}", 1)
+        seconds.append(time.perf_counter() - start)
+        settle(page)
+    return seconds
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
@@ -121,7 +161,7 @@ def main() -> None:
         with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (server, _process):
             counter = Counter(int(server.rsplit(":", 1)[1]))
             base = f"http://127.0.0.1:{counter.port}"
-            for path in ("positions", "neighbours", "embedding_layer", "tokens"):  # warm every cache
+            for path in WARM_UP:
                 open_page(page, f"{base}/{path}")
                 settle(page)
 
@@ -155,26 +195,10 @@ def main() -> None:
                 f"embedding layer, a new short sentence: {change_mb:.2f} MB ({drawn} figures show the pieces)"
             )
 
-            embedding_s = []
-            for word, sentence in zip(WORDS[3:], SENTENCES[3:], strict=True):
-                start = time.perf_counter()
-                type_sentence(page, sentence)
-                charts_showing(page, word, drawn)
-                embedding_s.append(time.perf_counter() - start)
-                settle(page)
+            embedding_s = embedding_times(page, drawn)
             print("embedding layer, sentence to drawn (s):", " ".join(f"{s:.2f}" for s in embedding_s))
 
-            page.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True).click()
-            settle(page)
-            box = page.get_by_label("Word or piece")
-            neighbours_s = []
-            for word in WORDS:
-                box.fill(word)
-                start = time.perf_counter()
-                box.press("Enter")
-                charts_showing(page, f"Closest to {word}", 1)
-                neighbours_s.append(time.perf_counter() - start)
-                settle(page)
+            neighbours_s = neighbours_times(page)
             print("neighbours, Enter to drawn (s):", " ".join(f"{s:.2f}" for s in neighbours_s))
         browser.close()
     print(

@@ -8,9 +8,10 @@ that names the limit, so the page can say exactly what was too much.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from bert_embeddings.errors import InputTooLongError
+from bert_embeddings.errors import InputTooLongError, OutOfRangeError
 
 
 @dataclass(frozen=True)
@@ -79,14 +80,40 @@ ALL = (
 # state exceeds 25 MB (server.maxWidgetStateSize).
 
 
-def whole_number(value: float, label: str, low: int, high: int) -> int:
+# A whole number in text: ASCII digits, a minus sign before them for a negative number, and
+# no more digits than any count or index the explorer has could need.
+_WHOLE_NUMBER_TEXT = re.compile(r"-?[0-9]{1,18}")
+
+
+def whole_number_text(text: str) -> int:
+    """A whole number written as text (in a link), as the explorer writes it: digits 0-9 only,
+    with a minus sign for a negative number. Raises ValueError otherwise.
+
+    Python's own int() is not the check: it also reads '1_0' as 10, ' 1' and '+1' as 1, and
+    digits of other scripts ('１', '١') as theirs, none of which a link the explorer writes
+    holds; a link with them is someone's typing, and it is named, not guessed at. '1e1' and
+    '1.0' are refused too: a link writes whole numbers without exponent or decimal point.
+    """
+    if not _WHOLE_NUMBER_TEXT.fullmatch(text):
+        raise ValueError("not a whole number written in the digits 0-9")
+    return int(text)
+
+
+def whole_number(value: float | str, label: str, low: int, high: int) -> int:
     """A number typed in a box as an int, or a message: it must be whole and within range.
 
     Number boxes send floats, so that 1.5 arrives as 1.5 (and 1e3 as 1000) instead of being
     cut to a whole number unseen; infinities and NaN get the same message as any non-whole.
+    Text is read by whole_number_text, never by float() (which reads '1_0' as 10).
     """
-    from bert_embeddings.errors import OutOfRangeError
-
+    if isinstance(value, str):
+        try:
+            value = whole_number_text(value)
+        except ValueError:
+            shown = value[:40]
+            raise OutOfRangeError(
+                f"{label} must be a whole number from {low:,} to {high:,}; {shown!r} is not."
+            ) from None
     if not isinstance(value, int) and not (float(value) == float(value) and float(value).is_integer()):
         raise OutOfRangeError(f"{label} must be a whole number from {low:,} to {high:,}; {value:g} is not.")
     number = int(value)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-from bert_embeddings import limits
+from bert_embeddings import glyphs, limits
 from bert_embeddings.errors import EmptyInputError, MissingSentenceAError
 
 _KEEP_WHITESPACE = {"\t", "\n", "\r"}
@@ -63,8 +63,9 @@ class Encoding:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """Unique row labels for figures: index and piece ("3 · ##ing")."""
-        return tuple(f"{i} · {piece}" for i, piece in enumerate(self.pieces))
+        """Unique row labels for figures: index and piece ("3 · ##ing"), each piece as every
+        reader can tell it (glyphs.legible)."""
+        return tuple(f"{i} · {glyphs.legible(piece)}" for i, piece in enumerate(self.pieces))
 
 
 def encode(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-from bert_embeddings import limits, patterns
+from bert_embeddings import glyphs, limits, patterns
 from bert_embeddings.errors import (
     EmptyQueryError,
     NothingLeftError,
@@ -92,7 +92,7 @@ class Query:
 
     vector: np.ndarray  # (hidden,)
     ids: tuple[int, ...]
-    description: str
+    description: str  # for people: pieces as glyphs.legible shows them
 
 
 def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
@@ -153,7 +153,8 @@ def word_ids(index: VocabIndex, tokenizer: Tokenizer, word: str) -> tuple[int, .
 
 def id_query(index: VocabIndex, token_id: float) -> Query:
     token_id = limits.whole_number(token_id, "A token id", 0, index.size - 1)
-    return Query(index.table[token_id], (token_id,), f"id {token_id} ({index.pieces[token_id]})")
+    piece = glyphs.legible(index.pieces[token_id])
+    return Query(index.table[token_id], (token_id,), f"id {token_id} ({piece})")
 
 
 def word_query(index: VocabIndex, tokenizer: Tokenizer, word: str, piece: int | None = None) -> Query:
@@ -162,9 +163,10 @@ def word_query(index: VocabIndex, tokenizer: Tokenizer, word: str, piece: int | 
     if piece is not None and len(ids) > 1:
         if not 0 <= piece < len(ids):
             raise OutOfRangeError(f"'{word}' has {len(ids)} pieces; piece {piece} does not exist.")
-        return Query(index.table[ids[piece]], (ids[piece],), index.pieces[ids[piece]])
+        return Query(index.table[ids[piece]], (ids[piece],), glyphs.legible(index.pieces[ids[piece]]))
     vector = index.table[list(ids)].mean(axis=0)
-    label = index.pieces[ids[0]] if len(ids) == 1 else "mean of " + " ".join(index.pieces[i] for i in ids)
+    shown = [glyphs.legible(index.pieces[i]) for i in ids]
+    label = shown[0] if len(ids) == 1 else "mean of " + " ".join(shown)
     return Query(vector, ids, label)
 
 

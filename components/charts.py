@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from bert_embeddings.glyphs import legible
+
 
 def text(value: object) -> str:
     """A label, name or title as Plotly shows it literally.
@@ -312,7 +314,7 @@ def layer_overview(
 
 def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.Figure:
     """Ranked neighbours as horizontal bars, the best at the top."""
-    labels = [f"{rank}. {text(piece)}" for rank, piece in enumerate(pieces, start=1)]
+    labels = [f"{rank}. {text(legible(piece))}" for rank, piece in enumerate(pieces, start=1)]
     fig = go.Figure(
         go.Bar(
             x=scores.astype(np.float32),

@@ -13,13 +13,15 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from bert_embeddings.glyphs import legible
 from components.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
 
 
 @functools.lru_cache(maxsize=4)
 def _vocabulary_texts(pieces: tuple[str, ...]) -> np.ndarray:
-    """A vocabulary's pieces made literal once per model (the tuple is the cached index's own)."""
-    return np.asarray(texts(pieces), dtype=object)
+    """A vocabulary's pieces made legible and literal once per model (the tuple is the cached
+    index's own)."""
+    return np.asarray(texts([legible(piece) for piece in pieces]), dtype=object)
 
 
 # Whole word, ## continuation, special / unused, number, punctuation (vocab_search.KINDS).
@@ -119,23 +121,8 @@ def vocabulary_map(
     for name, ids, colour, symbol in highlights:
         ids = np.asarray(ids, dtype=np.int64)
         show_text = len(ids) <= 60  # beyond that, labels would only cover each other
-        fig.add_trace(
-            _scatter(
-                coords[ids],
-                axes,
-                mode="markers+text" if show_text and len(axes) == 3 else "markers",
-                name=text(name),
-                text=gl_texts([pieces[i] for i in ids]) if show_text else None,
-                marker={
-                    "size": 10 if len(axes) == 2 else 5,
-                    "color": colour,
-                    "symbol": symbol,
-                    "line": {"width": 1, "color": "white"},
-                },
-                hovertext=labels[ids],
-                hoverinfo="text",
-            )
-        )
+        shown = [legible(pieces[i]) for i in ids] if show_text else None
+        fig.add_trace(_highlight(coords[ids], axes, name, (colour, symbol), shown, labels[ids]))
         if show_text:
             annotations += _labels(coords[ids], axes, labels[ids].tolist(), colour)
     fig.update_layout(annotations=annotations)
@@ -143,6 +130,34 @@ def vocabulary_map(
         fig, axes, ratios, title or f"The whole vocabulary ({len(pieces):,} pieces)", titles=axis_titles
     )
     return fig
+
+
+def _highlight(
+    coords: np.ndarray,
+    axes: tuple[int, ...],
+    name: str,
+    mark: tuple[str, str],
+    pieces: list[str] | None,
+    hover: np.ndarray,
+) -> go.Scattergl | go.Scatter3d:
+    """Marked points drawn over the cloud in their ``mark`` (colour, symbol), big enough to see;
+    in 3-D with ``pieces`` as text, if given (in 2-D, labels are annotations: see _labels)."""
+    colour, symbol = mark
+    return _scatter(
+        coords,
+        axes,
+        mode="markers+text" if pieces is not None and len(axes) == 3 else "markers",
+        name=text(name),
+        text=gl_texts(pieces) if pieces is not None else None,
+        marker={
+            "size": 10 if len(axes) == 2 else 5,
+            "color": colour,
+            "symbol": symbol,
+            "line": {"width": 1, "color": "white"},
+        },
+        hovertext=hover,
+        hoverinfo="text",
+    )
 
 
 def point_id(
@@ -262,53 +277,63 @@ def on_axes(
     """
     fig = go.Figure()
     dims = len(axis_titles)
-    hover = "<br>".join(f"{n} %{{{n}:.4f}}" for n in "xyz"[:dims])
-    order = []  # a dot plot's rows, lowest coordinate at the bottom
+    order = []  # a dot plot's rows: (coordinate, label)
     for name, labels, coords in groups:
         if not len(labels):
             continue
-        colour, symbol = AXES_GROUPS[name]
         xyz = {n: np.ascontiguousarray(coords[:, i], dtype=np.float32) for i, n in enumerate("xyz"[:dims])}
-        common = {"name": text(name), "marker": {"color": colour, "symbol": symbol, "size": 9}}
+        fig.add_trace(_on_axes_trace(name, labels, xyz))
         if dims == 1:
-            rows = texts(labels)
-            order += sorted(zip(xyz["x"].tolist(), rows, strict=True))
-            fig.add_trace(
-                go.Scatter(
-                    x=xyz["x"],
-                    y=rows,
-                    mode="markers",
-                    hovertemplate="%{y}<br>x %{x:.4f}<extra></extra>",
-                    **common,
-                )
-            )
-        elif dims == 2:
-            fig.add_trace(
-                go.Scatter(
-                    **xyz,
-                    mode="markers+text",
-                    text=texts(labels),
-                    textposition="top center",
-                    hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
-                    **common,
-                )
-            )
-        else:
-            fig.add_trace(
-                go.Scatter3d(
-                    **xyz,
-                    mode="markers+text",
-                    text=gl_texts(labels),
-                    hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
-                    **{**common, "marker": {**common["marker"], "size": 5}},
-                )
-            )
-    titles = [text(t) for t in axis_titles]
-    if dims == 3:
+            order += zip(xyz["x"].tolist(), texts(labels), strict=True)
+    _on_axes_layout(fig, [text(t) for t in axis_titles], order)
+    height = 640 if dims > 1 else min(1400, max(320, 90 + 20 * len({label for _, label in order})))
+    fig.update_layout(
+        title=title_style(title),
+        height=height,
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},  # between the title and the plot
+    )
+    return fig
+
+
+def _on_axes_trace(name: str, labels: Sequence[str], xyz: dict[str, np.ndarray]) -> go.Scatter | go.Scatter3d:
+    """One group of on_axes: a dot plot's points (labels on rows), a 2-D or a 3-D scatter."""
+    colour, symbol = AXES_GROUPS[name]
+    common = {"name": text(name), "marker": {"color": colour, "symbol": symbol, "size": 9}}
+    hover = "<br>".join(f"{n} %{{{n}:.4f}}" for n in xyz)
+    if len(xyz) == 1:
+        return go.Scatter(
+            x=xyz["x"],
+            y=texts(labels),
+            mode="markers",
+            hovertemplate="%{y}<br>x %{x:.4f}<extra></extra>",
+            **common,
+        )
+    if len(xyz) == 2:
+        return go.Scatter(
+            **xyz,
+            mode="markers+text",
+            text=texts(labels),
+            textposition="top center",
+            hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
+            **common,
+        )
+    return go.Scatter3d(
+        **xyz,
+        mode="markers+text",
+        text=gl_texts(labels),
+        hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
+        **{**common, "marker": {**common["marker"], "size": 5}},
+    )
+
+
+def _on_axes_layout(fig: go.Figure, titles: list[str], order: list[tuple[float, str]]) -> None:
+    """on_axes' axes: titled, through zero; a dot plot's rows from the lowest coordinate up."""
+    if len(titles) == 3:
         fig.update_layout(
             scene={f"{n}axis": {"title": {"text": t}} for n, t in zip("xyz", titles, strict=True)}
         )
-    elif dims == 2:
+    elif len(titles) == 2:
         fig.update_layout(
             xaxis={"title": titles[0], "zeroline": True}, yaxis={"title": titles[1], "zeroline": True}
         )
@@ -318,11 +343,3 @@ def on_axes(
             xaxis={"title": titles[0], "zeroline": True},
             yaxis={"type": "category", "categoryorder": "array", "categoryarray": rows, "automargin": True},
         )
-    height = 640 if dims > 1 else min(1400, max(320, 90 + 20 * len({label for _, label in order})))
-    fig.update_layout(
-        title=title_style(title),
-        height=height,
-        margin={"l": 10, "r": 10, "t": 80, "b": 10},
-        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},  # between the title and the plot
-    )
-    return fig

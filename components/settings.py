@@ -81,10 +81,7 @@ def _whole_number(low: int, high: int | None = None) -> Callable[[str], float]:
     """A whole number in a link, as the float its number box holds."""
 
     def read(text: str) -> float:
-        try:
-            number = int(text)
-        except ValueError:
-            raise ValueError("not a whole number") from None
+        number = limits.whole_number_text(text)  # ValueError with the reason
         if number < low or (high is not None and number > high):
             raise ValueError(f"outside {low} to {high}" if high is not None else f"below {low}")
         return float(number)

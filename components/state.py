@@ -222,8 +222,9 @@ def require_model() -> checkpoints.LoadedModel:
     return model
 
 
-def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
-    """The sidebar's sentences as the model reads them; notices about the input shown.
+def require_encoding(stop: bool = True, notices: bool = True) -> tokenize.Encoding | None:
+    """The sidebar's sentences as the model reads them; notices about the input shown, unless
+    ``notices=False`` (a page that reads the sentence twice shows them in one place).
 
     A bad input shows its message and stops the page, or with ``stop=False`` returns None
     so that parts of the page that do not need the sentence can still be drawn.
@@ -232,9 +233,8 @@ def require_encoding(stop: bool = True) -> tokenize.Encoding | None:
     encoding = None
     with friendly_errors(stop=stop):
         encoding = _encoding(*_active(), i.text_a, i.text_b, i.add_special_tokens)
-    if encoding is None:
-        return None
-    show_notices(encoding)
+    if encoding is not None and notices:
+        show_notices(encoding)
     return encoding
 
 
@@ -363,30 +363,6 @@ def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the position table: fitted once per model, shared by every session."""
     with friendly_errors():
         return _position_pca(*_active())
-
-
-LAST_NEIGHBOURS = "last_neighbours"  # a plain key (not a widget's), so it survives page switches
-
-
-def remember_neighbours(description: str, ids: tuple[int, ...]) -> None:
-    st.session_state[LAST_NEIGHBOURS] = (description, tuple(int(i) for i in ids))
-
-
-GRID_OPTIONS = "nb_grid_options"  # the similarity and filters the sentence grid was drawn with
-
-
-def remember_grid_options(options: tuple) -> None:
-    st.session_state[GRID_OPTIONS] = options
-
-
-def grid_options() -> tuple | None:
-    """What the Neighbours page's sentence grid was last drawn with (its search reruns alone)."""
-    return st.session_state.get(GRID_OPTIONS)
-
-
-def last_neighbours() -> tuple[str, tuple[int, ...]] | None:
-    """The neighbours page's latest query and result ids, if it has run in this session."""
-    return st.session_state.get(LAST_NEIGHBOURS)
 
 
 def full_model():

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, config, limits, patterns, vocab_search
+from bert_embeddings import checkpoints, config, glyphs, limits, patterns, vocab_search
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.errors import ExplorerError
 from components import charts, echo, settings
@@ -235,10 +235,11 @@ def query_mode() -> str:
 def piece_choice(pieces: list[str]) -> int | None:
     """For a word of several pieces: None for their mean, else the chosen piece's position."""
     options = [None, *range(len(pieces))]
+    shown = [echo.plain(glyphs.legible(piece)) for piece in pieces]
     return st.radio(
         "This word is several pieces. Search with",
         options,
-        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {echo.plain(pieces[i])}",
+        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {shown[i]}",
         horizontal=True,
         key=settings.NB_PIECE,
     )
@@ -332,12 +333,15 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
 
 
 def map_axes() -> tuple[float, ...]:
-    """2-D or 3-D, and which components (numbered from 1) go on each axis."""
-    dims = st.segmented_control("Map", ("2-D", "3-D"), **seeded(settings.PCA_DIMS, "default")) or "2-D"
-    names = ("x", "y", "z") if dims == "3-D" else ("x", "y")
+    """2-D or 3-D, and which components (numbered from 1) go on each axis. Drawn only where they
+    act (not over a t-SNE map); while hidden, they keep their values on this page."""
+    dims = st.segmented_control(
+        "Map", settings.MAP_DIMS, **seeded(settings.PCA_DIMS, "default"), persist_state="page"
+    )
+    names = ("x", "y", "z") if dims == settings.MAP_DIMS[1] else ("x", "y")
     columns = st.columns(3)
     return tuple(
-        whole_number_box(f"Component on {name}", column, **seeded(key), help="1 to 10")
+        whole_number_box(f"Component on {name}", column, **seeded(key), help="1 to 10", persist_state="page")
         for column, name, key in zip(
             columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
         )

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import axes, cosine, decompose, limits
+from bert_embeddings import axes, cosine, decompose, glyphs, limits
 from components import charts, echo, exports, links, maps, routing, settings, state, widgets
 
 routing.through_app()
@@ -153,7 +153,7 @@ for axis in chosen:
             )
             st.markdown(echo.plain(f"Towards {towards}"))
             st.dataframe(
-                table,
+                table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
                 hide_index=True,
                 column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
                 height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar

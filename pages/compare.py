@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import vocab_search
+from bert_embeddings import glyphs, vocab_search
 from components import echo, exports, inputs, routing, settings, state, widgets
 
 routing.through_app()
@@ -53,7 +53,9 @@ for side, column, model, index in (
             )
             ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
             st.dataframe(
-                ranked, hide_index=True, column_config={"score": st.column_config.NumberColumn(format="%.4f")}
+                ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
+                hide_index=True,
+                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
             )
             exports.table(f"{side} {model.name} neighbours of {word}", ranked)
         results.append(found)
@@ -62,7 +64,7 @@ if all(r is not None for r in results):
     st.metric(
         f"Neighbours in common at k = {len(results[0].pieces)}", f"{len(shared)} of {len(results[0].pieces)}"
     )
-    st.caption("Shared: " + (echo.plain(", ".join(shared)) if shared else "none"))
+    st.caption("Shared: " + (echo.plain(", ".join(map(glyphs.legible, shared))) if shared else "none"))
 
 st.header("Your sentence, as each tokenizer splits it")
 text = inputs.current()
@@ -72,5 +74,5 @@ for side, column, model in (("left", sides[0], left_model), ("right", sides[1], 
         encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
         st.markdown(f"**{echo.plain(model.name)}**: {len(encoding)} pieces")
         pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})
-        st.dataframe(pieces, hide_index=True)
+        st.dataframe(pieces.assign(piece=pieces["piece"].map(glyphs.legible)), hide_index=True)
         exports.table(f"{side} {model.name} pieces", pieces)

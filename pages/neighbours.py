@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from bert_embeddings import decompose, limits, vocab_search
-from components import charts, echo, exports, follow, links, routing, settings, state, widgets
+from bert_embeddings import decompose, glyphs, limits, vocab_search
+from components import charts, echo, exports, follow, links, memory, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -41,7 +41,9 @@ def arithmetic_query_ui() -> vocab_search.Query:
 
 
 def sentence_token_query_ui() -> vocab_search.Query:
-    encoding = state.require_encoding()
+    # What is worth knowing about the sentence (truncation, unknown pieces) is said once, above
+    # the grid of every token below, which each query mode shows.
+    encoding = state.require_encoding(notices=False)
     stages = decompose.stage_vectors(state.breakdown(model, encoding))
     # The first word rather than [CLS]; a linked token or stage this sentence or model lacks
     # falls back to the default, with a notice.
@@ -85,7 +87,7 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> No
     )
     with left:
         st.dataframe(
-            ranked,
+            ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
             hide_index=True,
             column_config={"score": st.column_config.NumberColumn(format="%.4f")},
             key="nb_table",
@@ -99,7 +101,7 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> No
     st.pills(
         "Search a neighbour next",
         result.pieces,
-        format_func=echo.plain,
+        format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.NB_NEXT,
         on_change=widgets.follow_neighbour,
     )
@@ -124,15 +126,15 @@ def search() -> widgets.SearchOptions:
         with state.friendly_errors(stop=False):
             result = state.nearest(query.vector, options.k, options.centred, options.filters(query.ids))
     if result is not None:
-        state.remember_neighbours(query.description, tuple(result.ids))
+        memory.remember_search(query.description, result.ids)
         results_ui(query, result)
-    if alone and state.grid_options() != (options.centred, options.filters()):
+    if alone and memory.grid_options() != (options.centred, options.filters()):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
 
 
 options = search()
-state.remember_grid_options((options.centred, options.filters()))
+memory.remember_grid_options((options.centred, options.filters()))
 
 st.header("Every token of your sentence at once")
 encoding = state.require_encoding()
@@ -145,7 +147,7 @@ if not options.patterns_valid:
 with state.friendly_errors(stop=False):
     grid = state.nearest(vectors, 5, options.centred, options.filters(), each=True)
     cells = [
-        [label, *(f"{piece}  {score:.2f}" for piece, score in zip(n.pieces, n.scores, strict=True))]
+        [label, *(f"{glyphs.legible(p)}  {score:.2f}" for p, score in zip(n.pieces, n.scores, strict=True))]
         for label, n in zip(encoding.labels, grid, strict=True)
     ]
     table = pd.DataFrame(

@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, map_jobs, projection
-from components import echo, exports, maps, routing, settings, state, widgets
+from bert_embeddings.errors import MapStorageError
+from components import echo, exports, maps, memory, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Maps")
@@ -18,7 +19,6 @@ st.markdown(
 model = state.require_model()
 index = state.vocab_index()
 encoding = state.require_encoding(stop=False)  # the maps that do not need the sentence still draw
-wanted = widgets.map_axes()
 
 
 def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, corner: str = "") -> None:
@@ -45,8 +45,8 @@ def highlight_marks() -> list[tuple]:
                 )
     if encoding is not None:
         highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink(), maps.SENTENCE_SYMBOL))
-    if (last := state.last_neighbours()) is not None:
-        highlights.append((f"neighbours of {last[0]}", np.array(last[1]), *maps.NEIGHBOURS_MARK))
+    if (last := memory.last_search()) is not None:
+        highlights.append((f"neighbours of {last.description}", np.array(last.ids), *maps.NEIGHBOURS_MARK))
     return highlights
 
 
@@ -70,7 +70,12 @@ def vocabulary_chart(figure, kinds: list[int], highlights: list[tuple], key: str
 def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
     """The t-SNE map of every row, once computed; meanwhile its progress (other tabs and pages
     go on as usual: the computation runs in its own low-priority process)."""
-    result = state.neighbour_map_of_model()
+    try:
+        result = state.neighbour_map_of_model()
+    except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
+        st.error(echo.plain(problem), icon=":material/error:")
+        st.button("Try again", key="map_retry")
+        return
     if isinstance(result, map_jobs.Job):
         if failure := result.failure():
             st.error(echo.plain(f"The t-SNE map could not be computed: {failure}."), icon=":material/error:")
@@ -104,43 +109,55 @@ def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
     st.caption(
         "t-SNE keeps neighbours, not distances: clusters are real, but the space between them and their "
         f"sizes mean little. Every row is mapped, nothing sampled; perplexity {used['perplexity']:g}, "
-        f"{used['iterations']} iterations, seed {used['seed']} (the same picture on every server). "
-        + MARKS_CAPTION
+        f"{used['iterations']} iterations, seed {used['seed']}: the same table and settings give the "
+        "same picture to the last bit, however many threads compute it. " + MARKS_CAPTION
     )
 
 
+TSNE_AXES = (
+    "The t-SNE map is 2-D only: this app does not compute a 3-D t-SNE map. Its two axes are the "
+    "layout's, with no meaning of their own, so there are no components to choose. PCA offers 3-D "
+    "and any of the first 10 components on each axis."
+)
+
+
 def vocabulary_section() -> None:
-    """Every row of the token table: PCA, or t-SNE once computed."""
-    method = widgets.map_method()
-    kinds = widgets.piece_kinds()
-    highlights = highlight_marks()
-    if method == settings.MAP_METHODS[1]:
-        tsne_map(kinds, highlights)
+    """Every row of the token table: PCA, or t-SNE once computed. The PCA map's 2-D / 3-D and
+    components are shown only with PCA; in their place, t-SNE says why it has none."""
+    if widgets.map_method() == settings.MAP_METHODS[1]:
+        st.caption(TSNE_AXES)
+        tsne_map(widgets.piece_kinds(), highlight_marks())
     else:
-        basis, coords = state.vocabulary_pca()
-        with state.friendly_errors(stop=False):
-            axes = projection.check_components(basis, *wanted)
-            figure = maps.vocabulary_map(
-                coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
-            )
-            vocabulary_chart(figure, kinds, highlights, "pca_vocabulary")
-            export_map("vocabulary", coords, axes, index.pieces, "piece")
-            st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
-        widgets.chart(
-            maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
-            key="pca_variance",
+        pca_map(widgets.map_axes(), widgets.piece_kinds(), highlight_marks())
+
+
+def pca_map(wanted: tuple[float, ...], kinds: list[int], highlights: list[tuple]) -> None:
+    """Every row of the token table on the chosen components, and the variance of each."""
+    basis, coords = state.vocabulary_pca()
+    with state.friendly_errors(stop=False):
+        axes = projection.check_components(basis, *wanted)
+        figure = maps.vocabulary_map(
+            coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
         )
-        exports.matrix(
-            f"{model.name} vocabulary PCA explained variance",
-            basis.explained_variance_ratio,
-            [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
-            ["explained variance ratio"],
-            "component",
-        )
+        vocabulary_chart(figure, kinds, highlights, "pca_vocabulary")
+        export_map("vocabulary", coords, axes, index.pieces, "piece")
+        st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
+    widgets.chart(
+        maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
+        key="pca_variance",
+    )
+    exports.matrix(
+        f"{model.name} vocabulary PCA explained variance",
+        basis.explained_variance_ratio,
+        [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
+        ["explained variance ratio"],
+        "component",
+    )
 
 
 def positions_section() -> None:
     """The position table's rows, joined in order."""
+    wanted = widgets.map_axes()
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
@@ -158,6 +175,7 @@ def journey_section() -> None:
     if encoding is None:
         st.info("Type a sentence in the sidebar to see its journey.", icon=":material/edit:")
     else:
+        wanted = widgets.map_axes()
         choice = st.radio(
             "Project onto", settings.JOURNEY_BASES, horizontal=True, key=settings.PCA_JOURNEY_BASIS
         )

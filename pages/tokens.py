@@ -5,6 +5,7 @@ import html
 import pandas as pd
 import streamlit as st
 
+from bert_embeddings import glyphs
 from components import charts, exports, routing, state
 
 routing.through_app()
@@ -35,7 +36,7 @@ for i, piece in enumerate(encoding.pieces):
     )
     chips.append(
         f"<span style='{style}' title='position {i} · id {int(encoding.ids[i])} · segment "
-        f"{int(encoding.segment_ids[i])}'><b>{html.escape(piece)}</b><br>"
+        f"{int(encoding.segment_ids[i])}'><b>{html.escape(glyphs.legible(piece))}</b><br>"
         f"<small>#{i} · id {int(encoding.ids[i])} · {'AB'[int(encoding.segment_ids[i]) % 2]}</small></span>"
     )
 st.markdown(
@@ -57,5 +58,7 @@ table = pd.DataFrame(
         "word": ["special" if g is None else f"word {g + 1}" for g in encoding.word_groups],
     }
 )
-st.dataframe(table, hide_index=True, key="pieces_table")
+st.dataframe(
+    table.assign(piece=table["piece"].map(glyphs.legible)), hide_index=True, key="pieces_table"
+)  # the download keeps the pieces
 exports.table(f"{model.name} pieces", table)

@@ -135,14 +135,29 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def screenshot_whole_page(page, path: Path, max_height: int = 6000) -> None:
-    """Save the whole page: Streamlit scrolls inside its own container, not the document."""
-    height = page.evaluate(
-        "() => { const m = document.querySelector(\"[data-testid='stMain']\");"
-        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+def content_height(page) -> int:
+    """How tall the page's content is: the main area or the sidebar, whichever is taller.
+    Streamlit scrolls inside each of them, not the document."""
+    return int(
+        page.evaluate(
+            "() => Math.max(document.body.scrollHeight, ...[\"[data-testid='stMain']\","
+            " \"[data-testid='stSidebarContent']\"].map(s => document.querySelector(s)?.scrollHeight || 0))"
+        )
     )
-    width = page.viewport_size["width"]
-    page.set_viewport_size({"width": width, "height": min(max_height, max(800, int(height)))})
+
+
+def fit_viewport_to_content(page, max_height: int = 6000) -> dict:
+    """Make the viewport as tall as the content (at least 800 px, at most ``max_height``), so
+    that everything on the page is on the screen at once; returns the size it had before."""
+    before = dict(page.viewport_size)
+    height = min(max_height, max(800, content_height(page)))
+    page.set_viewport_size({"width": before["width"], "height": height})
     page.wait_for_timeout(300)  # let Plotly redraw at the new size
+    return before
+
+
+def screenshot_whole_page(page, path: Path, max_height: int = 6000) -> None:
+    """Save the whole page, not only the part in the viewport."""
+    fit_viewport_to_content(page, max_height)
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))

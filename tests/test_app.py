@@ -310,6 +310,17 @@ def test_query_modes(bundled):
     assert "bank" in at.get("plotly_chart")[0].proto.spec
 
 
+@pytest.mark.parametrize("mode", ["word", "sentence token"])
+def test_a_truncated_sentence_is_said_once_on_the_neighbours_page(mode):
+    """In every query mode (the sentence token mode reads the sentence twice, for the query and
+    for the grid), the page says once that pieces were dropped."""
+    at = run_page("pages/neighbours.py", a="word " * 600, b="")
+    at.button_group(key=settings.NB_MODE).set_value(mode).run()
+    assert not at.exception and not at.error
+    dropped = [w for w in at.warning if "pieces were dropped" in shown(w.value)]
+    assert len(dropped) == 1, [shown(w.value) for w in at.warning]
+
+
 def test_multi_piece_word_offers_each_piece_or_the_mean():
     """A word of several pieces shows its pieces; one can be chosen instead of the mean."""
     at = neighbours_page(nb_word="embeddings")

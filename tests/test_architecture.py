@@ -126,3 +126,42 @@ def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
                     assert widget.value == default, (page.name, widget.key, widget.value)
                 checked += 1
     assert checked >= 30
+
+
+MODULE_LINES, FUNCTION_LINES = 400, 60  # the house's limits
+SIZED = ("app.py", "pages", "components", "bert_embeddings", "bench", "testkit")
+
+
+def _functions(tree, prefix: str = ""):
+    """(qualified name, lines from its def to its last line) of every function, nested too."""
+    import ast
+
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            name = f"{prefix}{node.name}"
+            if not isinstance(node, ast.ClassDef):
+                yield name, node.end_lineno - node.lineno + 1
+            yield from _functions(node, f"{name}.")
+        else:
+            yield from _functions(node, prefix)
+
+
+def test_no_module_over_400_lines_and_no_function_over_60():
+    """Every .py module of the app, the core, the benchmarks and the testkit stays within the
+    house's sizes; each one over is named, with its length."""
+    import ast
+
+    paths = [ROOT / "app.py"] + [p for folder in SIZED[1:] for p in sorted((ROOT / folder).glob("*.py"))]
+    assert len(paths) > 40
+    too_long = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        if (lines := len(text.splitlines())) > MODULE_LINES:
+            too_long.append(f"{where}: {lines} lines (module)")
+        too_long += [
+            f"{where}: {name} {length} lines"
+            for name, length in _functions(ast.parse(text))
+            if length > FUNCTION_LINES
+        ]
+    assert not too_long, too_long

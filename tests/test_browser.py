@@ -116,6 +116,31 @@ def test_every_page_passes_axe_core(browser, app_url, scheme):
     assert not found, found
 
 
+# Faint text far below the viewport, in Streamlit's scrolling main area.
+FAINT_TEXT_BELOW = """() => {
+    const spacer = document.createElement('div');
+    spacer.style.height = '3000px';
+    const faint = document.createElement('p');
+    faint.id = 'faint-probe';
+    faint.textContent = 'Too faint to read';
+    faint.style.cssText = 'color: #bbbbbb; background: #ffffff;';
+    document.querySelector("[data-testid='stMainBlockContainer']").append(spacer, faint);
+}"""
+
+
+def test_the_accessibility_audit_sees_the_whole_page(app_url, page):
+    """Text with too little contrast far below the viewport is a violation the audit reports
+    (axe alone sees only the viewport); the viewport is as it was afterwards."""
+    from testkit.axe import audit
+
+    open_page(page, f"{app_url}/tokens")
+    page.get_by_text("flooded", exact=True).first.wait_for(state="visible", timeout=30_000)
+    page.evaluate(FAINT_TEXT_BELOW)
+    contrast = [n for v in audit(page) if v["id"] == "color-contrast" for n in v["nodes"]]
+    assert any("#faint-probe" in str(n["target"]) for n in contrast), contrast
+    assert page.viewport_size == {"width": 1400, "height": 1000}
+
+
 def test_the_apps_own_address_opens_the_first_page(page, app_url):
     open_page(page, f"{app_url}/?a=Linked+text.")
     page.get_by_role("heading", name="What is an embedding?").wait_for(state="visible", timeout=30_000)

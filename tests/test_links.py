@@ -156,6 +156,12 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
         ("special", "maybe", settings.SPECIAL_TOKENS_KEY),
         ("a", "x" * 10_001, settings.SENTENCE_A_KEY),
         ("x", "11", settings.PCA_X),
+        ("x", "1_0", settings.PCA_X),  # int() reads it as 10, which is in range
+        ("k", " 1", settings.NB_K),
+        ("k", "+1", settings.NB_K),
+        ("k", "\uff11\uff12", settings.NB_K),  # full-width digits: int() reads 12
+        ("k", "1e1", settings.NB_K),
+        ("id", "2_054", settings.NB_ID),
         ("z", "1.5", settings.PCA_Z),
         ("map", "4", settings.PCA_DIMS),
         ("highlight", "[a-", settings.PCA_HIGHLIGHT),
@@ -275,3 +281,41 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
     query = vocab_search.word_query(index, model.tokenizer, settings.default(settings.NB_WORD))
     found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
     assert [row.piece for row in neighbour_table(at)] == list(found.pieces)
+
+
+# The settings a link gives as a whole number, with a value each accepts.
+WHOLE_NUMBER_PARAMS = {"id": "7", "k": "7", "x": "7", "y": "7", "z": "7", "token": "7"}
+
+
+@pytest.mark.parametrize(
+    "text", ["1_0", " 1", "1 ", "+1", "\uff11", "\u0661", "1e1", "1.0", "0x1", "", "-", "1\n"]
+)
+@pytest.mark.parametrize("name", list(WHOLE_NUMBER_PARAMS))
+def test_a_whole_number_in_a_link_is_plain_digits_only(name, text):
+    """What Python's int() also reads (underscores, spaces, a plus sign, other scripts' digits)
+    is refused by every whole-number setting, with the reason; plain digits are read."""
+    setting = next(s for s in settings.LINKED if s.url == name)
+    with pytest.raises(ValueError, match="digits 0-9"):
+        setting.read(text)
+    assert setting.read(WHOLE_NUMBER_PARAMS[name]) == 7
+
+
+def test_the_whole_number_settings_are_the_ones_checked_above():
+    """Each linked setting whose value is a number is in WHOLE_NUMBER_PARAMS (none forgotten)."""
+    numeric = {
+        s.url
+        for s in settings.LINKED
+        if isinstance(s.default, int | float) and not isinstance(s.default, bool)
+    }
+    assert numeric | {"token"} == set(WHOLE_NUMBER_PARAMS)
+
+
+def test_the_core_reads_a_number_as_text_the_same_way():
+    """limits.whole_number, given text, reads it as a link does: '1_0' is refused, not 10."""
+    from bert_embeddings import limits
+    from bert_embeddings.errors import OutOfRangeError
+
+    assert limits.whole_number("10", "k", 1, 100) == 10 == limits.whole_number(10.0, "k", 1, 100)
+    for text in ("1_0", " 10", "+10", "\uff11\uff10", "1e1"):
+        with pytest.raises(OutOfRangeError, match="must be a whole number from 1 to 100"):
+            limits.whole_number(text, "k", 1, 100)

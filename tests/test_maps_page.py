@@ -111,8 +111,9 @@ def test_a_method_a_link_cannot_name_falls_back_with_a_notice():
     assert at.segmented_control(key=settings.MAP_METHOD).value == "PCA"
 
 
-def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, tmp_path):
-    """A worker that dies leaves no map: the page says why and offers to try again."""
+@pytest.fixture
+def failed_map(monkeypatch, tmp_path):
+    """No t-SNE map on disk, and a worker that died computing it (nothing is computed)."""
     import subprocess
     import sys
 
@@ -122,17 +123,86 @@ def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, tmp_p
     dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
     dead.wait()
     failed = map_jobs.Job(tmp_path, dead, time.time())
-    retried = []
     monkeypatch.setattr(map_jobs, "load", lambda folder, rows=None: None)  # no map on disk
     monkeypatch.setattr(map_jobs, "start", lambda *args, **kwargs: failed)
-    monkeypatch.setattr(map_jobs, "retry", retried.append)
     state._finished_map.clear()
+    yield tmp_path
+    state._finished_map.clear()
+
+
+def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, failed_map):
+    """A worker that dies leaves no map: the page says why and offers to try again."""
+    retried = []
+    monkeypatch.setattr(map_jobs, "retry", retried.append)
     at = open_maps({"method": "tsne"})
     assert not at.exception
     assert "exit code 3" in messages(at) and "MemoryError" in messages(at)
     next(b for b in at.button if b.label == "Try again").click().run()
-    assert retried == [tmp_path], (messages(at), [b.label for b in at.button])
+    assert retried == [failed_map], (messages(at), [b.label for b in at.button])
+
+
+def test_a_cache_folder_that_is_a_file_says_what_to_fix_and_can_be_tried_again(monkeypatch, tmp_path):
+    """BERT_EXPLORER_CACHE naming a file: a message naming the setting, no traceback, and once
+    the host points it at a folder, "Try again" starts the map."""
+    from components import state
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(blocker))
     state._finished_map.clear()
+    at = open_maps({"method": "tsne"})
+    assert not at.exception
+    assert "not a folder" in messages(at) and "BERT_EXPLORER_CACHE" in messages(at)
+    assert at.get("plotly_chart") or at.sidebar, "the rest of the page still draws"
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    next(b for b in at.button if b.label == "Try again").click().run()
+    assert not at.exception and "not a folder" not in messages(at)
+    assert at.get("progress") or any("t-SNE" in (f.layout.title.text or "") for f in figures(at))
+    wait_for_the_map()
+
+
+def pca_controls(at: AppTest) -> dict:
+    """The PCA map's controls on the page, by key: 2-D / 3-D and the component boxes."""
+    keys = (settings.PCA_DIMS, settings.PCA_X, settings.PCA_Y, settings.PCA_Z)
+    shown = [*at.get("button_group"), *at.number_input]
+    return {w.key: w.value for w in shown if w.key in keys}
+
+
+def test_t_sne_shows_no_pca_controls_and_says_why(failed_map):
+    """With t-SNE chosen, "Map 2-D / 3-D" and "Component on x / y" are gone (they would change
+    nothing) and a plain sentence says the t-SNE map is 2-D only; back on PCA they are shown
+    again, holding what was chosen before; the other tabs, which they act on, show them."""
+    at = open_maps({})
+    at.button_group(key=settings.PCA_DIMS).set_value("3-D").run()
+    at.number_input(key=settings.PCA_X).set_value(4).run()
+    assert pca_controls(at) == {
+        settings.PCA_DIMS: "3-D",
+        settings.PCA_X: 4,
+        settings.PCA_Y: 2,
+        settings.PCA_Z: 3,
+    }
+    note = "The t-SNE map is 2-D only: this app does not compute a 3-D t-SNE map."
+    assert not [c for c in at.caption if note in c.value]
+
+    at.button_group(key=settings.MAP_METHOD).set_value("t-SNE").run()
+    assert not at.exception and pca_controls(at) == {}
+    assert [c for c in at.caption if note in c.value]
+    assert "no components to choose" in " ".join(c.value for c in at.caption)
+
+    at.button_group(key=settings.MAP_METHOD).set_value("PCA").run()
+    assert pca_controls(at) == {
+        settings.PCA_DIMS: "3-D",
+        settings.PCA_X: 4,
+        settings.PCA_Y: 2,
+        settings.PCA_Z: 3,
+    }
+    vocabulary = next(f for f in figures(at) if "The whole vocabulary" in (f.layout.title.text or ""))
+    assert vocabulary.layout.scene.xaxis.title.text.startswith("PC4")
+
+    for tab in ("Positions", "Sentence journey"):
+        at.session_state[settings.MAP_TAB] = tab
+        at.run()
+        assert not at.exception and pca_controls(at)[settings.PCA_X] == 4, tab
 
 
 def test_a_host_can_have_the_default_map_computed_at_start_up(monkeypatch):
