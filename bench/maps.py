@@ -70,6 +70,41 @@ async def sample(pid: int, stop: asyncio.Event, samples: list[float]) -> None:
         await asyncio.sleep(0.1)
 
 
+async def read_time_left(page, started: float, stop: asyncio.Event, shown: list) -> None:
+    """Note (seconds since the request, least and most seconds left as the page says) every
+    half second: the page shows a range until the layout's pace is known, then one figure."""
+    import re
+
+    while not stop.is_set():
+        try:
+            text = await page.locator("[data-testid='stProgress']").inner_text(timeout=500)
+            if found := re.search(r"(\d+) to (\d+) s left|about (\d+) s left", text):
+                low, high, about = found.groups()
+                now = time.perf_counter() - started
+                shown.append((now, float(low or about), float(high or about)))
+        except Exception:  # no progress bar (yet, or any more)
+            pass
+        await asyncio.sleep(0.5)
+
+
+def time_left_accuracy(shown: list, total: float) -> str:
+    """How the time left the page showed compares with the truth, once a tenth of the run is
+    done: for single figures, their ratio to the truth; for ranges, how often the truth was in."""
+    late = [(t, low, high) for t, low, high in shown if 0.1 * total <= t < total - 1]
+    ranges = [(low, high, total - t) for t, low, high in late if high > low]
+    ratios = sorted(low / (total - t) for t, low, high in late if high == low)
+    parts = []
+    if ranges:
+        inside = sum(low * 0.9 <= truth <= high * 1.1 for low, high, truth in ranges)
+        parts.append(f"ranges: truth within 10 % of the range in {inside} of {len(ranges)} readings")
+    if ratios:
+        parts.append(
+            f"single figures / truth over {len(ratios)} readings: median {ratios[len(ratios) // 2]:.2f}, "
+            f"lowest {ratios[0]:.2f}, highest {ratios[-1]:.2f}"
+        )
+    return "time left shown: " + ("; ".join(parts) or "no estimate seen")
+
+
 async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
     env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache), **QUICK_ENV}
     with streamlit_server(env=env) as (base, process):
@@ -92,12 +127,13 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
             await task
 
             before = family_rss_mb(process.pid)
-            stop, times, samples = asyncio.Event(), [], []
+            stop, times, samples, shown = asyncio.Event(), [], [], []
+            started = time.perf_counter()
             background = [
                 asyncio.create_task(keep_visiting(other, stop, times)),
                 asyncio.create_task(sample(process.pid, stop, samples)),
+                asyncio.create_task(read_time_left(presenter, started, stop, shown)),
             ]
-            started = time.perf_counter()
             await presenter.goto(f"{base}/pca?method=tsne", wait_until="domcontentloaded")
             await presenter.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
             await idle(presenter)
@@ -116,6 +152,7 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
         "visits": len(times),
         "by_page": by_page(times),
         "control_by_page": by_page(control),
+        "time_left": time_left_accuracy(shown, cold),
     }
 
 
@@ -171,6 +208,7 @@ def main() -> None:
         )
         print(f"  median page times while computing: {measured['by_page']}")
         print(f"  median page times, control: {measured['control_by_page']}")
+        print(measured["time_left"])
         reload = reload_seconds(checkpoint, cache)
         print(f"reload in a new process: {reload:.3f} s")
     recall, pca_recall, seconds = faithfulness()

@@ -2,16 +2,18 @@
 
 The stages cost very different things: the exact neighbours grow with rows squared times the
 table's width, the layout with rows times iterations, and a layout iteration gets dearer as
-the map spreads out (openTSNE's FFT grid grows with the map's extent: on the bundled model
-the last tenth of the layout's iterations takes about six times as long as the first). A
-share of the whole fixed per stage, or a straight line through the iterations, ran two to
-three times low for that reason.
+the map spreads out (openTSNE's FFT grid grows with the map's extent). How far a map spreads
+depends on the table: on the bundled model the layout took 37 s and its last tenth of
+iterations six times as long as its first; on a random table of bert-base's shape 12 s, at a
+nearly even pace. A share of the whole fixed per stage, or a straight line through the
+iterations, ran two to three times low for that reason.
 
 So the forecast (1) predicts each stage's seconds from a cost model measured on this kind of
-2-core machine (bench.maps prints the stage times it is checked against), (2) scales every
-prediction by how fast this machine has really been so far, and (3) within the layout, fits
-the cost per iteration as a straight line in the iteration (it grows), from the iterations
-already done, and extrapolates it to the end.
+2-core machine (bench.maps prints the stage times, and how the time left it showed compares
+with the truth); (2) scales the predictions by how fast this machine has really been so far;
+(3) until the layout's own pace is known, gives a range, from a layout like the random
+table's to one like a real vocabulary's; (4) within the layout, fits the cost per iteration
+as a straight line in the iteration from the iterations done, and extrapolates it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,22 @@ from dataclasses import dataclass
 
 # Seconds for 30,522 rows on the reference machine, and how they scale (see predicted_seconds).
 _NEIGHBOURS_FIXED_S, _NEIGHBOURS_PER_WIDTH_S = 4.9, 0.0096
-_AFFINITIES_S, _EARLY_S, _LAYOUT_S, _FAITHFULNESS_S = 0.8, 5.5, 37.0, 0.7
+_AFFINITIES_S, _EARLY_S, _FAITHFULNESS_S = 0.8, 5.5, 0.7
 _REFERENCE_ROWS, _REFERENCE_NEIGHBOURS, _REFERENCE_EARLY, _REFERENCE_LAYOUT = 30522, 90, 250, 500
-# The layout's cost per iteration at its start and end, as shares of its mean (bundled model).
-_LAYOUT_RATE_START, _LAYOUT_RATE_GROWTH = 0.125, 1.75
+
+
+@dataclass(frozen=True)
+class LayoutProfile:
+    """What a layout of 500 iterations costs, and its cost per iteration at its start and its
+    growth to the end, as shares of its mean (``start + growth * f`` at fraction f)."""
+
+    seconds: float
+    start: float
+    growth: float
+
+
+EVEN = LayoutProfile(12.2, 0.6, 0.8)  # a random table of bert-base's shape
+SPREADING = LayoutProfile(37.0, 0.125, 1.75)  # the bundled model's vocabulary
 
 
 @dataclass(frozen=True)
@@ -46,27 +60,34 @@ class Step:
     elapsed: float
 
 
-def predicted_seconds(shape: Shape) -> tuple[float, ...]:
-    """Each stage's seconds on the reference machine."""
+@dataclass(frozen=True)
+class TimeLeft:
+    """Seconds left: a range until the layout's own pace is known, then low == high."""
+
+    low: float
+    high: float
+
+
+LAYOUT = 3  # the stage whose cost per iteration depends on the table
+
+
+def predicted_seconds(shape: Shape, layout: LayoutProfile) -> tuple[float, ...]:
+    """Each stage's seconds on the reference machine, with a layout like ``layout``'s."""
     scale = shape.rows / _REFERENCE_ROWS
     return (
         scale**2 * (_NEIGHBOURS_FIXED_S + _NEIGHBOURS_PER_WIDTH_S * shape.width),
         scale * _AFFINITIES_S * shape.neighbours / _REFERENCE_NEIGHBOURS,
         scale * _EARLY_S * shape.early / _REFERENCE_EARLY,
-        scale * _LAYOUT_S * shape.later / _REFERENCE_LAYOUT,
+        scale * layout.seconds * shape.later / _REFERENCE_LAYOUT,
         scale * _FAITHFULNESS_S,
     )
 
 
-LAYOUT = 3  # the stage whose cost per iteration grows
-
-
-def _share_done(stage: int, fraction: float, rate: tuple[float, float] | None = None) -> float:
+def _share_done(stage: int, fraction: float, layout: LayoutProfile) -> float:
     """The share of a stage's seconds spent when ``fraction`` of its work is done."""
     if stage != LAYOUT:
         return fraction
-    start, growth = rate or (_LAYOUT_RATE_START, _LAYOUT_RATE_GROWTH)
-    return (start * fraction + growth * fraction**2 / 2) / (start + growth / 2)
+    return (layout.start * fraction + layout.growth * fraction**2 / 2) / (layout.start + layout.growth / 2)
 
 
 def _layout_rate(steps: list[Step]) -> tuple[float, float] | None:
@@ -84,36 +105,52 @@ def _layout_rate(steps: list[Step]) -> tuple[float, float] | None:
     return mean_y - growth * mean_x, growth
 
 
-def _expected(step: Step, predicted: tuple[float, ...]) -> float:
+def _expected(step: Step, predicted: tuple[float, ...], layout: LayoutProfile) -> float:
     """Seconds the reference machine would have spent by this report."""
-    return sum(predicted[: step.stage]) + predicted[step.stage] * _share_done(step.stage, step.fraction)
+    return sum(predicted[: step.stage]) + predicted[step.stage] * _share_done(
+        step.stage, step.fraction, layout
+    )
 
 
-def seconds_left(steps: list[Step], shape: Shape) -> float | None:
+def _speed(steps: list[Step], predicted: tuple[float, ...], layout: LayoutProfile) -> float:
+    """How much slower than the reference this machine has been: over the work since the first
+    report (before it, start-up costs would swamp it), once a second of predicted work is done."""
+    expected = _expected(steps[-1], predicted, layout) - _expected(steps[0], predicted, layout)
+    return (steps[-1].elapsed - steps[0].elapsed) / expected if expected > 1 else 1.0
+
+
+def _left(steps: list[Step], shape: Shape, layout: LayoutProfile) -> float:
+    """Seconds left if the layout is like ``layout``."""
+    now = steps[-1]
+    predicted = predicted_seconds(shape, layout)
+    first_of_stage = next(s.elapsed for s in steps if s.stage == now.stage)
+    spent_here = now.elapsed - first_of_stage
+    done_here = _share_done(now.stage, now.fraction, layout)
+    speed = _speed(steps, predicted, layout)
+    if done_here > 0.05 and spent_here > 0.5:
+        left_here = spent_here / done_here * (1 - done_here)
+    else:
+        left_here = speed * predicted[now.stage] * (1 - done_here)
+    return max(0.0, left_here + speed * sum(predicted[now.stage + 1 :]))
+
+
+def seconds_left(steps: list[Step], shape: Shape) -> TimeLeft | None:
     """Seconds until the map is done, from the reports so far (oldest first); None before the
     first report."""
     if not steps:
         return None
     now = steps[-1]
-    predicted = predicted_seconds(shape)
-    began = {s.stage: s.elapsed for s in reversed(steps)}  # the first report of each stage
-    # this stage's own start: the first report of it, less its share done by then
-    stage_start = began.get(now.stage, now.elapsed)
-    fitted = _layout_rate(steps) if now.stage == LAYOUT else None
-    if fitted is not None:
-        start, growth = fitted
-        left_here = start * (1 - now.fraction) + growth * (1 - now.fraction**2) / 2
-        spent_here = now.elapsed - stage_start
+    if now.stage < LAYOUT or (now.stage == LAYOUT and _layout_rate(steps) is None):
+        low, high = sorted((_left(steps, shape, EVEN), _left(steps, shape, SPREADING)))
+        return TimeLeft(low, high)
+    # The stages after the layout take a second or so: the pace up to the layout's start (where
+    # the two profiles agree) scales their prediction.
+    predicted = predicted_seconds(shape, EVEN)
+    speed = _speed([s for s in steps if s.stage < LAYOUT] or steps[:1], predicted, EVEN)
+    if now.stage > LAYOUT:
+        left = speed * (sum(predicted[now.stage :]) - predicted[now.stage] * now.fraction)
     else:
-        done_here = _share_done(now.stage, now.fraction)
-        spent_here = now.elapsed - stage_start
-        left_here = (
-            spent_here / done_here * (1 - done_here) if done_here > 0.05 and spent_here > 0.5 else None
-        )
-    # How fast this machine is, against the reference: the work done since the first report
-    # (before it, start-up costs would swamp it), once a second of predicted work is done.
-    expected = _expected(now, predicted) - _expected(steps[0], predicted)
-    speed = (now.elapsed - steps[0].elapsed) / expected if expected > 1 else 1.0
-    if left_here is None:
-        left_here = speed * predicted[now.stage] * (1 - _share_done(now.stage, now.fraction))
-    return max(0.0, left_here + speed * sum(predicted[now.stage + 1 :]))
+        start, growth = _layout_rate(steps)
+        left_here = start * (1 - now.fraction) + growth * (1 - now.fraction**2) / 2
+        left = max(0.0, left_here) + speed * sum(predicted[LAYOUT + 1 :])
+    return TimeLeft(left, left)

@@ -111,8 +111,8 @@ def read_progress(folder: Path) -> dict | None:
         return None
 
 
-def estimate(progress: dict | None) -> tuple[float, float | None]:
-    """(fraction of the whole done, seconds left or None) from a progress report."""
+def estimate(progress: dict | None) -> tuple[float, forecast.TimeLeft | None]:
+    """(fraction of the whole done, time left or None) from a progress report."""
     try:
         steps = [forecast.Step(*step) for step in progress["history"]]
         left = forecast.seconds_left(steps, forecast.Shape(**progress["shape"]))
@@ -120,8 +120,8 @@ def estimate(progress: dict | None) -> tuple[float, float | None]:
         return 0.0, None
     if left is None:
         return 0.0, None
-    elapsed = steps[-1].elapsed
-    return min(elapsed / (elapsed + left), 1.0) if elapsed + left > 0 else 0.0, left
+    elapsed, middle = steps[-1].elapsed, (left.low + left.high) / 2
+    return (min(elapsed / (elapsed + middle), 1.0) if elapsed + middle > 0 else 0.0), left
 
 
 # --- the job, within one server process --------------------------------------------------------

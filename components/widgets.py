@@ -372,7 +372,11 @@ def map_progress(job, rows: int) -> None:
     progress = map_jobs.read_progress(job.folder)
     done, left = map_jobs.estimate(progress)
     stage = progress["stage"] if progress else "starting"
-    eta = f", about {left:.0f} s left" if left is not None else ""
+    eta = ""
+    if left is not None and left.high - left.low > max(5.0, 0.2 * left.high):
+        eta = f", {left.low:.0f} to {left.high:.0f} s left (closer once the layout's pace is known)"
+    elif left is not None:
+        eta = f", about {(left.low + left.high) / 2:.0f} s left"
     st.progress(
         done, text=f"Computing the t-SNE map of all {rows:,} pieces, once for everyone: {stage}{eta}."
     )
