@@ -22,14 +22,17 @@ from components import echo, links, settings
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
 PROBLEM = "_room_problem"
+USED = "_room_used"  # the section was used in this session: it stays open
 POLL_SECONDS = 2.0
 PAGE = "page"
 
 
 @st.cache_resource
-def _rooms() -> rooms.Rooms:
-    # One registry for the whole server process: every session's rooms.
-    return rooms.Rooms()
+def _rooms() -> rooms.RoomStore:
+    # One registry for the whole server process: every session's rooms. Where the host set a
+    # presenter key, some rooms are kept for those who give it.
+    reserved = rooms.RESERVED_FOR_PRESENTERS if config.presenter_key(st.secrets) else 0
+    return rooms.MemoryRooms(reserved=reserved)
 
 
 def view(page: str) -> dict[str, str]:
@@ -86,7 +89,7 @@ def apply_pending(current_page: str) -> str | None:
     applied = state.get(APPLIED)
     if PENDING not in state:
         try:
-            version, shown = _rooms().look(code)
+            version, shown = _snapshot(code)
         except RoomError as problem:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
@@ -117,7 +120,7 @@ def _poll(code: str) -> None:
     if state.get(FOLLOW) != code:
         return
     try:
-        version, shown = _rooms().look(code)
+        version, shown = _snapshot(code)
     except RoomError:
         st.rerun(scope="app")  # the room closed: the full run says so
     applied = state.get(APPLIED)
@@ -130,8 +133,10 @@ def _poll(code: str) -> None:
 def sidebar() -> None:
     """The sidebar's workshop section: lead a room, join one, or follow one."""
     state = st.session_state
-    shown = bool(state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(STOPPED))
-    with st.sidebar.expander("Workshop room", expanded=shown):
+    # Once used in this session (led, joined, or refused with a message), the section stays open,
+    # so that a code being corrected stays in sight.
+    state[USED] = bool(state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM))
+    with st.sidebar.expander("Workshop room", expanded=state[USED] or bool(state.get(STOPPED))):
         if lead := state.get(LEAD):
             code = lead[0]
             st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
@@ -148,8 +153,9 @@ def sidebar() -> None:
                     icon=":material/sync_disabled:",
                 )
                 st.button("Follow again", on_click=_follow_again, key="room_again")
-            code = st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
-            st.button("Join", on_click=_join, args=(code,), key="room_join", disabled=not code)
+            st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
+            # The code is read when Join is clicked: a code typed just before the click counts.
+            st.button("Join", on_click=_join_typed, key="room_join")
             key = ""
             if config.presenter_key(st.secrets):
                 key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
@@ -167,13 +173,19 @@ def join_link(code: str) -> str:
     return f"{base}/?follow={code}"
 
 
+def _snapshot(code: str) -> tuple[int, dict[str, str]]:
+    snapshot = _rooms().look(code)
+    return snapshot.version, snapshot.view
+
+
 def _open(key: str) -> None:
     state = st.session_state
-    if not rooms.may_lead(config.presenter_key(st.secrets), key):
+    required = config.presenter_key(st.secrets)
+    if not rooms.may_lead(required, key):
         state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
         return
     try:
-        state[LEAD] = _rooms().open({})
+        state[LEAD] = _rooms().open({}, client=_client_address(), presenter=bool(required))
     except RoomError as problem:
         state[PROBLEM] = str(problem)
         return
@@ -184,6 +196,18 @@ def _open(key: str) -> None:
 def _close() -> None:
     if lead := st.session_state.pop(LEAD, None):
         _rooms().close(*lead)
+
+
+def _client_address() -> str:
+    """The reader's address, for the limit on opening rooms ("" where Streamlit knows none)."""
+    try:
+        return st.context.ip_address or ""
+    except Exception:  # outside a browser session (headless tests)
+        return ""
+
+
+def _join_typed() -> None:
+    _join(st.session_state.get(settings.ROOM_CODE) or "")
 
 
 def _join(code: str) -> None:

@@ -72,9 +72,13 @@ def test_a_forged_or_stale_code_gets_a_message():
         assert not follower.exception
         assert "could not be used" in messages(follower) or "no open room" in messages(follower)
     leader, code = lead()
-    leader.button(key="room_close").click().run()
     follower = session({"follow": code})
-    assert "no open room" in messages(follower)
+    leader.button(key="room_close").click().run()
+    follower.run()  # a follower of the room: told it was closed, not that the code is wrong
+    assert f"Room {code} was closed by its leader" in messages(follower)
+    assert "check the code" not in messages(follower)
+    latecomer = session({"follow": code})
+    assert f"Room {code} was closed by its leader" in messages(latecomer)
 
 
 def test_a_follower_never_gets_what_a_link_would_refuse_nor_presenter_mode():
@@ -110,10 +114,11 @@ def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
     later = time.time() + (rooms.IDLE_HOURS + 0.1) * 3600
     monkeypatch.setattr(follow._rooms(), "clock", lambda: later)
     follower.run()
-    assert follow.FOLLOW not in follower.session_state and "no open room" in messages(follower)
+    idle = f"Room {code} closed after {rooms.IDLE_HOURS:g} hours without a change"
+    assert follow.FOLLOW not in follower.session_state and idle in messages(follower)
     leader.text_area(key=settings.SENTENCE_A_KEY).set_value("A change after hours.").run()
     assert not leader.exception and follow.LEAD not in leader.session_state
-    assert "has closed" in messages(leader)
+    assert idle in messages(leader)
 
 
 def test_a_server_opens_only_so_many_rooms(monkeypatch):
@@ -128,3 +133,38 @@ def test_a_server_opens_only_so_many_rooms(monkeypatch):
     first.button(key="room_close").click().run()
     second.button(key="room_open").click().run()
     assert follow.LEAD in second.session_state  # a closed room makes room for a new one
+
+
+def test_join_uses_the_code_typed_just_before_the_click():
+    """A code typed and then Join clicked at once (no Enter) joins that room, not the last one."""
+    _, first = lead()
+    _, second = lead()
+    at = session()
+    at.text_input(key=settings.ROOM_CODE).set_value(first).run()
+    at.text_input(key=settings.ROOM_CODE).set_value(second)  # typed, not yet committed by a run
+    at.button(key="room_join").click().run()
+    assert at.session_state[follow.FOLLOW] == second
+
+
+def test_the_room_section_stays_open_while_a_code_is_corrected():
+    at = session()
+    at.text_input(key=settings.ROOM_CODE).set_value("ABC12").run()
+    at.button(key="room_join").click().run()
+    assert "letters and digits" in messages(at)
+    at.text_input(key=settings.ROOM_CODE).set_value("ABC123").run()  # the next run, no message
+    section = next(e for e in at.sidebar.expander if e.label == "Workshop room")
+    assert section.proto.expanded
+
+
+def test_one_address_cannot_fill_the_server(monkeypatch):
+    """ "Reload, then lead a new room" again and again from one address: refused with a message
+    once it has opened OPENS_PER_CLIENT rooms in the window; another address still can."""
+    monkeypatch.setattr(follow, "_client_address", lambda: "192.0.2.7")
+    for _ in range(rooms.OPENS_PER_CLIENT):
+        leader, _ = lead()
+    again = session()
+    again.button(key="room_open").click().run()
+    assert follow.LEAD not in again.session_state and "limit for one address" in messages(again)
+    monkeypatch.setattr(follow, "_client_address", lambda: "192.0.2.8")
+    again.button(key="room_open").click().run()
+    assert follow.LEAD in again.session_state

@@ -1,4 +1,5 @@
-"""Workshop rooms, the core: open, lead, follow, forged tokens, expiry and the cap."""
+"""Workshop rooms, the core: open, lead, follow, forged tokens, expiry, the cap, the rate limit,
+the presenters' reserve, closed rooms' reasons and watchers."""
 
 from __future__ import annotations
 
@@ -17,46 +18,100 @@ class Clock:
 
 
 def test_a_room_shows_its_leaders_view_with_a_version_that_moves_only_on_change():
-    room = rooms.Rooms()
+    room = rooms.MemoryRooms()
     code, token = room.open({"page": "neighbours", "q": "bank"})
     assert len(code) == rooms.CODE_LENGTH and set(code) <= set(rooms.CODE_ALPHABET)
     assert token not in code and len(token) >= 24
-    assert room.look(code) == (1, {"page": "neighbours", "q": "bank"})
+    assert room.look(code) == rooms.Snapshot(1, {"page": "neighbours", "q": "bank"})
     assert room.show(code, token, {"page": "neighbours", "q": "bank"}) == 1  # nothing changed
     assert room.show(code, token, {"page": "pca", "x": "3"}) == 2
-    version, view = room.look(code)
-    view["page"] = "tampered"  # a follower's copy cannot change the room
-    assert room.look(code) == (2, {"page": "pca", "x": "3"})
+    room.look(code).view["page"] = "tampered"  # a follower's copy cannot change the room
+    assert room.look(code) == rooms.Snapshot(2, {"page": "pca", "x": "3"})
 
 
 def test_only_the_leaders_token_can_change_the_view():
-    room = rooms.Rooms()
+    room = rooms.MemoryRooms()
     code, token = room.open({"page": "tokens"})
     other_code, other_token = room.open({"page": "tokens"})
     for forged in ("", "x" * 32, other_token, token[:-1]):
         with pytest.raises(RoomError, match="Only the person who opened"):
             room.show(code, forged, {"page": "pca"})
-    assert room.look(code) == (1, {"page": "tokens"})
+    assert room.look(code) == rooms.Snapshot(1, {"page": "tokens"})
     room.close(code, other_token)  # a wrong token closes nothing
-    assert room.look(code)[0] == 1
+    assert room.look(code).version == 1
+    assert room.leads(code, token) and not room.leads(code, other_token) and not room.leads(code, "")
 
 
 def test_rooms_close_after_hours_without_a_change_and_a_server_keeps_a_few():
     clock = Clock()
-    room = rooms.Rooms(most=2, idle_hours=1, clock=clock)
+    room = rooms.MemoryRooms(most=2, idle_hours=1, clock=clock)
     first, token = room.open({})
-    clock.now += 3000
+    clock.now += 500
     room.show(first, token, {"page": "a"})  # a change keeps it open
-    second, _ = room.open({})
-    with pytest.raises(RoomError, match="already has 2 open rooms"):
-        room.open({})
-    clock.now += 3601
-    with pytest.raises(RoomError, match="no open room"):
+    second, second_token = room.open({}, client="other")
+    with pytest.raises(RoomError, match="as many open rooms as it allows"):
+        room.open({}, client="third")
+    for i in range(8):  # only the first room's view changes
+        clock.now += 500
+        room.show(first, token, {"page": f"p{i}"})
+    with pytest.raises(rooms.RoomClosedError, match=f"{second} closed after 1 hours without a change"):
         room.look(second)
-    with pytest.raises(RoomError, match="has closed"):
-        room.show(first, token, {"page": "b"})
-    assert len(room) == 0
-    room.open({})  # room for new ones again
+    assert len(room) == 1
+    room.open({}, client="third")  # room for new ones again
+
+
+def test_followers_of_a_closed_room_read_that_it_closed_not_that_they_mistyped():
+    room = rooms.MemoryRooms()
+    code, token = room.open({})
+    room.close(code, token)
+    with pytest.raises(rooms.RoomClosedError, match=f"Room {code} was closed by its leader"):
+        room.look(code)
+    with pytest.raises(RoomError, match="check the code"):
+        room.look("ABCDEF" if code != "ABCDEF" else "ABCDEG")
+    assert not room.leads(code, token)
+
+
+def test_one_address_cannot_fill_the_server_and_presenters_keep_their_reserve():
+    """Fifty "reload, then lead a new room" from one address: the sixth within ten minutes is
+    refused; from many addresses, the last rooms stay for holders of the presenter key."""
+    clock = Clock()
+    room = rooms.MemoryRooms(most=12, reserved=2, clock=clock)
+    for _ in range(rooms.OPENS_PER_CLIENT):
+        room.open({}, client="10.0.0.1")
+    with pytest.raises(RoomError, match="limit for one address"):
+        room.open({}, client="10.0.0.1")
+    for i in range(5):
+        last = room.open({}, client=f"10.0.1.{i}")
+    with pytest.raises(RoomError, match="as many open rooms"):
+        room.open({}, client="10.0.2.1")
+    reserved = [room.open({}, client="10.0.2.1", presenter=True) for _ in range(2)]
+    with pytest.raises(RoomError, match="as many open rooms"):
+        room.open({}, client="10.0.2.2", presenter=True)
+    # Ten minutes on, the window has moved on for that address (the server is still full).
+    clock.now += rooms.OPENS_WINDOW_MINUTES * 60 + 1
+    with pytest.raises(RoomError, match="as many open rooms"):
+        room.open({}, client="10.0.0.1")
+    for code, token in (*reserved, last):
+        room.close(code, token)
+    room.open({}, client="10.0.0.1")
+
+
+def test_watchers_hear_each_new_version_and_the_close_at_once():
+    room = rooms.MemoryRooms()
+    code, token = room.open({"page": "a"})
+    heard: list[int] = []
+    stop = room.watch(code, heard.append)
+    room.show(code, token, {"page": "a"})  # no change, no news
+    room.show(code, token, {"page": "b"})
+    room.show(code, token, {"page": "c"})
+    assert heard == [2, 3]
+    stop()
+    room.show(code, token, {"page": "d"})
+    assert heard == [2, 3]
+    room.watch(code, heard.append)
+    room.watch(code, lambda version: room.look(code))  # a watcher may call the store
+    room.close(code, token)
+    assert heard == [2, 3, 0]
 
 
 @pytest.mark.parametrize(
