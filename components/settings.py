@@ -140,6 +140,7 @@ _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=Tr
 _COMPONENT = _whole_number(1, 10)
 _ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
+_BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ TABLE = (
     _linked("only", NB_INCLUDE, "", "neighbours", _pattern),
     _linked("not", NB_EXCLUDE, "", "neighbours", _pattern),
     Setting(NB_NEXT, None, "neighbours"),
-    Setting(NB_GRID_STAGE, decompose.STAGES[0], "neighbours"),
+    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", _one_of(_STAGES), _code_of(_STAGES)),
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
     _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
     _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
@@ -206,20 +207,20 @@ TABLE = (
     _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, _whole_text),
     Setting(PCA_KINDS, None, "pca"),  # every kind of piece
     _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
-    Setting(PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca"),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca", _one_of(_BASES), _code_of(_BASES)),
     Setting(DIMENSIONS, None, "embedding_layer"),  # every dimension of the model in use
     _linked("detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", _one_of({c: c for c in LAYER_STAGES})),
-    Setting(TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts"),
+    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", _text(limits.TOY_TEXT)),
     Setting(POS_FIRST, 5.0, "positions"),
     Setting(POS_SECOND, 6.0, "positions"),
-    Setting(CTX_FIRST, "He sat on the bank of the river.", "context"),
-    Setting(CTX_SECOND, "She paid the cash into her bank account.", "context"),
-    Setting(CTX_WORD, "bank", "context"),
+    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _text(limits.SENTENCE)),
+    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _text(limits.SENTENCE)),
+    _linked("word", CTX_WORD, "bank", "context", _text(limits.WORD)),
     Setting(CTX_LAYER, None, "context"),  # the model's last layer
     Setting(CMP_MODEL, checkpoints.BUNDLED, "compare"),
     Setting(CMP_CUSTOM, "", "compare"),
-    Setting(CMP_WORD, "bank", "compare"),
-    Setting(CMP_K, 10.0, "compare"),
+    _linked("cmp_word", CMP_WORD, "bank", "compare", _text(limits.WORD)),
+    _linked("cmp_k", CMP_K, 10.0, "compare", _whole_number(1, vocab_search.MAX_K), _whole_text),
     *(
         _linked(f"{name}_{end}", key, text, "axes", _text(limits.AXIS_TEXT))
         for name in axes.NAMES

@@ -168,3 +168,20 @@ def test_one_address_cannot_fill_the_server(monkeypatch):
     monkeypatch.setattr(follow, "_client_address", lambda: "192.0.2.8")
     again.button(key="room_open").click().run()
     assert follow.LEAD in again.session_state
+
+
+def test_settings_that_links_once_left_out_reach_followers():
+    """Compare's word and k, Context's word: what the leader types there, followers see."""
+    leader, code = lead()
+    leader.switch_page("pages/compare.py").run()
+    follower = session({"follow": code})
+    leader.text_input(key=settings.CMP_WORD).set_value("river").run()
+    leader.number_input(key=settings.CMP_K).set_value(25.0).run()
+    follower.run()
+    assert page_title(follower) == page_title(leader)
+    assert follower.text_input(key=settings.CMP_WORD).value == "river"
+    assert follower.number_input(key=settings.CMP_K).value == 25.0
+    leader.switch_page("pages/context.py").run()
+    leader.text_input(key=settings.CTX_WORD).set_value("the").run()
+    follower.run()
+    assert follower.text_input(key=settings.CTX_WORD).value == "the"

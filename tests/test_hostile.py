@@ -178,14 +178,19 @@ LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 
     [
         *("model", "a", "b", "q", "sum", "id", "k", "only", "not"),
         *("highlight", "x", "tab", "method", "x_from", "words", "ax_not"),
+        *("basis", "grid", "items", "s1", "word", "cmp_word", "cmp_k"),
     ],
 )
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
-    maps = dict.fromkeys(("highlight", "x", "tab", "method"), "pages/pca.py")
-    page = {**maps, "x_from": "pages/axes.py"}.get(
-        name, "pages/axes.py" if name in ("words", "ax_not") else "pages/neighbours.py"
-    )
+    pages = {
+        **dict.fromkeys(("highlight", "x", "tab", "method", "basis"), "pages/pca.py"),
+        **dict.fromkeys(("x_from", "words", "ax_not"), "pages/axes.py"),
+        **dict.fromkeys(("s1", "word"), "pages/context.py"),
+        **dict.fromkeys(("cmp_word", "cmp_k"), "pages/compare.py"),
+        "items": "pages/concepts.py",
+    }
+    page = pages.get(name, "pages/neighbours.py")
     for value in [*LINK_VALUES, *(PATHS if name == "model" else ())]:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.query_params.update(

@@ -262,6 +262,14 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.LAYER_STAGE: "output",
         settings.MAP_METHOD: "t-SNE",
         settings.MAP_TAB: "Positions",
+        settings.NB_GRID_STAGE: "LayerNorm output",
+        settings.PCA_JOURNEY_BASIS: settings.JOURNEY_BASES[1],
+        settings.TOY_ITEMS: "item, size\nant, 1\nwhale, 9",
+        settings.CTX_FIRST: "A bank of fog.",
+        settings.CTX_SECOND: "",
+        settings.CTX_WORD: "fog",
+        settings.CMP_WORD: "river",
+        settings.CMP_K: 25,
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:
@@ -284,7 +292,7 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
 
 
 # The settings a link gives as a whole number, with a value each accepts.
-WHOLE_NUMBER_PARAMS = {"id": "7", "k": "7", "x": "7", "y": "7", "z": "7", "token": "7"}
+WHOLE_NUMBER_PARAMS = {"id": "7", "k": "7", "x": "7", "y": "7", "z": "7", "token": "7", "cmp_k": "7"}
 
 
 @pytest.mark.parametrize(
@@ -319,3 +327,45 @@ def test_the_core_reads_a_number_as_text_the_same_way():
     for text in ("1_0", " 10", "+10", "\uff11\uff10", "1e1"):
         with pytest.raises(OutOfRangeError, match="must be a whole number from 1 to 100"):
             limits.whole_number(text, "k", 1, 100)
+
+
+@pytest.mark.parametrize(
+    ("page", "params", "boxes"),
+    [
+        (
+            "pages/compare.py",
+            {"cmp_word": "river", "cmp_k": "25"},
+            {settings.CMP_WORD: "river", settings.CMP_K: 25},
+        ),
+        (
+            "pages/concepts.py",
+            {"items": "item, size\nant, 1\nwhale, 9"},
+            {settings.TOY_ITEMS: "item, size\nant, 1\nwhale, 9"},
+        ),
+        (
+            "pages/context.py",
+            {"s1": "A bank of fog.", "s2": "The fog lifted.", "word": "fog"},
+            {
+                settings.CTX_FIRST: "A bank of fog.",
+                settings.CTX_SECOND: "The fog lifted.",
+                settings.CTX_WORD: "fog",
+            },
+        ),
+        ("pages/neighbours.py", {"grid": "layernorm"}, {settings.NB_GRID_STAGE: "LayerNorm output"}),
+        (
+            "pages/pca.py",
+            {"tab": "journey", "basis": "sentence"},
+            {settings.PCA_JOURNEY_BASIS: settings.JOURNEY_BASES[1]},
+        ),
+    ],
+)
+def test_settings_of_every_page_travel_in_a_link_and_back(page, params, boxes):
+    """A link to Compare, Concepts, Context, the Neighbours grid or the sentence journey opens
+    with its values in their boxes, and the address bar then holds the same parameters."""
+    at = open_link(params, page)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    for key, value in boxes.items():
+        assert at.session_state[key] == value, key
+    shown = at.query_params
+    for name, text in params.items():
+        assert shown.get(name) in (text, [text]), (name, shown.get(name))
