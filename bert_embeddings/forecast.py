@@ -140,7 +140,8 @@ def seconds_left(steps: list[Step], shape: Shape) -> TimeLeft | None:
     if not steps:
         return None
     now = steps[-1]
-    if now.stage < LAYOUT or (now.stage == LAYOUT and _layout_rate(steps) is None):
+    fitted = _layout_rate(steps) if now.stage == LAYOUT else None
+    if now.stage < LAYOUT or (now.stage == LAYOUT and fitted is None):
         low, high = sorted((_left(steps, shape, EVEN), _left(steps, shape, SPREADING)))
         return TimeLeft(low, high)
     # The stages after the layout take a second or so: the pace up to the layout's start (where
@@ -150,7 +151,7 @@ def seconds_left(steps: list[Step], shape: Shape) -> TimeLeft | None:
     if now.stage > LAYOUT:
         left = speed * (sum(predicted[now.stage :]) - predicted[now.stage] * now.fraction)
     else:
-        start, growth = _layout_rate(steps)
+        start, growth = fitted
         left_here = start * (1 - now.fraction) + growth * (1 - now.fraction**2) / 2
         left = max(0.0, left_here) + speed * sum(predicted[LAYOUT + 1 :])
     return TimeLeft(left, left)

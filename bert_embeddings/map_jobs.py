@@ -258,7 +258,7 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
         if history and history[-1][0] == step[0] and step[1] - history[-1][1] < 0.05 and step[1] < 1:
             return
         history.append(step)
-        report = {"stage": stage, "fraction": step[1], "history": history, "shape": asdict(shape)}
+        report = {"stage": stage, "history": history, "shape": asdict(shape)}
         _write_atomically(folder / PROGRESS, json.dumps(report).encode())
 
     result = neighbour_map.compute(np.asarray(table), settings, threads, progress)
