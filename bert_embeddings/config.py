@@ -31,6 +31,7 @@ CACHE = "BERT_EXPLORER_CACHE"
 MAP_ITERATIONS = "BERT_EXPLORER_MAP_ITERATIONS"
 PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
 PRESENTER = "BERT_EXPLORER_PRESENTER_KEY"
+ROOM_TRACE = "BERT_EXPLORER_ROOM_TRACE"
 DEFAULT_MAP_ITERATIONS = 750
 
 DEFAULT_MODEL = "bert-base-uncased"
@@ -81,6 +82,11 @@ VARIABLES = (
         PRESENTER,
         "if set, only people who type this key can lead a workshop room (anyone can follow one); "
         "set it as a secret on Community Cloud",
+    ),
+    Variable(
+        ROOM_TRACE,
+        "a file to which the server appends a line when a room's leader publishes a view and when "
+        "each follower's run first applies it (for `bench.follow`; leave unset)",
     ),
     Variable("HF_HUB_OFFLINE", "`1` never contacts the Hub: the Hugging Face cache, else the bundled model"),
     Variable("HF_ENDPOINT", f"another Hub address (default `{DEFAULT_ENDPOINT}`)"),
@@ -140,6 +146,10 @@ def map_iterations() -> int:
 
 def precompute_maps() -> bool:
     return value(PRECOMPUTE_MAPS).lower() in _TRUE
+
+
+def room_trace() -> str:
+    return value(ROOM_TRACE)
 
 
 def presenter_key(secrets: Mapping | None = None) -> str:

@@ -42,6 +42,9 @@ RESERVED_FOR_PRESENTERS = 10  # of MOST_ROOMS, when the host set a presenter key
 OPENS_PER_CLIENT = 5
 OPENS_WINDOW_MINUTES = 10.0
 REMEMBER_CLOSED_HOURS = 24.0
+# A leader's page says it is still there every minute; a room whose leader has been silent this
+# long (a closed tab, a lost laptop) gives its place to a new room when the server is full.
+LEADER_AWAY_MINUTES = 10.0
 
 Watcher = Callable[[int], None]  # called with the room's new version (0 once it has closed)
 
@@ -88,6 +91,8 @@ def closed_message(code: str, reason: str, idle_hours: float = IDLE_HOURS) -> st
     return {
         "closed": f"Room {code} was closed by its leader.",
         "idle": f"Room {code} closed after {idle_hours:g} hours without a change.",
+        "away": f"Room {code} closed: its leader had been away for over {LEADER_AWAY_MINUTES:g} minutes "
+        "and the server needed the room for someone else.",
     }.get(reason, f"Room {code} has closed.")
 
 
@@ -105,6 +110,10 @@ class RoomStore(ABC):
         """The leader's new view (no new version if it is the same); returns the version."""
 
     @abstractmethod
+    def beat(self, code: str, token: str) -> None:
+        """The leader's page is still open (RoomError if the room closed or the token is wrong)."""
+
+    @abstractmethod
     def look(self, code: str) -> Snapshot:
         """A follower's question; RoomClosedError or RoomError if there is no open room."""
 
@@ -118,8 +127,9 @@ class RoomStore(ABC):
 
     @abstractmethod
     def watch(self, code: str, watcher: Watcher) -> Callable[[], None]:
-        """Call ``watcher`` with each new version of ``code`` (0 when it closes), from whichever
-        thread made the change; returns the function that stops watching."""
+        """Call ``watcher`` with each new version of ``code`` (0 when it closes, or at once if it
+        is not open), from whichever thread made the change; returns the function that stops
+        watching."""
 
 
 @dataclass
@@ -130,6 +140,7 @@ class _Room:
     version: int
     changed: float  # the view's last change (or the room's opening)
     presenter: bool
+    seen: float  # the leader's last sign of life: a change, or their page's beat
     watchers: list[Watcher] = field(default_factory=list)
 
 
@@ -183,7 +194,9 @@ class MemoryRooms(RoomStore):
             raise RoomError(f"Only the person who opened room {code} can lead it.")
         return room
 
-    def _check_limits(self, client: str, presenter: bool) -> None:
+    def _check_limits(self, client: str, presenter: bool) -> list[Watcher]:
+        """RoomError if ``client`` may not open a room now; the watchers of a room whose leader
+        was long away, closed to make room, to be told."""
         now = self.clock()
         recent = [t for t in self._opened_by.get(client, []) if now - t < OPENS_WINDOW_MINUTES * 60]
         self._opened_by[client] = recent
@@ -194,28 +207,38 @@ class MemoryRooms(RoomStore):
                 "server's limit for one address: lead the room you have, or try again in a few minutes."
             )
         limit = self.most if presenter else self.most - self.reserved
+        told = []
+        while len(self._rooms) >= limit and (away := self._longest_away(now)) is not None:
+            told += self._end(away, "away")
         if len(self._rooms) >= limit:
             raise RoomError(
                 f"This server has as many open rooms as it allows ({len(self._rooms)}); a room closes "
                 f"when its leader closes it, or after {self.idle_seconds / 3600:g} hours without a change. "
                 "Try again later, or join an open room."
             )
+        return told
+
+    def _longest_away(self, now: float) -> str | None:
+        """The room whose leader has been silent longest, if over LEADER_AWAY_MINUTES."""
+        away = [(room.seen, code) for code, room in self._rooms.items()]
+        seen, code = min(away, default=(now, None))
+        return code if now - seen > LEADER_AWAY_MINUTES * 60 else None
 
     def open(self, view: dict[str, str], client: str = "", presenter: bool = False) -> tuple[str, str]:
-        with self._locked():
-            self._check_limits(client, presenter)
+        with self._locked() as told:
+            told += self._check_limits(client, presenter)
             code = new_code()
             while code in self._rooms or code in self._closed:
                 code = new_code()
             token, now = secrets.token_urlsafe(24), self.clock()
-            self._rooms[code] = _Room(code, token_hash(token), dict(view), 1, now, presenter)
+            self._rooms[code] = _Room(code, token_hash(token), dict(view), 1, now, presenter, now)
             self._opened_by[client].append(now)
             return code, token
 
     def show(self, code: str, token: str, view: dict[str, str]) -> int:
         with self._locked():
             room = self._room(code, token)
-            room.changed = self.clock()
+            room.changed = room.seen = self.clock()
             changed = view != room.view
             if changed:
                 room.view, room.version = dict(view), room.version + 1
@@ -223,6 +246,10 @@ class MemoryRooms(RoomStore):
         if changed:
             _tell(watchers, version)
         return version
+
+    def beat(self, code: str, token: str) -> None:
+        with self._locked():
+            self._room(code, token).seen = self.clock()
 
     def look(self, code: str) -> Snapshot:
         with self._locked():
@@ -245,6 +272,8 @@ class MemoryRooms(RoomStore):
             room = self._rooms.get(code)
             if room is not None:
                 room.watchers.append(watcher)
+        if room is None:
+            _tell([watcher], 0)
 
         def stop() -> None:
             with self._lock:

@@ -1,12 +1,31 @@
 """Follow the presenter: a room whose followers see the page and settings its leader shows.
 
-A view is what a shareable link holds: the page and ``links.view_params``. The leader's
-session publishes its view to the room on every run (``publish``); a follower's sidebar polls
-the room every two seconds in a fragment (a dictionary lookup, no page run) and, when the
-version moves on, keeps the new view as *pending* and reruns the app, whose first lines apply
-it exactly as a link is applied (``apply_pending``): checked by the same parsers, so a follower
-never gets a folder on the server, a custom model the host switched off, or presenter mode.
-A follower who changes anything stops following, with a notice and a way back.
+A view is what a shareable link holds: the page and ``links.view_params``, without a link's
+length limit (a room carries a long sentence). The leader's session publishes its view to the
+room on every run (``publish``). Each follower's sidebar holds a small browser component
+(components/room_watch.py) with a stream on the room's push route (components/room_stream.py):
+on every new version it wakes the sidebar's room fragment, which reads the room (a dictionary
+lookup, no page run) and, when the version moved on, keeps the new view as *pending* and reruns
+the app. The app's first lines apply it exactly as a link is applied (``apply_pending``):
+checked by the same parsers, so a follower never gets a folder on the server, a custom model the
+host switched off, or presenter mode; what the room could not carry is named on the follower's
+page. The component also checks every ``CHECK_SECONDS`` (every ``FALLBACK_SECONDS`` while its
+stream is not open, e.g. where a host does not pass the route through), so a missed push costs
+seconds. The leader's component says every ``BEAT_SECONDS`` that the leader is still there,
+and keeps the room in a cookie, so that a reload leads it again.
+
+Why followers were lost before (Streamlit 1.67; tests/test_follow_browser.py reproduced it):
+each follower's two-second fragment timer asked for a rerun of the room fragment while the
+full run that applied the leader's last view was still drawing, and Streamlit lets such a
+fragment rerun replace the full run in progress. Either the replacing run carried the browser's
+older widget values, which the app took for the follower's own change, so the follower stopped
+following without a word; or the page was left half drawn while the room's version said it was
+shown. So now a view counts as shown only once a full run has drawn it (``drawn``, via
+components/runs.py): until then it is applied again, never taken for a change, and a wake-up
+that replaced the run drawing it reruns the whole page. Periodic checks wait in the browser
+until the run in progress has ended; and a page left blank (which Streamlit's browser side can
+also do during quick page switches) asks for its page again.
+A follower who changes anything themselves stops following, with a notice and a way back.
 """
 
 from __future__ import annotations
@@ -17,26 +36,41 @@ import streamlit as st
 
 from bert_embeddings import config, rooms
 from bert_embeddings.rooms import RoomError
-from components import echo, links, settings
+from components import echo, links, room_watch, roomstore, settings
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
-PROBLEM = "_room_problem"
+DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
+DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
+SHOWN = "_room_shown"  # the leader's last version published
+PROBLEM, RESUMED, FORGET = "_room_problem", "_room_resumed", "_room_forget"
 USED = "_room_used"  # the section was used in this session: it stays open
-POLL_SECONDS = 2.0
+TRACED = "_room_traced"
 PAGE = "page"
+DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
+CHECK_SECONDS, FALLBACK_SECONDS, BEAT_SECONDS = 15, 5, 60
+COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
 
 
-@st.cache_resource
 def _rooms() -> rooms.RoomStore:
-    # One registry for the whole server process: every session's rooms. Where the host set a
-    # presenter key, some rooms are kept for those who give it.
-    reserved = rooms.RESERVED_FOR_PRESENTERS if config.presenter_key(st.secrets) else 0
-    return rooms.MemoryRooms(reserved=reserved)
+    return roomstore.store()
 
 
 def view(page: str) -> dict[str, str]:
-    return {PAGE: page, **links.view_params(page)}
+    """What this session shows, as a room carries it (no link length limit)."""
+    return {PAGE: page, **links.view_params(page, text_limit=None)}
+
+
+def _room_view(page: str) -> dict[str, str]:
+    """The leader's view for the room, with what it could not carry named in words."""
+    shown = view(page)
+    if left_out := links.left_out(page):
+        shown[DIFFERS] = "; ".join(left_out)
+    return shown
+
+
+def _setting_part(shown: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in shown.items() if k != DIFFERS}
 
 
 def publish(page: str) -> None:
@@ -49,22 +83,49 @@ def publish(page: str) -> None:
     links.publish(page, extra)
     if lead := state.get(LEAD):
         try:
-            _rooms().show(*lead, view(page))
+            version = _rooms().show(*lead, _room_view(page))
         except RoomError as problem:
             state.pop(LEAD, None)
+            state[FORGET] = True
             st.sidebar.warning(echo.plain(problem), icon=":material/groups:")
+            return
+        if state.get(SHOWN) != version:
+            state[SHOWN] = version
+            room_watch.trace("shown", lead[0], version)
+
+
+def _unfinished() -> bool:
+    """Whether the view last applied was never drawn to the end (another run replaced the one
+    that applied it): it is applied again, and what the session shows is not the reader's own."""
+    applied = st.session_state.get(APPLIED)
+    return applied is not None and st.session_state.get(DRAWN) != applied[0]
+
+
+def drawn() -> None:
+    """The app's run is about to draw its page (app.py calls this through components/runs.py)."""
+    state = st.session_state
+    state[DRAWN_BEFORE] = state.get(DRAWN)
+    if applied := state.get(APPLIED):
+        state[DRAWN] = applied[0]
+
+
+def replaced() -> None:
+    """Another run replaced this one before its page was drawn to the end."""
+    st.session_state[DRAWN] = st.session_state.pop(DRAWN_BEFORE, None)
 
 
 def _stop_on_own_change(page: str) -> bool:
     """A follower whose session no longer shows the view last applied (and has no newer one
-    waiting) changed it themselves: they stop following. Returns whether they did."""
+    waiting, and whose last view was drawn) changed it themselves: they stop following.
+    Returns whether they did."""
     state = st.session_state
     applied = state.get(APPLIED)
     if (
         not state.get(FOLLOW)
         or applied is None
         or PENDING in state
-        or links.same_view(view(page), applied[1])
+        or _unfinished()
+        or links.same_view(view(page), _setting_part(applied[1]))
     ):
         return False
     stop_following(own_change=True)
@@ -77,14 +138,32 @@ def join_from_link(code: str) -> None:
     st.session_state.pop(APPLIED, None)
 
 
+def resume_leading() -> None:
+    """A session's first run: a browser whose cookie names a room it leads (the leader reloaded,
+    or reopened the tab) leads it again. Nothing happens for a follower or a stale cookie."""
+    state = st.session_state
+    if state.get(LEAD) or state.get(FOLLOW):
+        return
+    try:
+        saved = str((st.context.cookies or {}).get(COOKIE) or "")[:100]
+    except Exception:  # outside a browser session (headless tests)
+        return
+    code, _, token = saved.partition(".")
+    try:
+        if token and _rooms().leads(rooms.normal_code(code), token):
+            state[LEAD] = (rooms.normal_code(code), token)
+            state[RESUMED] = state[USED] = True
+    except RoomError:
+        return
+
+
 def apply_pending(current_page: str) -> str | None:
     """Before any widget is drawn: a follower's own change stops following; a new view from the
-    room is applied. Returns the page to switch to, if the room shows another."""
+    room is applied, and so is the last one again if no run drew it to the end. Returns the page
+    to switch to, if the room shows another."""
     state = st.session_state
     code = state.get(FOLLOW)
-    if not code:
-        return None
-    if _stop_on_own_change(current_page):
+    if not code or _stop_on_own_change(current_page):
         return None
     applied = state.get(APPLIED)
     if PENDING not in state:
@@ -94,12 +173,15 @@ def apply_pending(current_page: str) -> str | None:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
             return None
-        if applied is not None and applied[0] == version:
+        if applied is not None and applied[0] == version and not _unfinished():
             return None
         state[PENDING] = (version, shown)
     version, shown = state.pop(PENDING)
-    links.apply_view({k: v for k, v in shown.items() if k != PAGE})
+    links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
     state[APPLIED] = (version, shown)
+    if state.get(TRACED) != version:
+        state[TRACED] = version
+        room_watch.trace("applied", code, version)
     target = shown.get(PAGE, current_page)
     return target if target != current_page else None
 
@@ -107,18 +189,28 @@ def apply_pending(current_page: str) -> str | None:
 def stop_following(own_change: bool = False) -> None:
     state = st.session_state
     code = state.pop(FOLLOW, None)
-    state.pop(APPLIED, None)
-    state.pop(PENDING, None)
+    for key in (APPLIED, PENDING, DRAWN):
+        state.pop(key, None)
     if own_change and code:
         state[STOPPED] = code
 
 
-@st.fragment(run_every=POLL_SECONDS)
-def _poll(code: str) -> None:
-    """A follower's sidebar, every two seconds: only this part runs, and only a dictionary is read."""
+def _woken() -> None:
+    """The component's wake-up: the fragment that holds it reruns, and decides."""
+
+
+@st.fragment
+def _following(code: str) -> None:
+    """A follower's room section. It reruns alone when the component wakes it (a push, or the
+    periodic check): a dictionary lookup, and a full run only if the view moved on or the last
+    one was never drawn to the end."""
     state = st.session_state
+    mounted = room_watch.mount(key="room_watch", data=_watch_data(code), on_wake_change=_woken, height=0)
+    woken = getattr(mounted, "wake", None)
     if state.get(FOLLOW) != code:
         return
+    if woken:
+        room_watch.trace("woken", code, 0)
     try:
         version, shown = _snapshot(code)
     except RoomError:
@@ -127,7 +219,36 @@ def _poll(code: str) -> None:
     if applied is None or applied[0] != version:
         state[PENDING] = (version, shown)
         st.rerun(scope="app")
+    # (In a full run, the view is being drawn right now.)
+    if woken and (str(woken).startswith("blank") or _unfinished()):
+        st.rerun(scope="app")
     st.caption(f":material/sync: Following room {code}: you see what its leader shows.")
+    if differs := shown.get(DIFFERS):
+        told = echo.plain(f"Except what the room cannot carry: {differs}.")
+        st.warning(told, icon=":material/sync_problem:")
+
+
+def _watch_data(code: str) -> dict:
+    return {
+        "stream": f"rooms/{code}/events",
+        "every_ms": CHECK_SECONDS * 1000,
+        "fallback_ms": FALLBACK_SECONDS * 1000,
+    }
+
+
+@st.fragment
+def _leading(code: str, token: str) -> None:
+    """The leader's room section: the component beats every minute, and keeps the room in a
+    cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
+    cookie = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
+    data = {"cookie": cookie, "every_ms": BEAT_SECONDS * 1000, "fallback_ms": BEAT_SECONDS * 1000}
+    room_watch.mount(key="room_lead", data=data, on_wake_change=_woken, height=0)
+    try:
+        _rooms().beat(code, token)
+    except RoomError as problem:
+        st.session_state.pop(LEAD, None)
+        st.session_state[PROBLEM] = str(problem)
+        st.rerun(scope="app")
 
 
 def sidebar() -> None:
@@ -138,30 +259,43 @@ def sidebar() -> None:
     state[USED] = bool(state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM))
     with st.sidebar.expander("Workshop room", expanded=state[USED] or bool(state.get(STOPPED))):
         if lead := state.get(LEAD):
-            code = lead[0]
-            st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
-            st.code(join_link(code), language=None)
-            st.caption("Share the link, or the code to type under Join. The link holds no secret.")
-            st.button("Close the room", on_click=_close, key="room_close")
+            _leader_section(*lead)
         elif code := state.get(FOLLOW):
-            _poll(code)
+            _following(code)
             st.button("Stop following", on_click=stop_following, key="room_stop")
         else:
-            if stopped := state.get(STOPPED):
-                st.info(
-                    f"You changed the view yourself, so you stopped following room {stopped}.",
-                    icon=":material/sync_disabled:",
-                )
-                st.button("Follow again", on_click=_follow_again, key="room_again")
-            st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
-            # The code is read when Join is clicked: a code typed just before the click counts.
-            st.button("Join", on_click=_join_typed, key="room_join")
-            key = ""
-            if config.presenter_key(st.secrets):
-                key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
-            st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
+            _idle_section()
         if problem := state.pop(PROBLEM, None):
             st.error(echo.plain(problem), icon=":material/error:")
+
+
+def _leader_section(code: str, token: str) -> None:
+    if st.session_state.pop(RESUMED, None):
+        st.success(f"You lead room {code} again.", icon=":material/groups:")
+    st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
+    st.code(join_link(code), language=None)
+    st.caption("Share the link, or the code to type under Join. The link holds no secret.")
+    _leading(code, token)
+    st.button("Close the room", on_click=_close, key="room_close")
+
+
+def _idle_section() -> None:
+    state = st.session_state
+    if state.pop(FORGET, None):  # the room this browser led closed: its cookie goes too
+        room_watch.mount(key="room_forget", data={"cookie": f"{COOKIE}=; path=/; max-age=0"}, height=0)
+    if stopped := state.get(STOPPED):
+        st.info(
+            f"You changed the view yourself, so you stopped following room {stopped}.",
+            icon=":material/sync_disabled:",
+        )
+        st.button("Follow again", on_click=_follow_again, key="room_again")
+    st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
+    # The code is read when Join is clicked: a code typed just before the click counts.
+    st.button("Join", on_click=_join_typed, key="room_join")
+    key = ""
+    if config.presenter_key(st.secrets):
+        key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
+    st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
 
 
 def join_link(code: str) -> str:
@@ -196,6 +330,7 @@ def _open(key: str) -> None:
 def _close() -> None:
     if lead := st.session_state.pop(LEAD, None):
         _rooms().close(*lead)
+        st.session_state[FORGET] = True
 
 
 def _client_address() -> str:

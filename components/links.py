@@ -10,6 +10,9 @@ The page itself is the URL's path (``/neighbours``), which Streamlit routes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
 import streamlit as st
 
 from bert_embeddings import checkpoints
@@ -20,6 +23,9 @@ from components import widgets as w
 LINK_TEXT_LIMIT = 2000
 RESTORED = "_link_restored"  # set once the session's first run has read its link
 UNUSED = "_link_unused"  # what the link held that could not be used, until a page has said so
+# The defaults pages work out from the model in use (its last layer, its every dimension), by
+# key: a value still at its page's default stays out of the link, like any other default.
+PAGE_DEFAULTS = "_link_page_defaults"
 # Streamlit's own parameters (embedding an app in a page) pass through untouched.
 STREAMLIT_PARAMS = ("embed", "embed_options")
 
@@ -39,6 +45,12 @@ def _model_from_link(spec: str) -> tuple[str, str]:
     if not checkpoints.is_hub_id(spec):
         raise ValueError("not a Hugging Face Hub id")
     return settings.OTHER, spec
+
+
+def _offered(setting: settings.Setting) -> bool:
+    """Whether this app offers the setting: a Hub id to compare with only where the host lets
+    people name any model (as for the sidebar's model)."""
+    return setting.key != settings.CMP_CUSTOM or settings.OTHER in w.model_options()
 
 
 def restore() -> bool:
@@ -90,6 +102,8 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
     for setting in settings.LINKED:
         if setting.url in params:
             try:
+                if not _offered(setting):
+                    raise ValueError("this app only offers the models in its list")
                 state[setting.key] = setting.read(params[setting.url])
                 continue
             except ValueError as reason:
@@ -97,7 +111,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
         if reset and setting.default is None:
             state.pop(setting.key, None)
         elif reset:
-            state[setting.key] = setting.default
+            state[setting.key] = settings.default(setting.key)
     return problems
 
 
@@ -122,37 +136,85 @@ def notice(problems: list[str]) -> str:
     )
 
 
-def view_params(page: str) -> dict[str, str]:
-    """The URL parameters for ``page``: each setting shown there that differs from its default."""
+def _model_problem(spec: str) -> str | None:
+    """Why a link cannot name this model (None: it can)."""
+    if checkpoints.is_hub_id(spec):
+        return None
+    if spec.startswith("/"):
+        return "a folder on this server, which followers cannot load"
+    return "not a Hugging Face Hub id"
+
+
+def _shown(page: str) -> Iterator[tuple[settings.Setting, object]]:
+    """Each linked setting shown on ``page`` whose value differs from its default (the table's,
+    or the one the page worked out from the model), with that value."""
     state = st.session_state
-    params = {}
-    choice = state.get(settings.MODEL_KEY, w.model_options()[0])
-    if choice == settings.OTHER:
-        custom = (state.get(settings.CUSTOM_MODEL_KEY) or "").strip()
-        if checkpoints.is_hub_id(custom):
-            params[MODEL] = custom
-    elif choice != w.model_options()[0] and choice in w.model_options():
-        params[MODEL] = choice
+    page_defaults = state.get(PAGE_DEFAULTS, {})
+    mode = state.get(settings.NB_MODE, settings.default(settings.NB_MODE))
     for param in settings.LINKED:
-        if param.page not in (None, page) or param.key not in state:
+        if param.page not in (None, page) or param.key not in state or not _offered(param):
             continue
-        if (
-            param.mode is not None
-            and state.get(settings.NB_MODE, settings.default(settings.NB_MODE)) != param.mode
-        ):
+        if param.mode is not None and mode != param.mode:
             continue
         value = state[param.key]
         if value is None or value == param.default:
             continue
-        # Only a value the link can carry and give back: not 1.5 for k (the page shows its
-        # message; the link keeps the default), nor a sentence too long for an address.
-        try:
-            text = param.write(value)
-            if len(text) <= LINK_TEXT_LIMIT and param.read(text) == value:
-                params[param.url] = text
-        except (ValueError, TypeError, OverflowError):
+        if param.key in page_defaults and value == page_defaults[param.key]:
             continue
+        yield param, value
+
+
+def _text_of(param: settings.Setting, value: object) -> str | None:
+    """The link's text for a value, if the link can carry it and give it back (not 1.5 for k:
+    the page shows its message and the link keeps the default); None otherwise."""
+    try:
+        text = param.write(value)
+        return text if param.read(text) == value else None
+    except (ValueError, TypeError, OverflowError, KeyError):
+        return None
+
+
+def _model_param() -> str | None:
+    """The model as a link names it; None for the default, or for one a link cannot name."""
+    state = st.session_state
+    choice = state.get(settings.MODEL_KEY, w.model_options()[0])
+    if choice == settings.OTHER:
+        custom = (state.get(settings.CUSTOM_MODEL_KEY) or "").strip()
+        return custom if checkpoints.is_hub_id(custom) else None
+    return choice if choice != w.model_options()[0] and choice in w.model_options() else None
+
+
+def view_params(page: str, text_limit: int | None = LINK_TEXT_LIMIT) -> dict[str, str]:
+    """The URL parameters for ``page``: each setting shown there that differs from its default.
+    A text over ``text_limit`` characters stays out (browsers and proxies refuse very long
+    URLs); with None, none does (a room's view is not an address)."""
+    params = {}
+    if (model := _model_param()) is not None:
+        params[MODEL] = model
+    for param, value in _shown(page):
+        text = _text_of(param, value)
+        if text is not None and (text_limit is None or len(text) <= text_limit):
+            params[param.url] = text
     return params
+
+
+def left_out(page: str) -> list[str]:
+    """What the view of ``page`` cannot carry for this session, as people read it: the model
+    when a link cannot name it, and each setting whose value a link cannot hold (one the page
+    refuses, such as k typed as 500). Long sentences are not named: rooms carry them."""
+    state = st.session_state
+    missing = []
+    if state.get(settings.MODEL_KEY) == settings.OTHER and settings.OTHER in w.model_options():
+        custom = (state.get(settings.CUSTOM_MODEL_KEY) or "").strip()
+        if custom and (problem := _model_problem(custom)):
+            missing.append(f"the model ({problem})")
+    for param, value in _shown(page):
+        if _text_of(param, value) is None:
+            problem = "the value typed is not valid"
+            if param.key == settings.CMP_CUSTOM and isinstance(value, str):
+                problem = _model_problem(value.strip()) or problem
+            missing.append(f"{settings.LABELS.get(param.key, param.url)} ({problem})")
+    return missing
 
 
 def publish(page: str, extra: dict[str, str] | None = None) -> None:
@@ -177,15 +239,50 @@ def share_hint() -> None:
     st.sidebar.caption(hint)
 
 
-def keep_within(key: str, options, default, label: str) -> None:
-    """Before a selectbox: a value it does not offer (from a link, or left over from a longer
-    sentence) becomes ``default``, and the page says so. Nothing set yet means the default."""
-    state = st.session_state
-    if key not in state:
-        state[key] = default
-    elif state[key] not in options:
-        st.info(
-            echo.plain(f"{label} {state[key]!r} is not available here, so {default!r} is shown instead."),
-            icon=":material/link_off:",
+@dataclass(frozen=True)
+class Span:
+    """The (first, last) pairs a range slider from ``low`` to ``high`` offers (for keep_within)."""
+
+    low: int
+    high: int
+
+    def __contains__(self, value: object) -> bool:
+        return (
+            isinstance(value, tuple)
+            and len(value) == 2
+            and all(isinstance(end, int) for end in value)
+            and self.low <= value[0] <= value[1] <= self.high
         )
+
+
+def keep_within(
+    key: str,
+    options,
+    default,
+    label: str,
+    name: Callable[[object], str] | None = None,
+    by_model: bool = False,
+) -> None:
+    """Before a widget whose choices depend on the model or the sentence: a value it does not
+    offer (from a link, or left over from a longer sentence) becomes ``default`` (None: the
+    widget's own), and the page says so. Nothing set yet means the default. ``name`` words a
+    value for that message. With ``by_model`` the default is the model's own (its last layer,
+    its every dimension): links leave it out, a value still at the previous model's default
+    moves to the new one without a word, and a value chosen stays if the new model has it."""
+    state = st.session_state
+    if by_model:
+        page_defaults = state.setdefault(PAGE_DEFAULTS, {})
+        if key in state and page_defaults.get(key, default) != default:  # another model
+            # Still at the last model's default: the new one's. Else the value chosen, said
+            # again: Streamlit would otherwise reset a widget whose range changed.
+            state[key] = default if state[key] == page_defaults[key] else state[key]
+        page_defaults[key] = default
+    if key in state and state[key] not in options:
+        if name is None:
+            text = f"{label} {state[key]!r} is not available here, so {default!r} is shown instead."
+        else:
+            text = f"{name(state[key])} is not available here, so {name(default)} is shown instead."
+        st.info(echo.plain(text[:1].upper() + text[1:]), icon=":material/link_off:")
+        del state[key]
+    if key not in state and default is not None:
         state[key] = default

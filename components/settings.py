@@ -1,8 +1,9 @@
 """Every setting a person or a link can change, declared once.
 
 Each row gives a setting's session key, its default, the page it belongs to and, for the
-settings a shareable link carries, its name in the URL with the parser that checks a link's
-text (raising ValueError with the reason) and the writer that turns a value back into text.
+settings a shareable link carries (all but those in NOT_IN_VIEW), its name in the URL with the
+parser that checks a link's text (raising ValueError with the reason) and the writer that
+turns a value back into text.
 Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
 through here (components/links.py), and so will the presenter's broadcast. No other module
 defines a setting's key or default.
@@ -89,9 +90,9 @@ def _whole_number(low: int, high: int | None = None) -> Callable[[str], float]:
     return read
 
 
-def _int(low: int) -> Callable[[str], int]:
-    """A whole number for a select box, which holds ints."""
-    read = _whole_number(low)
+def _int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """A whole number for a select box, a radio or a slider, which hold ints."""
+    read = _whole_number(low, high)
     return lambda text: int(read(text))
 
 
@@ -122,6 +123,56 @@ def _text(limit: limits.Limit) -> Callable[[str], str]:
     return read
 
 
+def _span(text: str) -> tuple[int, int]:
+    """A range of dimensions, "first-last" in the digits 0-9 (a range slider's two ends)."""
+    if len(text) > 2 * len(str(_MOST_DIMENSIONS)) + 1:
+        raise ValueError("not a range of dimensions written as first-last, e.g. 0-383")
+    first, dash, last = text.partition("-")
+    if not dash:
+        raise ValueError("not a range of dimensions written as first-last, e.g. 0-383")
+    span = (limits.whole_number_text(first), limits.whole_number_text(last))
+    if span[0] > span[1]:
+        raise ValueError("the first dimension is after the last")
+    if span[1] > _MOST_DIMENSIONS:
+        raise ValueError(f"beyond dimension {_MOST_DIMENSIONS:,}")
+    return span
+
+
+def _span_text(span: tuple[int, int]) -> str:
+    return f"{int(span[0])}-{int(span[1])}"
+
+
+def _kinds(text: str) -> list[int]:
+    """Kinds of vocabulary piece, by code, separated by commas ("" for none)."""
+    if len(text) > len(",".join(_KINDS)):
+        raise ValueError("longer than every kind of piece once")
+    kinds = [_one_of(_KINDS)(code) for code in text.split(",")] if text else []
+    if len(set(kinds)) < len(kinds):
+        raise ValueError("a kind of piece is named twice")
+    return kinds
+
+
+def _kinds_text(kinds: list[int]) -> str:
+    codes = {value: code for code, value in _KINDS.items()}
+    return ",".join(codes[kind] for kind in kinds)
+
+
+def _listed_model(text: str) -> str:
+    """A model the app lists by name (never any other name, nor a folder a host did not list)."""
+    _text(limits.MODEL_ID)(text)
+    if text not in checkpoints.listed_specs():
+        raise ValueError("not one of the models this app lists")
+    return text
+
+
+def _hub_id(text: str) -> str:
+    """A Hugging Face Hub id, never a folder on the server ("" for none)."""
+    _text(limits.MODEL_ID)(text)
+    if text and not checkpoints.is_hub_id(text):
+        raise ValueError("not a Hugging Face Hub id (a link never names a folder on the server)")
+    return text
+
+
 def _pattern(text: str) -> str:
     try:
         patterns.compile_pattern(text)
@@ -141,6 +192,9 @@ _COMPONENT = _whole_number(1, 10)
 _ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
+_KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
+_MOST_DIMENSIONS = 99_999  # far above any model's width; the page checks the model's own
+_MOST_LAYERS = 999  # far above any model's depth; the page checks the model's own
 
 
 @dataclass(frozen=True)
@@ -168,12 +222,13 @@ TABLE = (
     _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, _text(limits.SENTENCE)),
     _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _text(limits.SENTENCE)),
     _linked("special", SPECIAL_TOKENS_KEY, True, None, _one_of(_FLAGS), _code_of(_FLAGS)),
-    Setting(PRESENTER_KEY, False, None),  # never in a link: attendees should not inherit big text
-    Setting(ROOM_CODE, "", None),  # never in a link or a room: the room is joined, not shown
-    Setting(ROOM_PRESENTER_KEY, "", None),  # a secret: never in a link
+    Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
+    Setting(ROOM_CODE, "", None),
+    Setting(ROOM_PRESENTER_KEY, "", None),
     _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", _one_of(_MODES), _code_of(_MODES)),
     _linked("q", NB_WORD, "king", "neighbours", _text(limits.WORD), mode="word"),
-    Setting(NB_PIECE, None, "neighbours"),
+    # The piece of a split word to search with, by position (absent: the mean of its pieces).
+    _linked("piece", NB_PIECE, None, "neighbours", _int(0, limits.WORD.most), mode="word"),
     _linked("id", NB_ID, 2054.0, "neighbours", _whole_number(0), _whole_text, mode="token id"),
     _linked(
         "sum", NB_EXPRESSION, "king - man + woman", "neighbours", _text(limits.ARITHMETIC), mode="arithmetic"
@@ -197,7 +252,7 @@ TABLE = (
     _linked("leave_out", NB_LEAVE_OUT, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("only", NB_INCLUDE, "", "neighbours", _pattern),
     _linked("not", NB_EXCLUDE, "", "neighbours", _pattern),
-    Setting(NB_NEXT, None, "neighbours"),
+    Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", _one_of(_STAGES), _code_of(_STAGES)),
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
     _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
@@ -205,20 +260,21 @@ TABLE = (
     _linked("x", PCA_X, 1.0, "pca", _COMPONENT, _whole_text),
     _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, _whole_text),
     _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, _whole_text),
-    Setting(PCA_KINDS, None, "pca"),  # every kind of piece
+    _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "pca", _kinds, _kinds_text),
     _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
     _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca", _one_of(_BASES), _code_of(_BASES)),
-    Setting(DIMENSIONS, None, "embedding_layer"),  # every dimension of the model in use
+    # None: every dimension of the model in use (the page works it out, and links leave it out).
+    _linked("dims", DIMENSIONS, None, "embedding_layer", _span, _span_text),
     _linked("detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", _one_of({c: c for c in LAYER_STAGES})),
     _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", _text(limits.TOY_TEXT)),
-    Setting(POS_FIRST, 5.0, "positions"),
-    Setting(POS_SECOND, 6.0, "positions"),
+    _linked("p1", POS_FIRST, 5.0, "positions", _whole_number(0), _whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", _whole_number(0), _whole_text),
     _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _text(limits.SENTENCE)),
     _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _text(limits.SENTENCE)),
     _linked("word", CTX_WORD, "bank", "context", _text(limits.WORD)),
-    Setting(CTX_LAYER, None, "context"),  # the model's last layer
-    Setting(CMP_MODEL, checkpoints.BUNDLED, "compare"),
-    Setting(CMP_CUSTOM, "", "compare"),
+    _linked("layer", CTX_LAYER, None, "context", _int(0, _MOST_LAYERS)),  # None: the model's last layer
+    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", _listed_model),
+    _linked("cmp_id", CMP_CUSTOM, "", "compare", _hub_id),  # only where the host allows any model
     _linked("cmp_word", CMP_WORD, "bank", "compare", _text(limits.WORD)),
     _linked("cmp_k", CMP_K, 10.0, "compare", _whole_number(1, vocab_search.MAX_K), _whole_text),
     *(
@@ -235,10 +291,82 @@ TABLE = (
     _linked("ax_only", AX_INCLUDE, "", "axes", _pattern),
     _linked("ax_not", AX_EXCLUDE, "", "axes", _pattern),
 )
+# The settings that are not part of what a page shows, so that no link or room carries them
+# (each with its reason). Every other setting has a name in links (an architecture test checks).
+NOT_IN_VIEW = (
+    MODEL_KEY,  # carried apart, as "model": the picker and the free field make one choice
+    CUSTOM_MODEL_KEY,  # carried apart, as "model" (a Hub id; never a folder on the server)
+    PRESENTER_KEY,  # presenter mode: attendees who open a presenter's link should not inherit big text
+    ROOM_CODE,  # the room is joined, not shown: a link joins one with ?follow=CODE instead
+    ROOM_PRESENTER_KEY,  # a secret: never in a link or a room
+    NB_NEXT,  # an action: a click on a neighbour makes it the word query (which links carry), then clears
+)
+# Each linked setting as people read it on its page, for sentences such as "k (...)".
+LABELS = {
+    SENTENCE_A_KEY: "sentence A",
+    SENTENCE_B_KEY: "sentence B",
+    SPECIAL_TOKENS_KEY: "the special tokens switch",
+    NB_MODE: "the query mode",
+    NB_WORD: "the word or piece",
+    NB_PIECE: "the piece of the word to search with",
+    NB_ID: "the token id",
+    NB_EXPRESSION: "the vector arithmetic",
+    NB_TOKEN: "the token of your sentence",
+    NB_STAGE: "the stage the token is taken at",
+    NB_K: "k",
+    NB_SIMILARITY: "the similarity",
+    NB_GRID_STAGE: "the grid's stage",
+    PCA_DIMS: "2-D or 3-D",
+    MAP_TAB: "the map's tab",
+    MAP_METHOD: "the map's method",
+    PCA_X: "the component on x",
+    PCA_Y: "the component on y",
+    PCA_Z: "the component on z",
+    PCA_KINDS: "the kinds of piece to show",
+    PCA_HIGHLIGHT: "the highlight pattern",
+    PCA_JOURNEY_BASIS: "the journey's projection",
+    DIMENSIONS: "the dimensions to show",
+    LAYER_STAGE: "the stage in full",
+    TOY_ITEMS: "the items",
+    POS_FIRST: "the first position",
+    POS_SECOND: "the second position",
+    CTX_FIRST: "sentence 1",
+    CTX_SECOND: "sentence 2",
+    CTX_WORD: "the word to follow",
+    CTX_LAYER: "the layer to show",
+    CMP_MODEL: "the model to compare with",
+    CMP_CUSTOM: "the other model to compare with",
+    CMP_WORD: "the word to compare",
+    CMP_K: "k",
+    AX_WORDS: "the words to place",
+    AX_ORIGIN: "the coordinates",
+    AX_STAGE: "your sentence's pieces",
+    **{
+        key: f"axis {name}: {end}"
+        for name in axes.NAMES
+        for end, key in zip(("from", "to"), AX_ENDS[name], strict=True)
+    },
+}
+
+
+def _filter_labels(keys: FilterKeys, own: str) -> dict[str, str]:
+    return {
+        keys.hide_continuation: "hide ## continuation pieces",
+        keys.hide_special: "hide [CLS], [SEP], [unusedN]...",
+        keys.leave_out: f"leave out {own}",
+        keys.include: "the 'Only pieces matching' pattern",
+        keys.exclude: "the 'Leave out pieces matching' pattern",
+    }
+
+
+LABELS.update(_filter_labels(NB_FILTERS, "the query's own pieces"))
+LABELS.update(_filter_labels(AX_FILTERS, "the pieces of the axes' own words"))
 BY_KEY = {s.key: s for s in TABLE}
 LINKED = tuple(s for s in TABLE if s.url is not None)
 DEFAULTS = {s.key: s.default for s in TABLE if s.default is not None}
 
 
 def default(key: str) -> object:
-    return BY_KEY[key].default
+    """A setting's default (a fresh copy of a list, which its widget's state may become)."""
+    value = BY_KEY[key].default
+    return list(value) if isinstance(value, list) else value

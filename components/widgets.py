@@ -392,7 +392,7 @@ def piece_kinds() -> list[int]:
         list(range(len(vocab_search.KINDS))),
         format_func=vocab_search.KINDS.__getitem__,
         selection_mode="multi",
-        default=list(range(len(vocab_search.KINDS))),
+        default=settings.default(settings.PCA_KINDS),  # every kind
         key=settings.PCA_KINDS,
     )
     return list(shown or [])

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import contextual, cosine, vocab_search
-from components import charts, exports, routing, settings, state, widgets
+from components import charts, exports, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -62,9 +62,11 @@ st.caption(
     "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
 )
 
-layer = st.slider(
-    "Layer to show for sentence 1", 0, len(by_layer) - 1, len(by_layer) - 1, key=settings.CTX_LAYER
-)  # its default, the last layer, depends on the model
+last = len(by_layer) - 1  # the default: the model's last layer
+links.keep_within(
+    settings.CTX_LAYER, range(last + 1), last, "Layer", name=lambda n: f"layer {n}", by_model=True
+)
+layer = st.slider("Layer to show for sentence 1", 0, last, last, key=settings.CTX_LAYER)
 values = states[0][layer]
 widgets.chart(
     charts.stage_heatmap(

@@ -83,6 +83,15 @@ code = st.segmented_control(
 )
 code = code or next(iter(stages))  # a second click on the chosen stage clears it: keep showing it
 title, values, caption = stages[code]
+every = (0, model.hidden_size - 1)  # the default: every dimension of the model in use
+links.keep_within(
+    settings.DIMENSIONS,
+    links.Span(*every),
+    every,
+    "Dimensions",
+    name=lambda span: f"the range of dimensions {span[0]}-{span[1]}",
+    by_model=True,
+)
 dims = widgets.dimension_range(model.hidden_size)
 shown = dims if values.shape[1] == model.hidden_size else range(values.shape[1])  # the projection is wider
 widgets.chart(charts.stage_heatmap(values, labels, shown, title), key="stage_detail")

@@ -21,7 +21,17 @@ index = state.vocab_index()
 def word_query_ui() -> vocab_search.Query:
     word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
     ids = vocab_search.word_ids(index, model.tokenizer, word)
-    piece = widgets.piece_choice([index.pieces[i] for i in ids]) if len(ids) > 1 else None
+    # A linked piece this word lacks (or one chosen of a longer word) falls back to the mean.
+    count = len(ids)
+    pieces_are = "is one piece" if count == 1 else f"has pieces 0 to {count - 1}"
+    links.keep_within(
+        settings.NB_PIECE,
+        [None, *range(count)] if count > 1 else [None],
+        None,
+        "Piece",
+        name=lambda i: "the mean of its pieces" if i is None else f"piece {i} (this word {pieces_are})",
+    )
+    piece = widgets.piece_choice([index.pieces[i] for i in ids]) if count > 1 else None
     return vocab_search.word_query(index, model.tokenizer, word, piece)
 
 

@@ -121,6 +121,17 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
 
 
+@contextmanager
+def headless_chromium():
+    """Debian's Chromium under Playwright's synchronous API, closed afterwards (test fixtures)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
 def open_page(page, url: str, timeout_ms: int = 90_000) -> None:
     """Go to a page of the app and wait until its script has finished running."""
     page.goto(url, wait_until="domcontentloaded")

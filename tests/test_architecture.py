@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -165,3 +166,231 @@ def test_no_module_over_400_lines_and_no_function_over_60():
             if length > FUNCTION_LINES
         ]
     assert not too_long, too_long
+
+
+# --- every input is a setting that links carry (or one that is not part of the view) ----------
+
+# Streamlit's input widgets, by method name; called on st, st.sidebar, a column or a parameter.
+STREAMLIT_INPUTS = (
+    *("text_input", "text_area", "number_input", "selectbox", "multiselect", "slider"),
+    *("select_slider", "radio", "checkbox", "toggle", "segmented_control", "pills"),
+)
+
+
+def _dotted(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    return f"{_dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) else ""
+
+
+def _keys_in(value) -> set[str]:
+    """The setting keys a value of components.settings holds: a key, or keys in a dict, tuple or
+    FilterKeys (flattened)."""
+    from dataclasses import astuple
+
+    from components import settings
+
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, settings.FilterKeys):
+        value = astuple(value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, tuple | list):
+        return set().union(*(_keys_in(v) for v in value))
+    return set()
+
+
+class _Scan:
+    """The input widgets of a set of modules (path -> source), each with the setting keys its
+    key may hold, followed through the project's wrappers (a function that passes a parameter
+    as the key, or its **kwargs, to an input: each call of it is an input)."""
+
+    def __init__(self, sources: dict[str, str]):
+        self.trees = {path: ast.parse(text) for path, text in sources.items()}
+        self.parents = {}
+        for tree in self.trees.values():
+            for node in ast.walk(tree):
+                for child in ast.iter_child_nodes(node):
+                    self.parents[child] = node
+        self.problems: list[str] = []
+        self.found: list[tuple[str, set[str]]] = []  # ("path:line: input", its possible keys)
+
+    def run(self) -> _Scan:
+        for path, tree in self.trees.items():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if node.func.attr in STREAMLIT_INPUTS:
+                        self._check(path, node, node.func.attr, set())
+        return self
+
+    def _scope(self, node):
+        """The function around a node, or else its module."""
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, ast.FunctionDef):
+                return node
+        return node
+
+    def _check(self, path: str, call, what: str, seen: set) -> None:
+        """Record the keys an input call (or a wrapper's call) may have, or the problem."""
+        where = f"{path}:{call.lineno}: {what}"
+        key = next((k.value for k in call.keywords if k.arg == "key"), None)
+        spread = [k.value for k in call.keywords if k.arg is None]
+        for value in spread:
+            if isinstance(value, ast.Call) and _dotted(value.func).split(".")[-1] == "seeded":
+                key = value.args[0]
+        scope = self._scope(call)
+        function = isinstance(scope, ast.FunctionDef)
+        params = [a.arg for a in (*scope.args.args, *scope.args.kwonlyargs)] if function else []
+        kwargs = scope.args.kwarg.arg if function and scope.args.kwarg else None
+        if key is None and any(isinstance(v, ast.Name) and v.id == kwargs for v in spread):
+            return self._wrapper_calls(scope, None, seen)  # the key comes in **kwargs
+        if key is None:
+            return self.problems.append(f"{where} has no key")
+        if isinstance(key, ast.Name) and key.id in params:
+            return self._wrapper_calls(scope, key.id, seen)  # the key is a parameter
+        keys = self._resolve(key, scope)
+        if not keys:
+            return self.problems.append(f"{where}: key {ast.unparse(key)} is no setting of the table")
+        self.found.append((where, keys))
+        return None
+
+    def _resolve(self, expr, scope) -> set[str]:
+        """The keys an expression may hold: literal text, anything of components.settings, a
+        FilterKeys field, or a name bound in the same function to an expression of those."""
+        from components import settings
+
+        if isinstance(expr, ast.Constant):
+            return _keys_in(expr.value)
+        if isinstance(expr, ast.Subscript):
+            return self._resolve(expr.value, scope)
+        if isinstance(expr, ast.Attribute) and _dotted(expr.value) == "settings":
+            return _keys_in(getattr(settings, expr.attr, None))
+        if isinstance(expr, ast.Attribute):  # a FilterKeys field: each page's own
+            groups = [v for v in vars(settings).values() if isinstance(v, settings.FilterKeys)]
+            return {getattr(g, expr.attr) for g in groups if hasattr(g, expr.attr)}
+        if isinstance(expr, ast.Name):
+            keys = set()
+            for node in ast.walk(scope):
+                targets, value = [], None
+                if isinstance(node, ast.Assign):
+                    targets, value = node.targets, node.value
+                elif isinstance(node, ast.For | ast.comprehension):
+                    targets, value = [node.target], node.iter
+                if any(expr.id in {n.id for n in ast.walk(t) if isinstance(n, ast.Name)} for t in targets):
+                    for part in ast.walk(value):
+                        if isinstance(part, ast.Attribute) and _dotted(part.value) == "settings":
+                            keys |= _keys_in(getattr(settings, part.attr, None))
+            return keys
+        return set()
+
+    def _wrapper_calls(self, wrapper, param: str | None, seen: set) -> None:
+        """Each call of a wrapper is an input: its key is the argument given for ``param``
+        (its default if none), or, for **kwargs, the key it passes."""
+        if wrapper.name in seen:
+            return
+        args, kwonly = [a.arg for a in wrapper.args.args], [a.arg for a in wrapper.args.kwonlyargs]
+        index = args.index(param) if param in args else len(args) + 1
+        defaults = dict(
+            zip(args[len(args) - len(wrapper.args.defaults) :], wrapper.args.defaults, strict=True)
+        )
+        defaults |= {a: d for a, d in zip(kwonly, wrapper.args.kw_defaults, strict=True) if d is not None}
+        for path, tree in self.trees.items():
+            for call in ast.walk(tree):
+                if not isinstance(call, ast.Call) or _dotted(call.func).split(".")[-1] != wrapper.name:
+                    continue
+                if param is None:
+                    self._check(path, call, wrapper.name, seen | {wrapper.name})
+                    continue
+                given = next((k.value for k in call.keywords if k.arg == param), None)
+                if given is None and index < len(call.args):
+                    given = call.args[index]
+                given = given if given is not None else defaults.get(param)
+                keyed = ast.Call(
+                    func=call.func, args=[], keywords=[ast.keyword("key", given)] if given else []
+                )
+                ast.copy_location(keyed, call)
+                self.parents[keyed] = self.parents.get(call)
+                self._check(path, keyed, wrapper.name, seen | {wrapper.name})
+
+
+def unlinked_inputs(sources: dict[str, str], allowed: set[str]) -> list[str]:
+    """Each input (file:line) whose key is missing, not in the table, or not in ``allowed``."""
+    from components import settings
+
+    problems = (scan := _Scan(sources).run()).problems
+    for where, keys in scan.found:
+        if unknown := keys - set(settings.BY_KEY):
+            problems.append(f"{where}: key {sorted(unknown)} is not in the settings table")
+        elif unlinked := keys - allowed:
+            problems.append(f"{where}: key {sorted(unlinked)} has no name in links, nor is in NOT_IN_VIEW")
+    return problems
+
+
+def _app_sources() -> dict[str, str]:
+    paths = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "components").glob("*.py"))]
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}
+
+
+def _allowed() -> set[str]:
+    from components import settings
+
+    return {s.key for s in settings.LINKED} | set(settings.NOT_IN_VIEW)
+
+
+def test_every_input_travels_in_links_unless_it_is_not_part_of_the_view():
+    """Every input widget of every page and component (Streamlit's, and the project's wrappers)
+    has a key of the settings table that links carry, or one listed in NOT_IN_VIEW."""
+    scan = _Scan(_app_sources()).run()
+    assert len(scan.found) >= 40  # every input was found, the wrappers' calls too
+    assert unlinked_inputs(_app_sources(), _allowed()) == []
+
+
+def test_the_input_check_finds_an_unlinked_input():
+    """The scan above fails on an input with no key, a key not in the table, or a key of a
+    setting that links leave out (here k, as if its row had no link name), with file and line."""
+    from components import settings
+
+    page = (
+        "import streamlit as st\n"
+        "from components import settings, widgets\n"
+        'st.slider("No key", 0, 5)\n'
+        'st.text_input("Made up", key="made_up")\n'
+        'k = widgets.whole_number_box("k", **widgets.seeded(settings.NB_K))\n'
+        'widgets.whole_number_box("Keyless")\n'
+        'st.toggle("Presenter", key=settings.PRESENTER_KEY)\n'
+        'col.radio("Similarity", [], **widgets.seeded(settings.NB_SIMILARITY, None))\n'
+        "def box(label, key=settings.NB_WORD):\n"
+        "    return st.text_input(label, key=key)\n"
+        'box("Word")\n'
+        'box("Made up too", "made_up_too")\n'
+    )
+    sources = {**_app_sources(), "pages/fake.py": page}
+    problems = [p for p in unlinked_inputs(sources, _allowed() - {settings.NB_K}) if "fake.py" in p]
+    assert len(problems) == 5, problems
+    assert "pages/fake.py:12: box: key ['made_up_too'] is not in the settings table" in problems
+    assert any(p.startswith("pages/fake.py:3: slider has no key") for p in problems)
+    assert "pages/fake.py:4: text_input: key ['made_up'] is not in the settings table" in problems
+    assert (
+        "pages/fake.py:5: whole_number_box: key ['nb_k'] has no name in links, nor is in NOT_IN_VIEW"
+        in problems
+    )
+    assert any(p.startswith("pages/fake.py:6: whole_number_box has no key") for p in problems)
+    # The app's own k box is found, and flagged too, once k has no link name.
+    assert any(
+        p.startswith("components/widgets.py:") and "nb_k" in p
+        for p in unlinked_inputs(sources, _allowed() - {settings.NB_K})
+    )
+
+
+def test_every_setting_has_a_link_name_or_a_reason_to_stay_out():
+    """Each row of the table is carried by links (and has a label for what a room leaves out)
+    or is listed in NOT_IN_VIEW; none is both."""
+    from components import settings
+
+    linked = {s.key for s in settings.LINKED}
+    assert linked | set(settings.NOT_IN_VIEW) == set(settings.BY_KEY)
+    assert not linked & set(settings.NOT_IN_VIEW)
+    assert linked <= set(settings.LABELS)
+    assert len({s.url for s in settings.LINKED}) == len(settings.LINKED)  # each name used once

@@ -26,7 +26,7 @@ from tests.conftest import ROOT
 # the app on that checkpoint and drives Chromium.
 WITHOUT_SERVER = {"pca", "vocab_search"}
 # The benchmarks whose errors= counts pages that did not show what the core computes.
-CHECKED_FOR_ERRORS = {"load", "hostile"}
+CHECKED_FOR_ERRORS = {"load", "hostile", "follow"}
 # bench/ modules that are not benchmarks.
 HELPERS = {"__init__", "timed_server"}
 TIMEOUT_S = 300
@@ -119,7 +119,6 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
         else:
             assert value == shown, f"{key}={value}, README shows {key}={shown}: {last}"
     # A benchmark that checks what the pages show counts what it found wrong: a quick run of a
-    # working app finds nothing. (bench.follow is left out: a follower can still be lost there,
-    # a known defect of rooms that its own work fixes.)
+    # working app finds nothing.
     if name in CHECKED_FOR_ERRORS:
         assert dict(got)["errors"] == "0", f"bench.{name} found errors:\n{out.stdout[-3000:]}"

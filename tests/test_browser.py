@@ -16,7 +16,7 @@ from testkit.browser import (
     PAGES,
     ROOT,
     chromium_path,
-    launch_chromium,
+    headless_chromium,
     open_page,
     screenshot_whole_page,
     streamlit_server,
@@ -59,10 +59,8 @@ def app_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
+    with headless_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -185,3 +185,92 @@ def test_settings_that_links_once_left_out_reach_followers():
     leader.text_input(key=settings.CTX_WORD).set_value("the").run()
     follower.run()
     assert follower.text_input(key=settings.CTX_WORD).value == "the"
+
+
+def test_a_view_replaced_before_it_was_drawn_is_applied_again_not_taken_for_the_followers_own():
+    """The cause of lost followers: the run that applied the leader's new view was replaced
+    (by the follower's own periodic rerun) before it ended, and the replacing run carried the
+    browser's older value. That is not the follower's change: the view is applied again."""
+    leader, code = lead()
+    leader.switch_page("pages/neighbours.py").run()
+    follower = session({"follow": code})
+    leader.text_input(key=settings.NB_WORD).set_value("bank").run()
+    follower.run()
+    drawn = follower.session_state[follow.DRAWN]
+    leader.text_input(key=settings.NB_WORD).set_value("river").run()
+    # as if the run applying "river" had been replaced at once: applied, never drawn, and the
+    # browser's next message still holding "bank"
+    newest = follow._rooms().look(code)
+    follower.session_state[follow.APPLIED] = (newest.version, newest.view)
+    follower.session_state[follow.DRAWN] = drawn
+    follower.session_state[settings.NB_WORD] = "bank"
+    follower.run()
+    assert follower.session_state[follow.FOLLOW] == code
+    assert follower.text_input(key=settings.NB_WORD).value == "river"
+    assert follower.session_state[follow.DRAWN] == newest.version
+
+
+def test_runs_tells_a_run_replaced_before_its_end_from_a_page_that_ended():
+    """components/runs.py leans on Streamlit's private RerunException: this fails loudly if an
+    upgrade changes how a replaced run ends."""
+
+    def script():
+        import streamlit as st
+
+        from components import runs
+
+        st.session_state.setdefault("runs", 0)
+        st.session_state.setdefault("drawn", [])
+
+        def page():
+            st.session_state.runs += 1
+            if st.session_state.runs == 1:
+                st.rerun()  # this run is replaced by the next
+            if st.session_state.runs == 2:
+                st.stop()  # a page that ends on purpose counts as drawn
+
+        def drawn():
+            st.session_state.drawn = [*st.session_state.drawn, st.session_state.runs + 1]  # this run
+
+        def replaced():
+            st.session_state.drawn = st.session_state.drawn[:-1]
+
+        runs.run_to_the_end(page, drawn, replaced)
+
+    at = AppTest.from_function(script).run()
+    while at.session_state["runs"] < 3:
+        at.run()
+    assert at.session_state["drawn"] == [2, 3]
+
+
+def test_a_long_sentence_and_what_cannot_travel_reach_followers_in_words():
+    leader, code = lead()
+    long_text = "A sentence longer than any link may carry. " * 60
+    leader.text_area(key=settings.SENTENCE_A_KEY).set_value(long_text).run()
+    follower = session({"follow": code})
+    assert follower.text_area(key=settings.SENTENCE_A_KEY).value == long_text
+    assert follow.FOLLOW in follower.session_state
+
+
+def test_followers_read_in_words_what_the_room_cannot_carry():
+    """The leader types k=500 (the page refuses it) and picks a folder on the server: the
+    followers keep the defaults, and their sidebar says which settings differ and why."""
+    leader, code = lead()
+    leader.switch_page("pages/neighbours.py").run()
+    follower = session({"follow": code})
+    leader.number_input(key=settings.NB_K).set_value(500.0).run()
+    follower.run()
+    assert follower.number_input(key=settings.NB_K).value == settings.default(settings.NB_K)
+    told = messages(follower)
+    assert "Except what the room cannot carry" in told and "k (" in told
+    leader.session_state[settings.MODEL_KEY] = settings.OTHER
+    leader.session_state[settings.CUSTOM_MODEL_KEY] = str(ROOT)
+    leader.run()
+    follower.run()
+    assert "folder on this server" in messages(follower)
+    assert follower.session_state[settings.MODEL_KEY] != settings.OTHER
+    leader.number_input(key=settings.NB_K).set_value(12.0).run()
+    leader.session_state[settings.MODEL_KEY] = follower.session_state[settings.MODEL_KEY]
+    leader.run()
+    follower.run()
+    assert "Except what the room cannot carry" not in messages(follower)  # nothing differs now

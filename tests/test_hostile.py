@@ -171,6 +171,8 @@ def test_a_token_id_typed_as_1e3_is_1000_and_1_5_is_refused():
 
 # Every link parameter (and the model) against hostile values: opened as a first visit.
 LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 20_000]
+# Values that pass a parameter's check but lie beyond what the model or the word has.
+BEYOND = {"dims": ("0-99999", "99999-99999"), "layer": ("999",), "piece": ("100",), "p1": ("9" * 18,)}
 
 
 @pytest.mark.parametrize(
@@ -179,19 +181,23 @@ LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 
         *("model", "a", "b", "q", "sum", "id", "k", "only", "not"),
         *("highlight", "x", "tab", "method", "x_from", "words", "ax_not"),
         *("basis", "grid", "items", "s1", "word", "cmp_word", "cmp_k"),
+        *("piece", "kinds", "dims", "p1", "p2", "layer", "cmp", "cmp_id"),
     ],
 )
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
     pages = {
-        **dict.fromkeys(("highlight", "x", "tab", "method", "basis"), "pages/pca.py"),
+        **dict.fromkeys(("highlight", "x", "tab", "method", "basis", "kinds"), "pages/pca.py"),
         **dict.fromkeys(("x_from", "words", "ax_not"), "pages/axes.py"),
-        **dict.fromkeys(("s1", "word"), "pages/context.py"),
-        **dict.fromkeys(("cmp_word", "cmp_k"), "pages/compare.py"),
+        **dict.fromkeys(("s1", "word", "layer"), "pages/context.py"),
+        **dict.fromkeys(("cmp_word", "cmp_k", "cmp", "cmp_id"), "pages/compare.py"),
+        **dict.fromkeys(("p1", "p2"), "pages/positions.py"),
         "items": "pages/concepts.py",
+        "dims": "pages/embedding_layer.py",
     }
     page = pages.get(name, "pages/neighbours.py")
-    for value in [*LINK_VALUES, *(PATHS if name == "model" else ())]:
+    models = name in ("model", "cmp", "cmp_id")
+    for value in [*LINK_VALUES, *(PATHS if models else ()), *BEYOND.get(name, ())]:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.query_params.update(
             {name: value, "mode": "id" if name == "id" else "sum" if name == "sum" else "word"}
@@ -200,7 +206,7 @@ def test_hostile_link_values(name):
         assert_plain_and_small(at)
         at.switch_page(page).run()
         assert_plain_and_small(at)
-        if name == "model":  # a link never opens a folder, and a path gets the same answer as any name
+        if models:  # a link never opens a folder, and a path gets the same answer as any name
             assert "config.json" not in messages(at) and "no folder" not in messages(at)
         at.text_area(key=settings.SENTENCE_A_KEY).set_value("A normal sentence.").run()
         assert not at.exception

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components import settings, widgets
+from bert_embeddings import checkpoints
+from components import links, settings, widgets
 from tests.conftest import ROOT, shown
 from tests.test_app import figures, messages
 
@@ -270,6 +271,14 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.CTX_WORD: "fog",
         settings.CMP_WORD: "river",
         settings.CMP_K: 25,
+        settings.NB_PIECE: 2,
+        settings.PCA_KINDS: [3, 0],  # in the order chosen
+        settings.DIMENSIONS: (300, 320),
+        settings.POS_FIRST: 0.0,
+        settings.POS_SECOND: 511.0,
+        settings.CTX_LAYER: 3,
+        settings.CMP_MODEL: checkpoints.listed_specs()[0],
+        settings.CMP_CUSTOM: "someone/their-bert",
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:
@@ -280,7 +289,7 @@ def test_every_parameter_reads_back_what_it_writes():
 
 def test_a_fresh_neighbours_page_uses_the_default_search_options():
     """The options the settings table gives a fresh page are the ones the page searches with."""
-    from bert_embeddings import checkpoints, vocab_search
+    from bert_embeddings import vocab_search
 
     at = open_link({}, "pages/neighbours.py")
     model = checkpoints.load_bundled()
@@ -292,7 +301,10 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
 
 
 # The settings a link gives as a whole number, with a value each accepts.
-WHOLE_NUMBER_PARAMS = {"id": "7", "k": "7", "x": "7", "y": "7", "z": "7", "token": "7", "cmp_k": "7"}
+WHOLE_NUMBER_PARAMS = {
+    **dict.fromkeys(("id", "k", "x", "y", "z", "token", "cmp_k"), "7"),
+    **dict.fromkeys(("piece", "p1", "p2", "layer"), "7"),
+}
 
 
 @pytest.mark.parametrize(
@@ -315,7 +327,7 @@ def test_the_whole_number_settings_are_the_ones_checked_above():
         for s in settings.LINKED
         if isinstance(s.default, int | float) and not isinstance(s.default, bool)
     }
-    assert numeric | {"token"} == set(WHOLE_NUMBER_PARAMS)
+    assert numeric | {"token", "piece", "layer"} == set(WHOLE_NUMBER_PARAMS)
 
 
 def test_the_core_reads_a_number_as_text_the_same_way():
@@ -352,6 +364,17 @@ def test_the_core_reads_a_number_as_text_the_same_way():
             },
         ),
         ("pages/neighbours.py", {"grid": "layernorm"}, {settings.NB_GRID_STAGE: "LayerNorm output"}),
+        ("pages/neighbours.py", {"q": "embeddings", "piece": "1"}, {settings.NB_PIECE: 1}),
+        ("pages/pca.py", {"kinds": "number,word"}, {settings.PCA_KINDS: [3, 0]}),
+        ("pages/embedding_layer.py", {"dims": "300-320"}, {settings.DIMENSIONS: (300, 320)}),
+        ("pages/positions.py", {"p1": "10", "p2": "0"}, {settings.POS_FIRST: 10, settings.POS_SECOND: 0}),
+        ("pages/context.py", {"layer": "2"}, {settings.CTX_LAYER: 2}),
+        (
+            "pages/compare.py",
+            {"cmp": checkpoints.listed_specs()[0]},
+            {settings.CMP_MODEL: checkpoints.listed_specs()[0]},
+        ),
+        ("pages/compare.py", {"cmp_id": "someone/their-bert"}, {settings.CMP_CUSTOM: "someone/their-bert"}),
         (
             "pages/pca.py",
             {"tab": "journey", "basis": "sentence"},
@@ -361,7 +384,9 @@ def test_the_core_reads_a_number_as_text_the_same_way():
 )
 def test_settings_of_every_page_travel_in_a_link_and_back(page, params, boxes):
     """A link to Compare, Concepts, Context, the Neighbours grid or the sentence journey opens
-    with its values in their boxes, and the address bar then holds the same parameters."""
+    with its values in their boxes, and the address bar then holds the same parameters; so do
+    the piece of a split word, the kinds of piece on the map, the dimension range, the two
+    positions, Context's layer and Compare's second model (listed, or a Hub id)."""
     at = open_link(params, page)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
     for key, value in boxes.items():
@@ -369,3 +394,227 @@ def test_settings_of_every_page_travel_in_a_link_and_back(page, params, boxes):
     shown = at.query_params
     for name, text in params.items():
         assert shown.get(name) in (text, [text]), (name, shown.get(name))
+
+
+def test_each_new_parameter_shows_on_its_page():
+    """What the links above open is what the page then shows: the piece searched with, the
+    kinds on the map, the dimensions of the heatmap, the positions and the layer."""
+    at = open_link({"q": "embeddings", "piece": "1"}, "pages/neighbours.py")
+    assert "##bed" in at.get("plotly_chart")[0].proto.spec and at.radio(key=settings.NB_PIECE).value == 1
+    at = open_link({"kinds": "number,word"}, "pages/pca.py")
+    vocabulary = next(f for f in figures(at) if "vocabulary" in f.layout.title.text)
+    assert {t.name for t in vocabulary.data if t.name in settings_kinds()} == {"number", "whole word"}
+    at = open_link({"dims": "300-320"}, "pages/embedding_layer.py")
+    assert at.slider(key=settings.DIMENSIONS).value == (300, 320)
+    detail = next(f for f in figures(at) if f.data and getattr(f.data[0], "x0", None) == 300)
+    assert detail.data[0].dx == 1
+    at = open_link({"p1": "10", "p2": "0"}, "pages/positions.py")
+    assert any("rows 10 and 0" in m.label for m in at.metric)
+    at = open_link({"layer": "2"}, "pages/context.py")
+    assert any(f.layout.title.text == "After layer 2" for f in figures(at))
+    assert not at.exception
+
+
+def settings_kinds() -> set[str]:
+    from bert_embeddings import vocab_search
+
+    return set(vocab_search.KINDS)
+
+
+@pytest.mark.parametrize(
+    ("page", "params", "key", "default", "message"),
+    [
+        (
+            "pages/context.py",
+            {"layer": "99"},
+            settings.CTX_LAYER,
+            6,
+            "Layer 99 is not available here, so layer 6",
+        ),
+        (
+            "pages/embedding_layer.py",
+            {"dims": "0-999"},
+            settings.DIMENSIONS,
+            (0, 383),
+            "The range of dimensions 0-999 is not available here, so the range of dimensions 0-383",
+        ),
+        (
+            "pages/neighbours.py",
+            {"q": "king", "piece": "2"},
+            settings.NB_PIECE,
+            None,
+            "Piece 2 (this word is one piece) is not available here, so the mean of its pieces",
+        ),
+        (
+            "pages/neighbours.py",
+            {"q": "embeddings", "piece": "9"},
+            settings.NB_PIECE,
+            None,
+            "Piece 9 (this word has pieces 0 to 3) is not available here",
+        ),
+        (
+            "pages/compare.py",
+            {"cmp_id": "/etc"},
+            settings.CMP_CUSTOM,
+            "",
+            "cmp_id='/etc' (not a Hugging Face Hub id",
+        ),
+        (
+            "pages/compare.py",
+            {"cmp": "/etc"},
+            settings.CMP_MODEL,
+            "bundled",
+            "cmp='/etc' (not one of the models",
+        ),
+        ("pages/compare.py", {"cmp": "someone/bert"}, settings.CMP_MODEL, "bundled", "not one of the models"),
+    ],
+)
+def test_a_value_beyond_the_model_or_the_word_gives_a_message_and_the_default(
+    page, params, key, default, message
+):
+    """A layer the model lacks, dimensions beyond its width, a piece the word lacks, a folder or
+    an unlisted name as the model to compare with: a message, the default, no exception; and
+    the address bar then leaves the value out."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update(params)
+    said = messages(at.run())  # a value the link's check refuses is named on the first page
+    at.switch_page(page).run()
+    said += " " + messages(at)  # one the page cannot show, on the page
+    assert not at.exception
+    assert message in said, said
+    assert at.session_state[key] == default if key in at.session_state else default is None
+    at.run()
+    assert not (set(params) - {"q"}) & set(at.query_params), dict(at.query_params)
+    if page == "pages/compare.py":  # the default model to compare with, loaded as usual
+        assert checkpoints.BUNDLED_NAME in " ".join(shown(m.value) for m in at.markdown)
+
+
+def test_a_position_beyond_the_model_names_its_range():
+    """Positions read a link's number like a typed one: beyond the model's, the page says so."""
+    at = open_link({"p1": "9999"}, "pages/positions.py")
+    assert not at.exception and "must be from 0 to 511" in messages(at)
+
+
+def test_a_hub_id_to_compare_is_refused_where_the_host_switched_custom_models_off(monkeypatch):
+    monkeypatch.setenv("BERT_EXPLORER_ALLOW_CUSTOM_MODELS", "0")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"cmp_id": "someone/their-bert"})
+    notice = messages(at.run())
+    assert "cmp_id='someone/their-bert' (this app only offers the models in its list)" in notice
+    at.switch_page("pages/compare.py").run()
+    assert settings.CMP_CUSTOM not in at.session_state and not at.exception  # no field to fill
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        *(("dims", t) for t in ("", "5", "5-", "-5", "10-5", "0-100000", "0-3-4", "0_1-5", " 0-5")),
+        *(("dims", t) for t in ("0-5 ", "0x1-5", "1e2-300", "\u0660-\u0663", "0\u20135", "x" * 20_000)),
+        *(("kinds", t) for t in ("words", "word,", ",word", "word,word", "WORD", "word, number")),
+        *(("kinds", t) for t in ("number;word", "x" * 20_000)),
+        *(("cmp", t) for t in ("/etc", "../../etc", "tests", "someone/bert", "", "bundled ", "x" * 20_000)),
+        *(("cmp_id", t) for t in ("/etc", "../x", "~/x", "a b", "x" * 400, "someone/" + "m" * 250)),
+        *(("layer", t) for t in ("1000", "-1")),
+        *(("piece", t) for t in ("101", "-1")),
+        *(("p1", t) for t in ("-1",)),
+    ],
+)
+def test_a_hostile_text_for_a_new_setting_gets_a_reason(name, text):
+    """Each new parameter refuses what it cannot use, saying why (before any work: long texts
+    are refused by their length)."""
+    setting = next(s for s in settings.LINKED if s.url == name)
+    with pytest.raises(ValueError, match=r"\w") as refused:
+        setting.read(text)
+    assert len(str(refused.value)) < 200
+
+
+def with_state(monkeypatch, values: dict) -> None:
+    """Make ``st.session_state`` (which links read) this dictionary, outside a script run."""
+    import streamlit as st
+
+    monkeypatch.setattr(st, "session_state", dict(values))
+
+
+def test_a_room_view_has_no_length_limit(monkeypatch):
+    """view_params leaves long sentences out of a link, but with text_limit=None (a room's view)
+    keeps them; what the page cannot read (k of 500) stays out of both."""
+    long = "word " * 1000
+    with_state(monkeypatch, {settings.SENTENCE_A_KEY: long, settings.NB_K: 500.0, settings.NB_WORD: "dog"})
+    assert links.view_params("neighbours") == {"q": "dog"}
+    assert links.view_params("neighbours", text_limit=None) == {"a": long, "q": "dog"}
+    assert links.left_out("neighbours") == ["k (the value typed is not valid)"]  # not the long sentence
+
+
+def test_left_out_names_what_a_view_cannot_carry(monkeypatch):
+    """A folder as the model, a value the page refuses, a folder to compare with: each named as
+    people read it on the page; only the page's own settings count."""
+    with_state(
+        monkeypatch,
+        {
+            settings.MODEL_KEY: settings.OTHER,
+            settings.CUSTOM_MODEL_KEY: "/models/my-bert",
+            settings.NB_K: 1.5,
+            settings.PCA_X: 11.0,
+            settings.CMP_CUSTOM: "/models/other",
+            settings.CMP_K: 500.0,
+        },
+    )
+    folder = "a folder on this server, which followers cannot load"
+    assert links.left_out("neighbours") == [f"the model ({folder})", "k (the value typed is not valid)"]
+    assert links.left_out("pca") == [
+        f"the model ({folder})",
+        "the component on x (the value typed is not valid)",
+    ]
+    assert links.left_out("compare") == [
+        f"the model ({folder})",
+        f"the other model to compare with ({folder})",
+        "k (the value typed is not valid)",
+    ]
+    with_state(monkeypatch, {settings.MODEL_KEY: settings.OTHER, settings.CUSTOM_MODEL_KEY: "not an id"})
+    assert links.left_out("tokens") == ["the model (not a Hugging Face Hub id)"]
+    with_state(
+        monkeypatch,
+        {settings.NB_K: 20.0, settings.MODEL_KEY: settings.OTHER, settings.CUSTOM_MODEL_KEY: "a/b"},
+    )
+    assert links.left_out("neighbours") == []
+    assert links.view_params("neighbours") == {"model": "a/b", "k": "20"}
+
+
+def test_a_default_worked_out_from_the_model_stays_out_of_the_link(monkeypatch):
+    """Every dimension, or the last layer, is the page's default: the link leaves it out, as it
+    leaves out any default; a narrower range is carried."""
+    defaults = {settings.DIMENSIONS: (0, 383), settings.CTX_LAYER: 6}
+    state = {links.PAGE_DEFAULTS: defaults, settings.DIMENSIONS: (0, 383), settings.CTX_LAYER: 6}
+    with_state(monkeypatch, state)
+    assert links.view_params("embedding_layer") == {} == links.view_params("context")
+    with_state(monkeypatch, {**state, settings.DIMENSIONS: (0, 10), settings.CTX_LAYER: 0})
+    assert links.view_params("embedding_layer") == {"dims": "0-10"}
+    assert links.view_params("context") == {"layer": "0"}
+
+
+def test_the_model_s_own_default_moves_with_the_model(monkeypatch, tiny_bert_dir):
+    """Every dimension and the last layer follow a change of model without a word (24 wide and
+    one layer, then 384 and six); a range chosen within both stays; one beyond the new model's
+    width gets the message and the default, never Streamlit's out-of-range error."""
+    monkeypatch.setenv("BERT_EXPLORER_MODEL", str(tiny_bert_dir))
+    at = fresh("pages/embedding_layer.py")
+    assert at.slider(key=settings.DIMENSIONS).value == (0, 23)
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
+    assert at.slider(key=settings.DIMENSIONS).value == (0, 383)
+    assert not at.exception and "not available" not in messages(at)
+    assert "dims" not in at.run().query_params
+    at.slider(key=settings.DIMENSIONS).set_value((5, 10)).run()
+    at.selectbox(key=settings.MODEL_KEY).set_value(str(tiny_bert_dir)).run()
+    assert at.slider(key=settings.DIMENSIONS).value == (5, 10)
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
+    at.slider(key=settings.DIMENSIONS).set_value((100, 200)).run()
+    at.selectbox(key=settings.MODEL_KEY).set_value(str(tiny_bert_dir)).run()
+    assert "The range of dimensions 100-200 is not available here" in messages(at) and not at.exception
+    assert at.slider(key=settings.DIMENSIONS).value == (0, 23)
+
+    at.switch_page("pages/context.py").run()
+    assert at.slider(key=settings.CTX_LAYER).value == 1
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
+    assert at.slider(key=settings.CTX_LAYER).value == 6
+    assert not at.exception and "not available" not in messages(at)
+    assert "layer" not in at.run().query_params

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomError
+from bert_embeddings.rooms import RoomClosedError, RoomError
 
 
 class Clock:
@@ -76,24 +76,52 @@ def test_one_address_cannot_fill_the_server_and_presenters_keep_their_reserve():
     refused; from many addresses, the last rooms stay for holders of the presenter key."""
     clock = Clock()
     room = rooms.MemoryRooms(most=12, reserved=2, clock=clock)
-    for _ in range(rooms.OPENS_PER_CLIENT):
-        room.open({}, client="10.0.0.1")
+    opened = [room.open({}, client="10.0.0.1") for _ in range(rooms.OPENS_PER_CLIENT)]
     with pytest.raises(RoomError, match="limit for one address"):
         room.open({}, client="10.0.0.1")
-    for i in range(5):
-        last = room.open({}, client=f"10.0.1.{i}")
+    opened += [room.open({}, client=f"10.0.1.{i}") for i in range(5)]
+    last = opened[-1]
     with pytest.raises(RoomError, match="as many open rooms"):
         room.open({}, client="10.0.2.1")
     reserved = [room.open({}, client="10.0.2.1", presenter=True) for _ in range(2)]
     with pytest.raises(RoomError, match="as many open rooms"):
         room.open({}, client="10.0.2.2", presenter=True)
-    # Ten minutes on, the window has moved on for that address (the server is still full).
+    # Ten minutes on, the window has moved on for that address; every leader's page is still
+    # open (it beats), so the server is still full.
     clock.now += rooms.OPENS_WINDOW_MINUTES * 60 + 1
+    for code, token in (*opened, *reserved):
+        room.beat(code, token)
     with pytest.raises(RoomError, match="as many open rooms"):
         room.open({}, client="10.0.0.1")
     for code, token in (*reserved, last):
         room.close(code, token)
     room.open({}, client="10.0.0.1")
+
+
+def test_a_room_whose_leader_is_gone_gives_its_place_when_the_server_is_full():
+    """A closed tab stops the leader's beat: once the server is full, the room silent longest
+    (over LEADER_AWAY_MINUTES) closes for a new one, and its followers read why."""
+    clock = Clock()
+    room = rooms.MemoryRooms(most=2, clock=clock)
+    gone, kept = room.open({}), room.open({})
+    heard: list[int] = []
+    room.watch(gone[0], heard.append)
+    clock.now += rooms.LEADER_AWAY_MINUTES * 60 - 5
+    with pytest.raises(RoomError, match="as many open rooms"):  # not away long enough yet
+        room.open({})
+    room.beat(*kept)
+    clock.now += 10
+    newest = room.open({})
+    assert heard == [0] and room.leads(*kept) and room.leads(*newest)
+    with pytest.raises(RoomClosedError, match="leader had been away"):
+        room.look(gone[0])
+
+
+def test_watching_a_room_that_is_not_open_hears_at_once_that_it_is_closed():
+    room = rooms.MemoryRooms()
+    heard: list[int] = []
+    room.watch("ABCDEF", heard.append)
+    assert heard == [0]
 
 
 def test_watchers_hear_each_new_version_and_the_close_at_once():

@@ -1,0 +1,80 @@
+"""The room's small browser component, and the trace bench/follow reads.
+
+``WATCH_JS`` runs in a follower's or a leader's browser (components/follow.py mounts it in
+the sidebar's room section). For a follower it holds an ``EventSource`` on the room's push route
+(components/room_stream.py) and wakes the section on every new version, on a periodic check,
+and when a run ended with no page drawn (the last two wait until the run in progress has ended).
+For a leader it beats every minute and keeps the room in a cookie, so that a reload leads it
+again.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+
+import streamlit as st
+
+from bert_embeddings import config
+
+WATCH_JS = """
+export default function ({ data, setTriggerValue }) {
+  let source = null, open = false, timer = null, count = 0, waiting = null, due = null, blank = 0;
+  const state = () => document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state");
+  const busy = () => { const now = state(); return now != null && now !== "notRunning"; };
+  // A push wakes the page at once: the run it replaces, if any, is drawn again with the new
+  // view. A periodic check or a blank page waits for the run in progress to end, so that a
+  // slow run is never replaced again and again by checks. Wake-ups meanwhile count as one.
+  const wake = (why) => {
+    due = due === "push" ? due : why;
+    if (waiting) { return; }
+    const fire = () => {
+      if (due !== "push" && busy()) { waiting = setTimeout(fire, 100); return; }
+      waiting = null;
+      const reason = due;
+      due = null;
+      setTriggerValue("wake", reason + ":" + (++count));
+    };
+    fire();
+  };
+  if (data.cookie) { document.cookie = data.cookie; }
+  if (data.stream) {
+    source = new EventSource(new URL(data.stream, document.baseURI));
+    source.onopen = () => { open = true; };
+    source.onmessage = (event) => {
+      wake("push");
+      if (event.data === "0") { source.close(); open = false; }
+    };
+    source.onerror = () => { open = false; };
+  }
+  const next = () => {
+    timer = setTimeout(() => { wake("check"); next(); }, open ? data.every_ms : data.fallback_ms);
+  };
+  if (data.every_ms) { next(); }
+  // A follower's page that shows no page for 10 s after its run ended (Streamlit's browser side
+  // can clear a page during quick page switches) asks for its page again.
+  const look = data.stream ? setInterval(() => {
+    blank = !busy() && !document.querySelector("[data-testid='stMain'] h1") ? blank + 1 : 0;
+    if (blank >= 10) { blank = 0; wake("blank"); }
+  }, 1000) : null;
+  return () => {
+    clearTimeout(timer); clearTimeout(waiting); clearInterval(look);
+    if (source) { source.close(); }
+  };
+}
+"""
+mount = st.components.v2.component("room_watch", js=WATCH_JS)
+_trace_lock = threading.Lock()
+SESSION = "_room_session"
+
+
+def trace(event: str, code: str, version: int) -> None:
+    """For bench/follow: one line per view shown by a leader or first applied by a follower,
+    with the server's clock, where the host asked for it (never in normal use)."""
+    path = config.room_trace()
+    if not path:
+        return
+    session = st.session_state.setdefault(SESSION, secrets.token_hex(4))
+    with _trace_lock, open(path, "a") as out:
+        out.write(f"{event} {code} {version} {time.time():.4f} {session}\n")

@@ -1,0 +1,153 @@
+"""Workshop rooms in real headless Chromium, against a real ``streamlit run`` with its push route.
+
+The first test is the one that found why followers were lost (see components/follow.py): a
+leader racing through pages while a room of followers keeps up. On the code before the fix it
+lost followers in every run here (a page left half drawn, or a follower who silently stopped
+following); each follower must now end on the leader's page, still following.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from testkit.browser import APP_IDLE, ROOT, chromium_path, headless_chromium, open_page, streamlit_server
+
+if chromium_path() is None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
+    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+FOLLOWERS = 8
+RACE = ("Tokens", "Neighbours", "Maps", "Positions", "Segments", "Overview")
+HEADINGS = {
+    "Tokens": "Tokens",
+    "Maps": "Maps",
+    "Neighbours": "Nearest neighbours in the vocabulary",
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rooms")
+    with streamlit_server(log=folder / "server.log") as (base, _process):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with headless_chromium() as chromium:
+        yield chromium
+
+
+def new_page(browser):
+    return browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+
+
+def nav(page, title: str) -> None:
+    page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click()
+
+
+def lead(page, base: str) -> str:
+    open_page(page, f"{base}/concepts")
+    page.get_by_text("Workshop room").click()
+    page.get_by_role("button", name="Lead a new room").click()
+    join = page.locator("[data-testid='stCode']").first
+    join.wait_for(state="visible", timeout=60_000)
+    return join.inner_text().strip().rsplit("=", 1)[1]
+
+
+def test_followers_keep_up_with_a_leader_racing_through_pages(browser, server):
+    leader = new_page(browser)
+    code = lead(leader, server)
+    followers = [new_page(browser) for _ in range(FOLLOWERS)]
+    for follower in followers:
+        follower.goto(f"{server}/?follow={code}", wait_until="domcontentloaded")
+    for follower in followers:
+        follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=120_000)
+    for final in ("Tokens", "Maps", "Neighbours"):
+        for title in RACE:
+            nav(leader, title)
+            time.sleep(0.3)
+        nav(leader, final)
+        for number, follower in enumerate(followers):
+            heading = follower.get_by_role("heading", name=HEADINGS[final], exact=True)
+            try:
+                heading.wait_for(timeout=30_000)
+            except sync_api.TimeoutError:
+                follower.screenshot(path=str(ROOT / "test-artifacts" / "lost-follower.png"))
+                pytest.fail(f"follower {number} lost after racing to {final}: at {follower.url}")
+            assert f"follow={code}" in follower.url, f"follower {number} stopped following"
+    for follower in followers:
+        follower.context.close()
+    leader.context.close()
+
+
+def first_lines(url: str, count: int) -> list[str]:
+    with urllib.request.urlopen(url, timeout=10) as stream:
+        return [stream.readline().decode().strip() for _ in range(count)]
+
+
+def test_the_push_route_streams_a_rooms_versions_and_refuses_what_is_not_a_room(browser, server):
+    leader = new_page(browser)
+    code = lead(leader, server)
+    retry, data = first_lines(f"{server}/rooms/{code}/events", 2)
+    assert retry.startswith("retry: ") and data.startswith("data: ") and int(data[6:]) >= 1
+    # behind a path prefix (a host's proxy) the same route answers
+    assert first_lines(f"{server}/some/prefix/rooms/{code.lower()}/events", 2)[1].startswith("data: ")
+    for wrong in ("ZZZZZZ", "not-a-code", "A" * 300):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{server}/rooms/{wrong}/events", timeout=10)
+        assert refused.value.code == 404
+    leader.context.close()
+
+
+def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser, server):
+    leader = new_page(browser)
+    code = lead(leader, server)
+    follower = new_page(browser)
+    open_page(follower, f"{server}/?follow={code}")
+    follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=60_000)
+    assert code not in "".join(c["value"] for c in follower.context.cookies())  # no secret leaks
+
+    leader.reload(wait_until="domcontentloaded")
+    leader.wait_for_selector(APP_IDLE, timeout=60_000)
+    leader.get_by_text(f"You lead room {code} again.").wait_for(timeout=30_000)
+    nav(leader, "Tokens")
+    follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
+
+    leader.get_by_role("button", name="Close the room").click()
+    follower.get_by_text(f"Room {code} was closed by its leader.").wait_for(timeout=30_000)
+    leader.reload(wait_until="domcontentloaded")
+    leader.wait_for_selector(APP_IDLE, timeout=60_000)
+    leader.get_by_text("Workshop room").click()
+    leader.get_by_role("button", name="Lead a new room").wait_for(timeout=30_000)  # the cookie went
+    follower.context.close()
+    leader.context.close()
+
+
+def test_a_follower_who_loses_the_connection_keeps_following(browser, server):
+    """Conference Wi-Fi drops a follower for a few seconds while the leader moves on: once
+    back, the follower's page catches up, still following."""
+    leader = new_page(browser)
+    code = lead(leader, server)
+    follower = new_page(browser)
+    open_page(follower, f"{server}/?follow={code}")
+    follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=60_000)
+    follower.context.set_offline(True)
+    nav(leader, "Tokens")
+    leader.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
+    time.sleep(4)
+    follower.context.set_offline(False)
+    follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=60_000)
+    assert f"follow={code}" in follower.url
+    nav(leader, "Segments")
+    follower.get_by_role("heading", name="Segments: sentence A or sentence B").wait_for(timeout=30_000)
+    follower.context.close()
+    leader.context.close()
