@@ -208,8 +208,10 @@ class MemoryRooms(RoomStore):
             )
         limit = self.most if presenter else self.most - self.reserved
         told = []
-        while len(self._rooms) >= limit and (away := self._longest_away(now)) is not None:
-            told += self._end(away, "away")
+        needed, away = len(self._rooms) - limit + 1, self._away(now)
+        if 0 < needed <= len(away):  # rooms whose leader is gone make room, longest gone first
+            for code in away[:needed]:
+                told += self._end(code, "away")
         if len(self._rooms) >= limit:
             raise RoomError(
                 f"This server has as many open rooms as it allows ({len(self._rooms)}); a room closes "
@@ -218,11 +220,10 @@ class MemoryRooms(RoomStore):
             )
         return told
 
-    def _longest_away(self, now: float) -> str | None:
-        """The room whose leader has been silent longest, if over LEADER_AWAY_MINUTES."""
-        away = [(room.seen, code) for code, room in self._rooms.items()]
-        seen, code = min(away, default=(now, None))
-        return code if now - seen > LEADER_AWAY_MINUTES * 60 else None
+    def _away(self, now: float) -> list[str]:
+        """The rooms whose leader has been silent over LEADER_AWAY_MINUTES, longest first."""
+        away = sorted((room.seen, code) for code, room in self._rooms.items())
+        return [code for seen, code in away if now - seen > LEADER_AWAY_MINUTES * 60]
 
     def open(self, view: dict[str, str], client: str = "", presenter: bool = False) -> tuple[str, str]:
         with self._locked() as told:

@@ -1,31 +1,20 @@
 """Follow the presenter: a room whose followers see the page and settings its leader shows.
 
-A view is what a shareable link holds: the page and ``links.view_params``, without a link's
-length limit (a room carries a long sentence). The leader's session publishes its view to the
-room on every run (``publish``). Each follower's sidebar holds a small browser component
-(components/room_watch.py) with a stream on the room's push route (components/room_stream.py):
-on every new version it wakes the sidebar's room fragment, which reads the room (a dictionary
-lookup, no page run) and, when the version moved on, keeps the new view as *pending* and reruns
-the app. The app's first lines apply it exactly as a link is applied (``apply_pending``):
-checked by the same parsers, so a follower never gets a folder on the server, a custom model the
-host switched off, or presenter mode; what the room could not carry is named on the follower's
-page. The component also checks every ``CHECK_SECONDS`` (every ``FALLBACK_SECONDS`` while its
-stream is not open, e.g. where a host does not pass the route through), so a missed push costs
-seconds. The leader's component says every ``BEAT_SECONDS`` that the leader is still there,
-and keeps the room in a cookie, so that a reload leads it again.
+A view is what a shareable link holds (``links.view_params``), without a link's length limit.
+The leader's session publishes its view to the room on every run (``publish``). Each follower's
+sidebar holds a browser component (components/room_watch.py) with a stream on the room's push
+route (components/room_stream.py); a new version wakes the sidebar's room fragment, which reads
+the room and, if the version moved on, keeps the new view as *pending* and reruns the app, whose
+first lines apply it exactly as a link (``apply_pending``). What the room cannot carry is named
+on the follower's page. A follower who changes anything stops following, with a way back.
 
-Why followers were lost before (Streamlit 1.67; tests/test_follow_browser.py reproduced it):
-each follower's two-second fragment timer asked for a rerun of the room fragment while the
-full run that applied the leader's last view was still drawing, and Streamlit lets such a
-fragment rerun replace the full run in progress. Either the replacing run carried the browser's
-older widget values, which the app took for the follower's own change, so the follower stopped
-following without a word; or the page was left half drawn while the room's version said it was
-shown. So now a view counts as shown only once a full run has drawn it (``drawn``, via
-components/runs.py): until then it is applied again, never taken for a change, and a wake-up
-that replaced the run drawing it reruns the whole page. Periodic checks wait in the browser
-until the run in progress has ended; and a page left blank (which Streamlit's browser side can
-also do during quick page switches) asks for its page again.
-A follower who changes anything themselves stops following, with a notice and a way back.
+Why followers were lost (Streamlit 1.67; tests/test_follow_browser.py reproduced it): the
+fragment timer's rerun, asked for while the full run applying the leader's view was running,
+ran after it with the values the browser held when it asked, older than that view. The app took
+them for the follower's own change and stopped following without a word. Now a wake-up waits
+in the browser for the run in progress to end; a wake-up's run is never taken for the follower's
+change (older values are replaced by the view again); a view counts as shown only once a full
+run drew it (``drawn``, via components/runs.py); and a page left blank asks for its page again.
 """
 
 from __future__ import annotations
@@ -44,6 +33,8 @@ DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
 DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
 SHOWN = "_room_shown"  # the leader's last version published
 PROBLEM, RESUMED, FORGET = "_room_problem", "_room_resumed", "_room_forget"
+SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
+PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
 USED = "_room_used"  # the section was used in this session: it stays open
 TRACED = "_room_traced"
 PAGE = "page"
@@ -78,6 +69,7 @@ def publish(page: str) -> None:
     whose view is no longer the room's (a change of their own, e.g. in a part of the page that
     reruns alone) stops following."""
     state = st.session_state
+    state[PAGE_SHOWN] = page
     _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
     links.publish(page, extra)
@@ -99,6 +91,13 @@ def _unfinished() -> bool:
     that applied it): it is applied again, and what the session shows is not the reader's own."""
     applied = st.session_state.get(APPLIED)
     return applied is not None and st.session_state.get(DRAWN) != applied[0]
+
+
+def _stale() -> bool:
+    """Whether the session's settings differ from the view last applied."""
+    state = st.session_state
+    applied, page = state.get(APPLIED), state.get(PAGE_SHOWN)
+    return bool(applied and page) and not links.same_view(view(page), _setting_part(applied[1]))
 
 
 def drawn() -> None:
@@ -139,22 +138,39 @@ def join_from_link(code: str) -> None:
 
 
 def resume_leading() -> None:
-    """A session's first run: a browser whose cookie names a room it leads (the leader reloaded,
-    or reopened the tab) leads it again. Nothing happens for a follower or a stale cookie."""
+    """A session's first run: where this browser's cookie names a room it leads, remember it, so
+    that the room section offers to lead it again (a reloaded tab takes it back by itself, from
+    its own session storage; another tab must ask, so that a preview tab never takes over)."""
     state = st.session_state
     if state.get(LEAD) or state.get(FOLLOW):
         return
+    if (room := _led_room(_cookie())) is not None:
+        state[SAVED] = room
+
+
+def _cookie() -> str:
     try:
-        saved = str((st.context.cookies or {}).get(COOKIE) or "")[:100]
+        return str((st.context.cookies or {}).get(COOKIE) or "")
     except Exception:  # outside a browser session (headless tests)
-        return
-    code, _, token = saved.partition(".")
+        return ""
+
+
+def _led_room(saved: str) -> tuple[str, str] | None:
+    """(code, token) of an open room that ``saved`` ("CODE.TOKEN") leads, else None."""
+    code, _, token = str(saved)[:100].partition(".")
     try:
-        if token and _rooms().leads(rooms.normal_code(code), token):
-            state[LEAD] = (rooms.normal_code(code), token)
-            state[RESUMED] = state[USED] = True
+        code = rooms.normal_code(code)
+        return (code, token) if token and _rooms().leads(code, token) else None
     except RoomError:
-        return
+        return None
+
+
+def _take_back(room: tuple[str, str]) -> None:
+    state = st.session_state
+    state[LEAD] = room
+    state[RESUMED] = state[USED] = True
+    state.pop(SAVED, None)
+    stop_following()
 
 
 def apply_pending(current_page: str) -> str | None:
@@ -219,8 +235,10 @@ def _following(code: str) -> None:
     if applied is None or applied[0] != version:
         state[PENDING] = (version, shown)
         st.rerun(scope="app")
-    # (In a full run, the view is being drawn right now.)
-    if woken and (str(woken).startswith("blank") or _unfinished()):
+    # A wake-up's run is never the follower's own change: values that differ from the view are
+    # older ones the browser sent, so the view is applied again (a full run is drawing it now).
+    if woken and (str(woken).startswith("blank") or _unfinished() or _stale()):
+        state[DRAWN] = None
         st.rerun(scope="app")
     st.caption(f":material/sync: Following room {code}: you see what its leader shows.")
     if differs := shown.get(DIFFERS):
@@ -241,7 +259,13 @@ def _leading(code: str, token: str) -> None:
     """The leader's room section: the component beats every minute, and keeps the room in a
     cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
     cookie = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
-    data = {"cookie": cookie, "every_ms": BEAT_SECONDS * 1000, "fallback_ms": BEAT_SECONDS * 1000}
+    data = {
+        "cookie": cookie,
+        "keep": f"{code}.{token}",
+        "name": COOKIE,
+        "every_ms": BEAT_SECONDS * 1000,
+        "fallback_ms": BEAT_SECONDS * 1000,
+    }
     room_watch.mount(key="room_lead", data=data, on_wake_change=_woken, height=0)
     try:
         _rooms().beat(code, token)
@@ -256,7 +280,9 @@ def sidebar() -> None:
     state = st.session_state
     # Once used in this session (led, joined, or refused with a message), the section stays open,
     # so that a code being corrected stays in sight.
-    state[USED] = bool(state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM))
+    state[USED] = bool(
+        state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(SAVED)
+    )
     with st.sidebar.expander("Workshop room", expanded=state[USED] or bool(state.get(STOPPED))):
         if lead := state.get(LEAD):
             _leader_section(*lead)
@@ -281,8 +307,18 @@ def _leader_section(code: str, token: str) -> None:
 
 def _idle_section() -> None:
     state = st.session_state
-    if state.pop(FORGET, None):  # the room this browser led closed: its cookie goes too
-        room_watch.mount(key="room_forget", data={"cookie": f"{COOKIE}=; path=/; max-age=0"}, height=0)
+    if state.pop(FORGET, None):  # the room this browser led closed: the tab and cookie forget it
+        forget = {"cookie": f"{COOKIE}=; path=/; max-age=0", "keep": "", "name": COOKIE}
+        room_watch.mount(key="room_forget", data=forget, height=0)
+    else:  # a reloaded tab that led a room takes it back
+        resumed = room_watch.mount(
+            key="room_resume", data={"resume": True, "name": COOKIE}, on_resume_change=_woken, height=0
+        )
+        if (kept := getattr(resumed, "resume", None)) and (room := _led_room(kept)) is not None:
+            _take_back(room)
+            st.rerun(scope="app")
+    if saved := state.get(SAVED):
+        st.button(f"Lead room {saved[0]} again", on_click=_take_back, args=(saved,), key="room_take_back")
     if stopped := state.get(STOPPED):
         st.info(
             f"You changed the view yourself, so you stopped following room {stopped}.",

@@ -12,6 +12,7 @@ back to asking every few seconds (components/follow.py); nothing else changes.
 from __future__ import annotations
 
 import asyncio
+import resource
 import signal
 import threading
 
@@ -25,7 +26,9 @@ from components import roomstore
 
 KEEP_ALIVE_SECONDS = 15  # a comment line now and then, so that proxies keep an idle stream open
 RETRY_MS = 1000  # how soon a browser reconnects after a stream ends
-MOST_STREAMS = 2000  # per process: a stranger opening thousands gets a refusal, not the server
+# Per process: a stranger opening thousands gets a refusal, and the server keeps file handles
+# for everything else (each stream holds one).
+MOST_STREAMS = min(2000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2)
 _streams: set[asyncio.Queue] = set()  # every open stream's queue, told when the server stops
 _stopping: list[bool] = []  # holds True once the server is stopping
 _installed = threading.Event()  # the shutdown handlers are in place
@@ -38,29 +41,33 @@ async def events(request: Request) -> Response:
         return PlainTextResponse(str(problem), status_code=404)
     if len(_streams) >= MOST_STREAMS or _stopping:
         return PlainTextResponse("Too many open streams: the page asks every few seconds instead.", 503)
-    store = roomstore.store()
     try:
-        version = store.look(code).version
+        roomstore.store().look(code)
     except RoomClosedError:
-        version = 0
+        pass  # the stream says so at once (version 0)
     except RoomError as problem:
         return PlainTextResponse(str(problem), status_code=404)
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue()
-    _end_streams_on_shutdown(loop)
-    _streams.add(queue)
-    stop = store.watch(code, lambda new: loop.call_soon_threadsafe(queue.put_nowait, new))
+    _end_streams_on_shutdown(asyncio.get_running_loop())
     return StreamingResponse(
-        _versions(queue, version, stop),
+        _versions(code),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-async def _versions(queue: asyncio.Queue, version: int, stop):
+async def _versions(code: str):
     """The stream's text: the version now, then each new one, until the room closes, the
-    browser goes, or the server stops."""
+    browser goes, or the server stops. (Registered only once the stream really starts, so that
+    a browser gone before it starts leaves nothing behind.)"""
+    loop, queue = asyncio.get_running_loop(), asyncio.Queue()
+    store = roomstore.store()
+    _streams.add(queue)
+    stop = store.watch(code, lambda new: loop.call_soon_threadsafe(queue.put_nowait, new))
     try:
+        try:  # watching first, then looking: no change can fall between the two
+            version = store.look(code).version
+        except RoomError:
+            version = 0
         yield f"retry: {RETRY_MS}\ndata: {version}\n\n"
         while version != 0:
             try:
@@ -87,10 +94,17 @@ def _end_streams_on_shutdown(loop: asyncio.AbstractEventLoop) -> None:
 
         def handler(signum, frame, previous=previous):
             _stopping.append(True)
-            for queue in list(_streams):
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-            if callable(previous):
-                previous(signum, frame)
+            try:
+                for queue in list(_streams):
+                    loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:  # the loop has closed: nothing left to end
+                pass
+            finally:
+                if callable(previous):
+                    previous(signum, frame)
+                elif previous != signal.SIG_IGN:  # the default: stop, as without this handler
+                    signal.signal(signum, signal.SIG_DFL)
+                    signal.raise_signal(signum)
 
         signal.signal(number, handler)
 

@@ -3,9 +3,10 @@
 ``WATCH_JS`` runs in a follower's or a leader's browser (components/follow.py mounts it in
 the sidebar's room section). For a follower it holds an ``EventSource`` on the room's push route
 (components/room_stream.py) and wakes the section on every new version, on a periodic check,
-and when a run ended with no page drawn (the last two wait until the run in progress has ended).
-For a leader it beats every minute and keeps the room in a cookie, so that a reload leads it
-again.
+and when a run ended with no page drawn; every wake-up waits until the run in progress has ended.
+For a leader it beats every minute and keeps the room in the tab's session storage, so that a
+reload of that tab leads it again, and in a cookie, so that another tab of the same browser
+(or the tab reopened) can take it back with a click.
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ from bert_embeddings import config
 
 WATCH_JS = """
 export default function ({ data, setTriggerValue }) {
-  let source = null, open = false, timer = null, count = 0, waiting = null, due = null, blank = 0;
+  let source = null, open = false, timer = null, count = 0, waiting = null, due = null;
+  let blank = 0, seen = null;
   const state = () => document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state");
   const busy = () => { const now = state(); return now != null && now !== "notRunning"; };
-  // A push wakes the page at once: the run it replaces, if any, is drawn again with the new
-  // view. A periodic check or a blank page waits for the run in progress to end, so that a
-  // slow run is never replaced again and again by checks. Wake-ups meanwhile count as one.
+  // Every wake-up waits for the run in progress to end: Streamlit runs a rerun the browser asks
+  // for after that run, with the values the browser held when it asked, older than what the
+  // run is applying. Wake-ups meanwhile count as one.
   const wake = (why) => {
     due = due === "push" ? due : why;
     if (waiting) { return; }
     const fire = () => {
-      if (due !== "push" && busy()) { waiting = setTimeout(fire, 100); return; }
+      if (busy()) { waiting = setTimeout(fire, 50); return; }
       waiting = null;
       const reason = due;
       due = null;
@@ -39,11 +41,19 @@ export default function ({ data, setTriggerValue }) {
     fire();
   };
   if (data.cookie) { document.cookie = data.cookie; }
+  if (data.keep !== undefined) {  // the room this tab leads, kept across a reload of this tab
+    if (data.keep) { sessionStorage.setItem(data.name, data.keep); }
+    else { sessionStorage.removeItem(data.name); }
+  }
+  if (data.resume) {  // a reloaded tab that led a room hands it back
+    const kept = sessionStorage.getItem(data.name);
+    if (kept) { setTriggerValue("resume", kept); }
+  }
   if (data.stream) {
     source = new EventSource(new URL(data.stream, document.baseURI));
     source.onopen = () => { open = true; };
     source.onmessage = (event) => {
-      wake("push");
+      if (event.data !== seen) { seen = event.data; wake("push"); }
       if (event.data === "0") { source.close(); open = false; }
     };
     source.onerror = () => { open = false; };

@@ -274,3 +274,18 @@ def test_followers_read_in_words_what_the_room_cannot_carry():
     leader.run()
     follower.run()
     assert "Except what the room cannot carry" not in messages(follower)  # nothing differs now
+
+
+def test_another_tab_of_the_leaders_browser_offers_the_room_but_never_takes_it_over(monkeypatch):
+    """The cookie names the room this browser leads: a new tab (a preview, a projector window)
+    offers to lead it again with a button, and leads only once it is clicked."""
+    leader, code = lead()
+    _, token = leader.session_state[follow.LEAD]
+    monkeypatch.setattr(follow, "_cookie", lambda: f"{code}.{token}")
+    other = session()
+    assert follow.LEAD not in other.session_state
+    other.button(key="room_take_back").click().run()
+    assert other.session_state[follow.LEAD] == (code, token)
+    assert f"You lead room {code} again" in " ".join(s.value for s in other.success)
+    monkeypatch.setattr(follow, "_cookie", lambda: f"{code}.wrong-token")
+    assert "room_take_back" not in [b.key for b in session().button]

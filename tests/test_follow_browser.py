@@ -121,6 +121,14 @@ def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser
     leader.get_by_text(f"You lead room {code} again.").wait_for(timeout=30_000)
     nav(leader, "Tokens")
     follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
+    # another tab of the leader's browser (a preview) is offered the room, and does not take it
+    preview = leader.context.new_page()
+    open_page(preview, f"{server}/home")
+    preview.get_by_role("button", name=f"Lead room {code} again").wait_for(timeout=30_000)
+    assert preview.get_by_text(f"You lead room {code}").count() == 0
+    time.sleep(2)
+    assert follower.get_by_role("heading", name="Tokens", exact=True).is_visible()
+    preview.close()
 
     leader.get_by_role("button", name="Close the room").click()
     follower.get_by_text(f"Room {code} was closed by its leader.").wait_for(timeout=30_000)
