@@ -89,6 +89,12 @@ def test_followers_keep_up_with_a_leader_racing_through_pages(browser, server):
     leader.context.close()
 
 
+DOM_HOOKS = """() => [
+    document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state"),
+    Boolean(document.querySelector("[data-testid='stMain'] h1")),
+]"""
+
+
 def first_lines(url: str, count: int) -> list[str]:
     with urllib.request.urlopen(url, timeout=10) as stream:
         return [stream.readline().decode().strip() for _ in range(count)]
@@ -97,6 +103,10 @@ def first_lines(url: str, count: int) -> list[str]:
 def test_the_push_route_streams_a_rooms_versions_and_refuses_what_is_not_a_room(browser, server):
     leader = new_page(browser)
     code = lead(leader, server)
+    # what the room's component reads of Streamlit's page (components/room_watch.py): an
+    # upgrade that renames either would make it wake at the wrong time, so it fails here
+    leader.wait_for_selector(APP_IDLE)
+    assert leader.evaluate(DOM_HOOKS) == ["notRunning", True]
     retry, data = first_lines(f"{server}/rooms/{code}/events", 2)
     assert retry.startswith("retry: ") and data.startswith("data: ") and int(data[6:]) >= 1
     # behind a path prefix (a host's proxy) the same route answers
