@@ -3,7 +3,8 @@
 One local server with the bert-base-shaped stand-in model and one headless Chromium holding
 31 contexts. The leader opens a room; thirty followers open its join link. The leader then
 makes ten changes through the page, as a presenter would (pages, the sentence, the neighbour
-query, k, the map's components); after each, every follower's screen is checked to show the
+query, k, the map's components), each once every page has finished its run (a presenter
+talks between changes); after each, every follower's screen is checked to show the
 leader's view (the page's heading, or the changed box holding the leader's value). Times run
 from the leader's change to each follower's screen showing it. A follower that does not show
 it within 30 s counts as an error. The server also writes down (BERT_EXPLORER_ROOM_TRACE) when
