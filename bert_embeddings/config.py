@@ -86,7 +86,7 @@ VARIABLES = (
     Variable(
         ROOM_TRACE,
         "a file to which the server appends a line when a room's leader publishes a view and when "
-        "each follower's run first applies it (for `bench.follow`; leave unset)",
+        "a follower's run applies it (for `bench.follow`; leave unset)",
     ),
     Variable("HF_HUB_OFFLINE", "`1` never contacts the Hub: the Hugging Face cache, else the bundled model"),
     Variable("HF_ENDPOINT", f"another Hub address (default `{DEFAULT_ENDPOINT}`)"),

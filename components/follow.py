@@ -31,12 +31,10 @@ LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; co
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
 DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
 DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
-SHOWN = "_room_shown"  # the leader's last version published
 PROBLEM, RESUMED, FORGET = "_room_problem", "_room_resumed", "_room_forget"
 SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
 PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
 USED = "_room_used"  # the section was used in this session: it stays open
-TRACED = "_room_traced"
 PAGE = "page"
 DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
 CHECK_SECONDS, FALLBACK_SECONDS, BEAT_SECONDS = 15, 5, 60
@@ -81,9 +79,7 @@ def publish(page: str) -> None:
             state[FORGET] = True
             st.sidebar.warning(echo.plain(problem), icon=":material/groups:")
             return
-        if state.get(SHOWN) != version:
-            state[SHOWN] = version
-            room_watch.trace("shown", lead[0], version)
+        room_watch.trace("shown", lead[0], version)  # (bench.follow reads each version's first)
 
 
 def _unfinished() -> bool:
@@ -195,9 +191,7 @@ def apply_pending(current_page: str) -> str | None:
     version, shown = state.pop(PENDING)
     links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
     state[APPLIED] = (version, shown)
-    if state.get(TRACED) != version:
-        state[TRACED] = version
-        room_watch.trace("applied", code, version)
+    room_watch.trace("applied", code, version)
     target = shown.get(PAGE, current_page)
     return target if target != current_page else None
 

@@ -80,8 +80,9 @@ SESSION = "_room_session"
 
 
 def trace(event: str, code: str, version: int) -> None:
-    """For bench/follow: one line per view shown by a leader or first applied by a follower,
-    with the server's clock, where the host asked for it (never in normal use)."""
+    """For bench/follow: one line each time a leader's run publishes a view or a follower's run
+    applies one (bench/follow reads each version's first), with the server's clock, where the
+    host asked for it (never in normal use)."""
     path = config.room_trace()
     if not path:
         return
