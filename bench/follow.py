@@ -191,7 +191,7 @@ async def run(checkpoint: Path) -> dict:
             since = time.time()
             following = await replay(leader, [leader], followers, process.pid)
             wakes = wake_times(trace.read_text(), code, since)
-            print_first_wakes(trace.read_text(), code, since)
+            print_who_woke(trace.read_text(), code, since)
 
             await asyncio.sleep(full_or_quick(5, 1))  # every follower idle, polling
             before, browsers_before = cpu_seconds(process.pid), browsers_cpu_seconds()
@@ -217,25 +217,21 @@ async def run(checkpoint: Path) -> dict:
     return {"following": following, "control": control, "cpu_pct": cpu_pct, "wakes": wakes}
 
 
-def print_first_wakes(trace: str, code: str, since: float) -> None:
-    """The first half of each wake-up: from the leader's change until the follower's browser had
-    woken its room fragment (the push through the browser), for comparison with the whole."""
-    shown, woken = [], {}
+def print_who_woke(trace: str, code: str, since: float) -> None:
+    """How each follower's run applying a new view began: started by the server
+    (components/room_wake.py), or asked for by the follower's browser after a push or a check
+    (its room section fetched the view first)."""
+    fetched, applied = set(), set()
     for line in trace.splitlines():
         event, room, version, when, session = line.split()
         if room == code and float(when) > since:
-            if event == "shown":
-                shown.append(float(when))
-            elif event == "woken":
-                woken.setdefault(session, []).append(float(when))
-    delays = [
-        min((t for t in times if t >= start), default=start) - start
-        for start in shown
-        for times in woken.values()
-    ]
+            if event == "fetched":
+                fetched.add((version, session))
+            elif event == "applied":
+                applied.add((version, session))
     print(
-        f"the browsers' part (change to the follower's fragment): median "
-        f"{statistics.median(delays or [nan]):.3f} s, p95 {percentile_95(delays):.3f} s"
+        f"new views applied: {len(applied)}, of which {len(applied - fetched)} in a run the server started "
+        f"and {len(applied & fetched)} in one the follower's browser asked for"
     )
 
 
@@ -257,7 +253,8 @@ def wake_times(trace: str, code: str, since: float) -> list[float]:
 
 def percentile_95(values: list[float]) -> float:
     values = sorted(values) or [nan]
-    return statistics.quantiles(values, n=20)[18] if len(values) >= 2 else values[0]
+    # (inclusive: never beyond the slowest measured, however few the values)
+    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) >= 2 else values[0]
 
 
 def summary(times: dict[str, list[float | None]], kind: str | None = None) -> tuple[list[float], int]:

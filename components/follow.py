@@ -1,11 +1,12 @@
 """Follow the presenter: a room whose followers see the page and settings its leader shows.
 
 A view is what a shareable link holds (``links.view_params``), without a link's length limit.
-The leader's session publishes its view to the room on every run (``publish``). Each follower's
-sidebar holds a browser component (components/room_watch.py) with a stream on the room's push
-route (components/room_stream.py); a new version wakes the sidebar's room fragment, which reads
-the room and, if the version moved on, keeps the new view as *pending* and reruns the app, whose
-first lines apply it exactly as a link (``apply_pending``). What the room cannot carry is named
+The leader's session publishes its view to the room on every run (``publish``); the server
+reruns each follower's session at once (components/room_wake.py), and the run's first lines apply
+the new view exactly as a link (``apply_pending``). The way back for a missed run: each
+follower's sidebar holds a browser component (components/room_watch.py) with a stream on the
+push route (components/room_stream.py) and a slow check; it wakes the room fragment, which keeps
+a newer view as *pending* and reruns the app. What the room cannot carry is named
 on the follower's page. A follower who changes anything stops following, with a way back.
 
 Why followers were lost (Streamlit 1.67; tests/test_follow_browser.py reproduced it): the
@@ -19,13 +20,14 @@ run drew it (``drawn``, via components/runs.py); and a page left blank asks for 
 
 from __future__ import annotations
 
+import time
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from bert_embeddings import config, rooms
 from bert_embeddings.rooms import RoomError
-from components import echo, links, room_watch, roomstore, settings
+from components import echo, links, room_wake, room_watch, roomstore, settings
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
@@ -35,9 +37,9 @@ PROBLEM, RESUMED, FORGET = "_room_problem", "_room_resumed", "_room_forget"
 SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
 PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
 USED = "_room_used"  # the section was used in this session: it stays open
-PAGE = "page"
+PAGE = room_wake.PAGE
 DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
-CHECK_SECONDS, FALLBACK_SECONDS, BEAT_SECONDS = 15, 5, 60
+CHECK_SECONDS, FALLBACK_SECONDS, BEAT_SECONDS, GRACE_SECONDS = 15, 5, 60, 2  # GRACE: see room_watch
 COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
 
 
@@ -73,13 +75,13 @@ def publish(page: str) -> None:
     links.publish(page, extra)
     if lead := state.get(LEAD):
         try:
-            version = _rooms().show(*lead, _room_view(page))
+            when, version = time.time(), _rooms().show(*lead, _room_view(page))
         except RoomError as problem:
             state.pop(LEAD, None)
             state[FORGET] = True
             st.sidebar.warning(echo.plain(problem), icon=":material/groups:")
             return
-        room_watch.trace("shown", lead[0], version)  # (bench.follow reads each version's first)
+        room_watch.trace("shown", lead[0], version, when)  # (bench.follow reads each version's first)
 
 
 def _unfinished() -> bool:
@@ -172,10 +174,11 @@ def _take_back(room: tuple[str, str]) -> None:
 def apply_pending(current_page: str) -> str | None:
     """Before any widget is drawn: a follower's own change stops following; a new view from the
     room is applied, and so is the last one again if no run drew it to the end. Returns the page
-    to switch to, if the room shows another."""
+    to switch to, if the room shows another. A run the server started for a new view is never
+    the follower's own change (it may start on a page or with values a view behind)."""
     state = st.session_state
-    code = state.get(FOLLOW)
-    if not code or _stop_on_own_change(current_page):
+    code, woken = state.get(FOLLOW), room_wake.woken()
+    if not code or (not woken and _stop_on_own_change(current_page)):
         return None
     applied = state.get(APPLIED)
     if PENDING not in state:
@@ -185,7 +188,8 @@ def apply_pending(current_page: str) -> str | None:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
             return None
-        if applied is not None and applied[0] == version and not _unfinished():
+        kept = not woken or links.same_view(view(current_page), _setting_part(applied[1] if applied else {}))
+        if applied is not None and applied[0] == version and not _unfinished() and kept:
             return None
         state[PENDING] = (version, shown)
     version, shown = state.pop(PENDING)
@@ -199,6 +203,7 @@ def apply_pending(current_page: str) -> str | None:
 def stop_following(own_change: bool = False) -> None:
     state = st.session_state
     code = state.pop(FOLLOW, None)
+    room_wake.leave()
     for key in (APPLIED, PENDING, DRAWN):
         state.pop(key, None)
     if own_change and code:
@@ -219,6 +224,7 @@ def _following(code: str) -> None:
     woken = getattr(mounted, "wake", None)
     if state.get(FOLLOW) != code:
         return
+    room_wake.follow(code)
     if woken:
         room_watch.trace("woken", code, 0)
     try:
@@ -228,6 +234,8 @@ def _following(code: str) -> None:
     applied = state.get(APPLIED)
     if applied is None or applied[0] != version:
         state[PENDING] = (version, shown)
+        if woken:
+            room_watch.trace("fetched", code, version)
         st.rerun(scope="app")
     # A wake-up's run is never the follower's own change: values that differ from the view are
     # older ones the browser sent, so the view is applied again (a full run is drawing it now).
@@ -245,6 +253,7 @@ def _watch_data(code: str) -> dict:
         "stream": f"rooms/{code}/events",
         "every_ms": CHECK_SECONDS * 1000,
         "fallback_ms": FALLBACK_SECONDS * 1000,
+        "grace_ms": GRACE_SECONDS * 1000,
     }
 
 
@@ -321,7 +330,7 @@ def _idle_section() -> None:
         st.button("Follow again", on_click=_follow_again, key="room_again")
     st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
     # The code is read when Join is clicked: a code typed just before the click counts.
-    st.button("Join", on_click=_join_typed, key="room_join")
+    st.button("Join", on_click=lambda: _join(st.session_state.get(settings.ROOM_CODE) or ""), key="room_join")
     key = ""
     if config.presenter_key(st.secrets):
         key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
@@ -371,10 +380,6 @@ def _client_address() -> str:
         return ""
 
 
-def _join_typed() -> None:
-    _join(st.session_state.get(settings.ROOM_CODE) or "")
-
-
 def _join(code: str) -> None:
     state = st.session_state
     try:
@@ -389,6 +394,5 @@ def _join(code: str) -> None:
 
 
 def _follow_again() -> None:
-    code = st.session_state.pop(STOPPED, None)
-    if code:
+    if code := st.session_state.pop(STOPPED, None):
         _join(code)

@@ -2,8 +2,9 @@
 
 ``WATCH_JS`` runs in a follower's or a leader's browser (components/follow.py mounts it in
 the sidebar's room section). For a follower it holds an ``EventSource`` on the room's push route
-(components/room_stream.py) and wakes the section on every new version, on a periodic check,
-and when a run ended with no page drawn; every wake-up waits until the run in progress has ended.
+(components/room_stream.py) and wakes the section on a new version that no run followed (the
+server reruns its own followers itself, components/room_wake.py), on a periodic check, and when
+a run ended with no page drawn; every wake-up waits until the run in progress has ended.
 For a leader it beats every minute and keeps the room in the tab's session storage, so that a
 reload of that tab leads it again, and in a cookie, so that another tab of the same browser
 (or the tab reopened) can take it back with a click.
@@ -22,7 +23,7 @@ from bert_embeddings import config
 WATCH_JS = """
 export default function ({ data, setTriggerValue }) {
   let source = null, open = false, timer = null, count = 0, waiting = null, due = null;
-  let blank = 0, seen = null;
+  let blank = 0, seen = null, late = null, ran = false;
   const state = () => document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state");
   const busy = () => { const now = state(); return now != null && now !== "notRunning"; };
   // Every wake-up waits for the run in progress to end: Streamlit runs a rerun the browser asks
@@ -49,11 +50,21 @@ export default function ({ data, setTriggerValue }) {
     const kept = sessionStorage.getItem(data.name);
     if (kept) { setTriggerValue("resume", kept); }
   }
+  // The server reruns its own followers itself (components/room_wake.py): a push wakes the page
+  // only if no run began there within grace_ms of it (a session in another process, a reconnect).
+  const app = document.querySelector("[data-testid='stApp']");
+  const runs = new MutationObserver(() => { if (busy()) { ran = true; } });
+  if (app) { runs.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] }); }
   if (data.stream) {
     source = new EventSource(new URL(data.stream, document.baseURI));
     source.onopen = () => { open = true; };
     source.onmessage = (event) => {
-      if (event.data !== seen) { seen = event.data; wake("push"); }
+      if (event.data !== seen) {
+        seen = event.data;
+        ran = false;
+        clearTimeout(late);
+        late = setTimeout(() => { if (!ran) { wake("push"); } }, data.grace_ms);
+      }
       if (event.data === "0") { source.close(); open = false; }
     };
     source.onerror = () => { open = false; };
@@ -69,7 +80,7 @@ export default function ({ data, setTriggerValue }) {
     if (blank >= 10) { blank = 0; wake("blank"); }
   }, 1000) : null;
   return () => {
-    clearTimeout(timer); clearTimeout(waiting); clearInterval(look);
+    clearTimeout(timer); clearTimeout(waiting); clearTimeout(late); clearInterval(look); runs.disconnect();
     if (source) { source.close(); }
   };
 }
@@ -79,13 +90,14 @@ _trace_lock = threading.Lock()
 SESSION = "_room_session"
 
 
-def trace(event: str, code: str, version: int) -> None:
-    """For bench/follow: one line each time a leader's run publishes a view or a follower's run
-    applies one (bench/follow reads each version's first), with the server's clock, where the
-    host asked for it (never in normal use)."""
+def trace(event: str, code: str, version: int, when: float | None = None) -> None:
+    """For bench/follow: one line each time a leader's run publishes a view, a follower's room
+    section is woken or fetches a view for its run, or a follower's run applies one (bench/follow
+    reads each version's first), with the server's clock (``when``, or now), where the host asked
+    for it (never in normal use)."""
     path = config.room_trace()
     if not path:
         return
     session = st.session_state.setdefault(SESSION, secrets.token_hex(4))
     with _trace_lock, open(path, "a") as out:
-        out.write(f"{event} {code} {version} {time.time():.4f} {session}\n")
+        out.write(f"{event} {code} {version} {time.time() if when is None else when:.4f} {session}\n")

@@ -1,17 +1,26 @@
-"""The one place that knows how Streamlit ends a run early: whether a page was drawn to its end.
+"""The one place that leans on Streamlit's private parts: whether a page was drawn to its end,
+and how the server reruns another reader's session.
 
 A run can end before the page is drawn because another run replaced it: the reader's browser
 asked for a rerun (a widget, a fragment's wake-up) while it was running, or the script switched
 page. Streamlit then raises its ``RerunException`` inside the script. ``st.stop()`` and an
 error, by contrast, end a page that was drawn as far as it goes. Streamlit has no public way to
-tell the two apart, so this adapter imports the private exception; tests/test_follow.py fails
-loudly if an upgrade moves or renames it.
+tell the two apart, so this adapter imports the private exception.
+
+No public API lets one session rerun another either (streamlit/streamlit#2838). A room's
+follower is woken on the server the way Streamlit's own "run on save" reruns a session when a
+source file changes: ``AppSession.request_rerun`` with the session's last client state (its
+query, no widget values, so the session keeps its own) on the page asked for, called on the
+server's event loop. tests/test_follow.py fails loudly if an upgrade moves or renames any of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 
@@ -25,3 +34,40 @@ def run_to_the_end(page: Callable[[], None], drawn: Callable[[], None], replaced
     except RerunException:
         replaced()
         raise
+
+
+def this_session() -> str | None:
+    """The id of the session whose script is running in this thread (None outside a run)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else None
+
+
+def rerun_session(session_id: str, page: str | None = None) -> bool:
+    """Ask this server to rerun session ``session_id``'s app from the top, from any thread, on the
+    page whose address is ``page`` (or the page it ran last), as if its reader had asked: the run
+    starts on the server at once, whatever the browser is doing. Returns False if this server has
+    no such session (it ended, its browser is away, or it lives in another process)."""
+    if not Runtime.exists():  # a script run without a server (tests' AppTest)
+        return False
+    manager = Runtime.instance()._session_mgr
+    info = manager.get_session_info(session_id)
+    if info is None or not manager.is_active_session(session_id):  # gone, or its browser is
+        return False
+    session = info.session
+
+    def rerun() -> None:  # on the event loop, where Streamlit handles every rerun request
+        if manager.is_active_session(session_id):
+            # The page by its address: the session's last page may be a run behind (a run that
+            # switched page may still be starting), and a run on it would look like the reader's
+            # own step back.
+            client = ClientState()
+            client.CopyFrom(session._client_state)
+            if page is not None:
+                client.page_script_hash, client.page_name = "", page
+            session.request_rerun(client)
+
+    try:
+        session._event_loop.call_soon_threadsafe(rerun)
+    except RuntimeError:  # the server is stopping: its loop has closed
+        return False
+    return True

@@ -15,6 +15,7 @@ import urllib.request
 
 import pytest
 
+from bert_embeddings.config import ROOM_TRACE
 from testkit.browser import APP_IDLE, ROOT, chromium_path, headless_chromium, open_page, streamlit_server
 
 if chromium_path() is None:
@@ -34,9 +35,15 @@ HEADINGS = {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def trace_file(tmp_path_factory):
+    """The server's room trace (BERT_EXPLORER_ROOM_TRACE): which run applied which view."""
+    return tmp_path_factory.mktemp("trace") / "rooms.trace"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, trace_file):
     folder = tmp_path_factory.mktemp("rooms")
-    with streamlit_server(log=folder / "server.log") as (base, _process):
+    with streamlit_server(env={ROOM_TRACE: str(trace_file)}, log=folder / "server.log") as (base, _process):
         yield base
 
 
@@ -167,5 +174,37 @@ def test_a_follower_who_loses_the_connection_keeps_following(browser, server):
     assert f"follow={code}" in follower.url
     nav(leader, "Segments")
     follower.get_by_role("heading", name="Segments: sentence A or sentence B").wait_for(timeout=30_000)
+    follower.context.close()
+    leader.context.close()
+
+
+def test_the_server_reruns_its_followers_itself_without_their_push(browser, server, trace_file):
+    """The leader's change reruns each follower's session on the server at once: here the
+    follower's push route is blocked (as on a host that does not pass it through), and the run
+    that applies the leader's new view is not one the follower's browser asked for (its room
+    section never fetched that view)."""
+    leader = new_page(browser)
+    code = lead(leader, server)
+    follower = new_page(browser)
+    follower.route("**/rooms/*/events", lambda route: route.abort())
+    open_page(follower, f"{server}/?follow={code}")
+    follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=60_000)
+    conclusive = 0
+    for title, heading in (("Tokens", "Tokens"), ("Segments", "Segments: sentence A or sentence B")):
+        follower.wait_for_selector(APP_IDLE, timeout=60_000)
+        since = time.time()
+        nav(leader, title)
+        follower.get_by_role("heading", name=heading, exact=True).wait_for(timeout=30_000)
+        lines = [line.split() for line in trace_file.read_text().splitlines()]
+        lines = [(e, int(v), float(t), s) for e, c, v, t, s in lines if c == code and float(t) > since]
+        applied = [(v, t, s) for e, v, t, s in lines if e == "applied"]
+        assert applied, "the follower's runs applied no new view"
+        for version, when, session in applied:
+            # the browser's slow check may by chance have woken it in the same moment: inconclusive
+            if any(e == "woken" and s == session and t <= when for e, _, t, s in lines):
+                continue
+            conclusive += 1
+            assert ("fetched", version, session) not in {(e, v, s) for e, v, _, s in lines}
+    assert conclusive
     follower.context.close()
     leader.context.close()
