@@ -8,7 +8,7 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import follow, inputs, links, runs, state, widgets
+from components import follow, inputs, links, room_wake, runs, state, widgets
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -48,6 +48,7 @@ def _pages() -> tuple[st.Page, list[st.Page]]:
 
 
 def main() -> None:
+    woken = room_wake.begun()  # first: whether the server started this run for a room's new view
     opening, pages = _pages()
     navigation = st.navigation(pages)
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
@@ -60,7 +61,7 @@ def main() -> None:
             except RoomError as problem:
                 links.add_unused(f"follow={code[:20]!r} ({problem})")
         follow.resume_leading()
-    if (target := follow.apply_pending(navigation.url_path)) is not None:  # the room shows another page
+    if (target := follow.apply_pending(navigation.url_path, woken)) is not None:  # the room shows a page
         st.switch_page(next(p for p in pages if p.url_path == target))
     if navigation.url_path == opening.url_path:
         navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there

@@ -8,8 +8,9 @@ talks between changes); after each, every follower's screen is checked to show t
 leader's view (the page's heading, or the changed box holding the leader's value). Times run
 from the leader's change to each follower's screen showing it. A follower that does not show
 it within 30 s counts as an error. The server also writes down (BERT_EXPLORER_ROOM_TRACE) when
-each new view was published and when each follower's run that applies it began: their
-difference is the wake-up, measured on the server whatever the browsers' drawing costs. Then,
+each new view was published and when each follower's run for it began (the first line of a
+run the server started for it, or else the moment a run applied it): their difference is the
+wake-up, measured on the server whatever the browsers' drawing costs. Then,
 with everyone idle, the server's CPU time over 30 s is what thirty waiting followers cost.
 
 Then a control in the same run: the room closes, and the same ten changes are made by every
@@ -191,6 +192,11 @@ async def run(checkpoint: Path) -> dict:
             since = time.time()
             following = await replay(leader, [leader], followers, process.pid)
             wakes = wake_times(trace.read_text(), code, since)
+            applied = wake_times(trace.read_text(), code, since, ("applied",))
+            print(
+                f"the leader's change to each follower's run applying it: median "
+                f"{statistics.median(applied or [nan]):.3f} s, p95 {percentile_95(applied):.3f} s"
+            )
             print_who_woke(trace.read_text(), code, since)
 
             await asyncio.sleep(full_or_quick(5, 1))  # every follower idle, polling
@@ -235,20 +241,25 @@ def print_who_woke(trace: str, code: str, since: float) -> None:
     )
 
 
-def wake_times(trace: str, code: str, since: float) -> list[float]:
+STARTS = ("begun", "applied")  # the trace's lines that mark a follower's run for a view starting
+
+
+def wake_times(trace: str, code: str, since: float, starts: tuple[str, ...] = STARTS) -> list[float]:
     """From the server's trace: for each view the leader published after ``since`` (the clock
-    is the machine's, shared with the server), the time until each follower's run applying it
-    began (a follower that went straight to a later view skips it)."""
-    shown, applied = {}, {}
+    is the machine's, shared with the server), the time until each follower's run for it began:
+    the first line of a run the server started for it ("begun"), or where a run the browser asked
+    for applied it ("applied"); with ``starts=("applied",)``, until the view was applied. (A
+    follower that went straight to a later view skips one.)"""
+    shown, started = {}, {}
     for line in trace.splitlines():
         event, room, version, when, session = line.split()
         if room != code:
             continue
         if event == "shown":
             shown.setdefault(int(version), float(when))
-        elif event == "applied":
-            applied.setdefault((int(version), session), float(when))
-    return [when - shown[v] for (v, _), when in applied.items() if shown.get(v, 0) > since]
+        elif event in starts:
+            started.setdefault((int(version), session), float(when))
+    return [when - shown[v] for (v, _), when in started.items() if shown.get(v, 0) > since]
 
 
 def percentile_95(values: list[float]) -> float:

@@ -171,13 +171,13 @@ def _take_back(room: tuple[str, str]) -> None:
     stop_following()
 
 
-def apply_pending(current_page: str) -> str | None:
+def apply_pending(current_page: str, woken: bool = False) -> str | None:
     """Before any widget is drawn: a follower's own change stops following; a new view from the
     room is applied, and so is the last one again if no run drew it to the end. Returns the page
-    to switch to, if the room shows another. A run the server started for a new view is never
-    the follower's own change (it may start on a page or with values a view behind)."""
+    to switch to, if the room shows another. A run the server started for a new view (``woken``)
+    is never the follower's own change (it may start on a page or with values a view behind)."""
     state = st.session_state
-    code, woken = state.get(FOLLOW), room_wake.woken()
+    code = state.get(FOLLOW)
     if not code or (not woken and _stop_on_own_change(current_page)):
         return None
     applied = state.get(APPLIED)

@@ -14,13 +14,13 @@ import threading
 from collections.abc import Callable
 
 from bert_embeddings.rooms import RoomError
-from components import roomstore, runs
+from components import room_watch, roomstore, runs
 
 PAGE = "page"  # a view's page (its address); components/follow.py names it so too
 _lock = threading.RLock()
 _followers: dict[str, set[str]] = {}  # room code -> ids of this process's sessions following it
 _watching: dict[str, Callable[[], None]] = {}  # room code -> stops watching it
-_woken: set[str] = set()  # sessions asked to rerun for a new view, until that run begins
+_woken: dict[str, tuple[str, int]] = {}  # session -> (room, version) it was rerun for, until that run begins
 
 
 def follow(code: str, rerun: Callable[[str, str | None], bool] = runs.rerun_session) -> None:
@@ -51,16 +51,17 @@ def leave() -> None:
             _forget(code, session)
 
 
-def woken() -> bool:
-    """Whether this process asked to rerun the session running this script for a new view since
-    its last run began (a run that the follower's own step started is not)."""
+def begun() -> bool:
+    """Called first in every run: whether this process started the run for a room's new view
+    (a run that the follower's own step started is not). For bench/follow, such a run writes down
+    when it began."""
     if (session := runs.this_session()) is None:
         return False
     with _lock:
-        if session in _woken:
-            _woken.discard(session)
-            return True
-        return False
+        woken = _woken.pop(session, None)
+    if woken is not None:
+        room_watch.trace("begun", *woken)
+    return woken is not None
 
 
 def followers(code: str) -> set[str]:
@@ -79,7 +80,7 @@ def _wake(code: str, version: int, rerun: Callable[[str, str | None], bool]) -> 
     except RoomError:  # it closed meanwhile: the run on the page it is on says so
         page = None
     with _lock:
-        _woken.update(sessions)
+        _woken.update((session, (code, version)) for session in sessions)
     gone = [session for session in sessions if not rerun(session, page)]
     with _lock:
         for session in gone:
@@ -92,7 +93,7 @@ def _wake(code: str, version: int, rerun: Callable[[str, str | None], bool]) -> 
 def _forget(code: str, session: str) -> None:
     ids = _followers.get(code, set())
     ids.discard(session)
-    _woken.discard(session)
+    _woken.pop(session, None)
     if not ids:
         _followers.pop(code, None)
         _watching.pop(code, lambda: None)()

@@ -66,6 +66,25 @@ def test_a_followers_own_change_stops_following_and_follow_again_returns():
     assert follower.text_input(key=settings.NB_WORD).value == "queen"
 
 
+def test_a_run_the_server_starts_on_the_leaders_new_page_is_not_the_followers_own_change(monkeypatch):
+    """The server reruns a follower on the room's new page (components/room_wake.py), before
+    the run has applied the new view: a page that differs from the view applied last is then the
+    room's step, not the follower's. The same run without the server's mark is the follower's."""
+    from components import room_wake
+
+    leader, code = lead()
+    followers = [session({"follow": code}) for _ in range(2)]
+    leader.switch_page("pages/tokens.py").run()
+    woken, own = followers
+    monkeypatch.setattr(room_wake, "begun", lambda: True)
+    woken.switch_page("pages/tokens.py").run()
+    assert woken.session_state[follow.FOLLOW] == code and page_title(woken) == "Tokens"
+    assert woken.session_state[follow.APPLIED][1]["page"] == "tokens"
+    monkeypatch.setattr(room_wake, "begun", lambda: False)
+    own.switch_page("pages/segments.py").run()
+    assert follow.FOLLOW not in own.session_state  # a page of one's own: stopped following
+
+
 def test_a_forged_or_stale_code_gets_a_message():
     for code in ("ZZZZZZ", "<a href='x'>", "1" * 300):
         follower = session({"follow": code})

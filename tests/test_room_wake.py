@@ -22,6 +22,7 @@ def registry(monkeypatch):
     monkeypatch.setattr(roomstore, "store", lambda: store)
     monkeypatch.setattr(room_wake, "_followers", {})
     monkeypatch.setattr(room_wake, "_watching", {})
+    monkeypatch.setattr(room_wake, "_woken", {})
     current, reruns, gone = [None], [], set()
     monkeypatch.setattr(runs, "this_session", lambda: current[0])
 
@@ -55,6 +56,17 @@ def test_each_new_version_reruns_the_rooms_followers_here_and_no_one_else(regist
     reruns.clear()
     store.show(other, other_token, {"page": "axes"})
     assert reruns == [("s3", "axes")]
+
+
+def test_a_run_the_server_started_knows_it_once(registry):
+    store, as_session, _, _, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    as_session("s1")
+    room_wake.follow(code, rerun)
+    assert room_wake.begun() is False  # a run nobody woke (the follower's own step)
+    store.show(code, token, {"page": "pca"})
+    assert room_wake.begun() is True  # the run the server started
+    assert room_wake.begun() is False  # the next is the follower's own again
 
 
 def test_a_follower_who_leaves_or_follows_another_room_is_not_woken_by_the_first(registry):
