@@ -20,10 +20,13 @@ PAGE = "page"  # a view's page (its address); components/follow.py names it so t
 _lock = threading.RLock()
 _followers: dict[str, set[str]] = {}  # room code -> ids of this process's sessions following it
 _watching: dict[str, Callable[[], None]] = {}  # room code -> stops watching it
-_woken: dict[str, tuple[str, int]] = {}  # session -> (room, version) it was rerun for, until that run begins
+# session -> (room, version) it was rerun for, and whether all its batch was asked for yet
+_woken: dict[str, tuple[str, int, threading.Event]] = {}
+ASKING_SECONDS = 1.0  # how long a woken run waits at most for the rest of its batch to be asked for
+Rerun = Callable[[list[str], "str | None", Callable[[], None]], list[str]]  # runs.rerun_sessions
 
 
-def follow(code: str, rerun: Callable[[str, str | None], bool] = runs.rerun_session) -> None:
+def follow(code: str, rerun: Rerun = runs.rerun_sessions) -> None:
     """The session running this script follows room ``code``: it is woken on each new version."""
     if (session := runs.this_session()) is None:
         return
@@ -59,9 +62,16 @@ def begun() -> bool:
         return False
     with _lock:
         woken = _woken.pop(session, None)
-    if woken is not None:
-        room_watch.trace("begun", *woken)
-    return woken is not None
+    if woken is None:
+        return False
+    code, version, asked = woken
+    room_watch.trace("begun", code, version)
+    # The runs woken together start together: each waits (holding no CPU) until the server has
+    # asked for all of them, rather than drawing its page while the others are still being
+    # asked for. With thirty followers on two cores, asking for all thirty took 0.16 to 0.46 s
+    # while the first ones ran, and mostly 0.03 to 0.09 s this way.
+    asked.wait(ASKING_SECONDS)
+    return True
 
 
 def followers(code: str) -> set[str]:
@@ -70,7 +80,7 @@ def followers(code: str) -> set[str]:
         return set(_followers.get(code, ()))
 
 
-def _wake(code: str, version: int, rerun: Callable[[str, str | None], bool]) -> None:
+def _wake(code: str, version: int, rerun: Rerun) -> None:
     """A new version of ``code`` (0: it closed): every follower here reruns, on the room's page;
     sessions gone are forgotten, and so is a closed room."""
     with _lock:
@@ -79,9 +89,10 @@ def _wake(code: str, version: int, rerun: Callable[[str, str | None], bool]) -> 
         page = roomstore.store().look(code).view.get(PAGE) if version else None
     except RoomError:  # it closed meanwhile: the run on the page it is on says so
         page = None
+    asked = threading.Event()
     with _lock:
-        _woken.update((session, (code, version)) for session in sessions)
-    gone = [session for session in sessions if not rerun(session, page)]
+        _woken.update((session, (code, version, asked)) for session in sessions)
+    gone = rerun(sessions, page, asked.set)
     with _lock:
         for session in gone:
             _forget(code, session)

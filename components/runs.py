@@ -42,32 +42,43 @@ def this_session() -> str | None:
     return ctx.session_id if ctx is not None else None
 
 
-def rerun_session(session_id: str, page: str | None = None) -> bool:
-    """Ask this server to rerun session ``session_id``'s app from the top, from any thread, on the
-    page whose address is ``page`` (or the page it ran last), as if its reader had asked: the run
-    starts on the server at once, whatever the browser is doing. Returns False if this server has
-    no such session (it ended, its browser is away, or it lives in another process)."""
+def rerun_sessions(session_ids: list[str], page: str | None, then: Callable[[], None]) -> list[str]:
+    """Ask this server to rerun each of ``session_ids``'s apps from the top, from any thread, on
+    the page whose address is ``page`` (or the page each ran last), as if its reader had asked:
+    the runs start on the server at once, whatever the browsers are doing. ``then`` is called
+    once every run has been asked for. Returns the sessions this server does not have (ended,
+    their browser away, or in another process)."""
     if not Runtime.exists():  # a script run without a server (tests' AppTest)
-        return False
+        then()
+        return list(session_ids)
     manager = Runtime.instance()._session_mgr
-    info = manager.get_session_info(session_id)
-    if info is None or not manager.is_active_session(session_id):  # gone, or its browser is
-        return False
-    session = info.session
+    here = {}
+    for session_id in session_ids:
+        info = manager.get_session_info(session_id)
+        if info is not None and manager.is_active_session(session_id):
+            here[session_id] = info.session
 
     def rerun() -> None:  # on the event loop, where Streamlit handles every rerun request
-        if manager.is_active_session(session_id):
-            # The page by its address: the session's last page may be a run behind (a run that
-            # switched page may still be starting), and a run on it would look like the reader's
-            # own step back.
-            client = ClientState()
-            client.CopyFrom(session._client_state)
-            if page is not None:
-                client.page_script_hash, client.page_name = "", page
-            session.request_rerun(client)
+        try:
+            for session_id, session in here.items():
+                if manager.is_active_session(session_id):
+                    # The page by its address: the session's last page may be a run behind (a
+                    # run that switched page may still be starting), and a run on it would look
+                    # like the reader's own step back.
+                    client = ClientState()
+                    client.CopyFrom(session._client_state)
+                    if page is not None:
+                        client.page_script_hash, client.page_name = "", page
+                    session.request_rerun(client)
+        finally:
+            then()
 
     try:
-        session._event_loop.call_soon_threadsafe(rerun)
+        if here:
+            next(iter(here.values()))._event_loop.call_soon_threadsafe(rerun)  # (one loop per server)
+        else:
+            then()
     except RuntimeError:  # the server is stopping: its loop has closed
-        return False
-    return True
+        then()
+        return list(session_ids)
+    return [session_id for session_id in session_ids if session_id not in here]

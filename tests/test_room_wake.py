@@ -26,9 +26,10 @@ def registry(monkeypatch):
     current, reruns, gone = [None], [], set()
     monkeypatch.setattr(runs, "this_session", lambda: current[0])
 
-    def rerun(session: str, page: str | None) -> bool:
-        reruns.append((session, page))
-        return session not in gone
+    def rerun(sessions: list[str], page: str | None, then) -> list[str]:
+        reruns.extend((session, page) for session in sessions)
+        then()
+        return [session for session in sessions if session in gone]
 
     def as_session(session):
         current[0] = session
@@ -113,7 +114,9 @@ def test_following_a_room_that_is_not_open_leaves_nothing_behind(registry):
 
 
 def test_runs_outside_a_server_reruns_nothing():
-    assert runs.rerun_session("no-such-session") is False
+    told = []
+    assert runs.rerun_sessions(["no-such-session"], None, lambda: told.append(1)) == ["no-such-session"]
+    assert told == [1]
 
 
 def test_the_private_streamlit_parts_runs_uses_are_still_there():
