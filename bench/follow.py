@@ -192,11 +192,6 @@ async def run(checkpoint: Path) -> dict:
             since = time.time()
             following = await replay(leader, [leader], followers, process.pid)
             wakes = wake_times(trace.read_text(), code, since)
-            applied = wake_times(trace.read_text(), code, since, ("applied",))
-            print(
-                f"the leader's change to each follower's run applying it: median "
-                f"{statistics.median(applied or [nan]):.3f} s, p95 {percentile_95(applied):.3f} s"
-            )
             print_who_woke(trace.read_text(), code, since)
 
             await asyncio.sleep(full_or_quick(5, 1))  # every follower idle, polling
@@ -224,9 +219,14 @@ async def run(checkpoint: Path) -> dict:
 
 
 def print_who_woke(trace: str, code: str, since: float) -> None:
-    """How each follower's run applying a new view began: started by the server
-    (components/room_wake.py), or asked for by the follower's browser after a push or a check
-    (its room section fetched the view first)."""
+    """The time until each follower's run applied each new view, and how that run began: started
+    by the server (components/room_wake.py), or asked for by the follower's browser after a push
+    or a check (its room section fetched the view first)."""
+    applied_after = wake_times(trace, code, since, ("applied",))
+    print(
+        f"the leader's change to each follower's run applying it: median "
+        f"{statistics.median(applied_after or [nan]):.3f} s, p95 {percentile_95(applied_after):.3f} s"
+    )
     fetched, applied = set(), set()
     for line in trace.splitlines():
         event, room, version, when, session = line.split()

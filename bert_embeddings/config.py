@@ -85,8 +85,9 @@ VARIABLES = (
     ),
     Variable(
         ROOM_TRACE,
-        "a file to which the server appends a line when a room's leader publishes a view and when "
-        "a follower's run applies it (for `bench.follow`; leave unset)",
+        "a file to which the server appends a line when a room's leader publishes a view, when the "
+        "server starts a follower's run for it, and when a follower's run applies it (for "
+        "`bench.follow`; leave unset)",
     ),
     Variable("HF_HUB_OFFLINE", "`1` never contacts the Hub: the Hugging Face cache, else the bundled model"),
     Variable("HF_ENDPOINT", f"another Hub address (default `{DEFAULT_ENDPOINT}`)"),
