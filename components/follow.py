@@ -91,11 +91,16 @@ def _unfinished() -> bool:
     return applied is not None and st.session_state.get(DRAWN) != applied[0]
 
 
+def _shows_applied(page: str) -> bool:
+    """Whether the session's settings on ``page`` are the view last applied (False if none)."""
+    applied = st.session_state.get(APPLIED)
+    return bool(applied) and links.same_view(view(page), _setting_part(applied[1]))
+
+
 def _stale() -> bool:
     """Whether the session's settings differ from the view last applied."""
-    state = st.session_state
-    applied, page = state.get(APPLIED), state.get(PAGE_SHOWN)
-    return bool(applied and page) and not links.same_view(view(page), _setting_part(applied[1]))
+    page = st.session_state.get(PAGE_SHOWN)
+    return bool(st.session_state.get(APPLIED) and page) and not _shows_applied(page)
 
 
 def drawn() -> None:
@@ -117,13 +122,7 @@ def _stop_on_own_change(page: str) -> bool:
     Returns whether they did."""
     state = st.session_state
     applied = state.get(APPLIED)
-    if (
-        not state.get(FOLLOW)
-        or applied is None
-        or PENDING in state
-        or _unfinished()
-        or links.same_view(view(page), _setting_part(applied[1]))
-    ):
+    if not state.get(FOLLOW) or applied is None or PENDING in state or _unfinished() or _shows_applied(page):
         return False
     stop_following(own_change=True)
     return True
@@ -188,7 +187,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
             return None
-        kept = not woken or links.same_view(view(current_page), _setting_part(applied[1] if applied else {}))
+        kept = not woken or _shows_applied(current_page)
         if applied is not None and applied[0] == version and not _unfinished() and kept:
             return None
         state[PENDING] = (version, shown)
