@@ -61,7 +61,9 @@ def main() -> None:
             except RoomError as problem:
                 links.add_unused(f"follow={code[:20]!r} ({problem})")
         follow.resume_leading()
-    if (target := follow.apply_pending(navigation.url_path, woken)) is not None:  # the room shows a page
+    target = follow.apply_pending(navigation.url_path, woken is not None)
+    room_wake.settled(woken)
+    if target is not None:  # the room shows another page
         st.switch_page(next(p for p in pages if p.url_path == target))
     if navigation.url_path == opening.url_path:
         navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there

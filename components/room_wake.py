@@ -21,7 +21,8 @@ _lock = threading.RLock()
 _followers: dict[str, set[str]] = {}  # room code -> ids of this process's sessions following it
 _watching: dict[str, Callable[[], None]] = {}  # room code -> stops watching it
 # session -> (room, version) it was rerun for, and whether all its batch was asked for yet
-_woken: dict[str, tuple[str, int, threading.Event]] = {}
+Woken = tuple[str, int, threading.Event]
+_woken: dict[str, Woken] = {}
 ASKING_SECONDS = 1.0  # how long a woken run waits at most for the rest of its batch to be asked for
 Rerun = Callable[[list[str], "str | None", Callable[[], None]], list[str]]  # runs.rerun_sessions
 
@@ -54,16 +55,19 @@ def leave() -> None:
             _forget(code, session)
 
 
-def begun() -> bool:
-    """Called first in every run: whether this process started the run for a room's new view
-    (a run that the follower's own step started is not). For bench/follow, such a run writes down
-    when it began."""
+def begun() -> Woken | None:
+    """Called first in every run: the server's mark if this process started the run for a room's
+    new view (None for a run the follower's own step started). For bench/follow, such a run writes
+    down when it began. The mark stays until ``settled``: a woken run that another request
+    replaces before it applied the view (the next wake-up, asked for while the first was starting)
+    hands it on to the run that replaces it, which would otherwise look like the follower's own
+    step onto another page."""
     if (session := runs.this_session()) is None:
-        return False
+        return None
     with _lock:
-        woken = _woken.pop(session, None)
+        woken = _woken.get(session)
     if woken is None:
-        return False
+        return None
     code, version, asked = woken
     room_watch.trace("begun", code, version)
     # The runs woken together start together: each waits (holding no CPU) until the server has
@@ -71,7 +75,17 @@ def begun() -> bool:
     # asked for. With thirty followers on two cores, asking for all thirty took 0.16 to 0.46 s
     # while the first ones ran, and mostly 0.03 to 0.09 s this way.
     asked.wait(ASKING_SECONDS)
-    return True
+    return woken
+
+
+def settled(woken: Woken | None) -> None:
+    """The run that ``begun`` marked has applied the room's view: the session's next run is its
+    reader's own again (unless a newer wake-up marked it meanwhile)."""
+    if woken is None or (session := runs.this_session()) is None:
+        return
+    with _lock:
+        if _woken.get(session) is woken:
+            del _woken[session]
 
 
 def followers(code: str) -> set[str]:

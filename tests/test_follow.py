@@ -4,6 +4,7 @@ close after idle hours, and a server opens only so many."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from streamlit.testing.v1 import AppTest
@@ -76,11 +77,11 @@ def test_a_run_the_server_starts_on_the_leaders_new_page_is_not_the_followers_ow
     followers = [session({"follow": code}) for _ in range(2)]
     leader.switch_page("pages/tokens.py").run()
     woken, own = followers
-    monkeypatch.setattr(room_wake, "begun", lambda: True)
+    monkeypatch.setattr(room_wake, "begun", lambda: (code, 2, threading.Event()))
     woken.switch_page("pages/tokens.py").run()
     assert woken.session_state[follow.FOLLOW] == code and page_title(woken) == "Tokens"
     assert woken.session_state[follow.APPLIED][1]["page"] == "tokens"
-    monkeypatch.setattr(room_wake, "begun", lambda: False)
+    monkeypatch.setattr(room_wake, "begun", lambda: None)
     own.switch_page("pages/segments.py").run()
     assert follow.FOLLOW not in own.session_state  # a page of one's own: stopped following
 

@@ -59,15 +59,24 @@ def test_each_new_version_reruns_the_rooms_followers_here_and_no_one_else(regist
     assert reruns == [("s3", "axes")]
 
 
-def test_a_run_the_server_started_knows_it_once(registry):
+def test_a_run_the_server_started_knows_it_until_it_has_applied_the_view(registry):
     store, as_session, _, _, rerun = registry
     code, token = store.open({"page": "tokens"})
     as_session("s1")
     room_wake.follow(code, rerun)
-    assert room_wake.begun() is False  # a run nobody woke (the follower's own step)
+    assert room_wake.begun() is None  # a run nobody woke (the follower's own step)
     store.show(code, token, {"page": "pca"})
-    assert room_wake.begun() is True  # the run the server started
-    assert room_wake.begun() is False  # the next is the follower's own again
+    first = room_wake.begun()
+    assert first is not None  # the run the server started
+    # replaced before it applied the view (the next wake-up's run interrupted it): the run that
+    # replaces it is the server's too, not the follower's step onto another page
+    assert room_wake.begun() is first
+    store.show(code, token, {"page": "axes"})  # a newer wake-up, while that run was going
+    room_wake.settled(first)  # the older run settling leaves the newer mark in place
+    newer = room_wake.begun()
+    assert newer is not None and newer is not first and newer[1] == first[1] + 1
+    room_wake.settled(newer)
+    assert room_wake.begun() is None  # the next is the follower's own again
 
 
 def test_a_follower_who_leaves_or_follows_another_room_is_not_woken_by_the_first(registry):
