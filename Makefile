@@ -1,6 +1,7 @@
 # Two commands for people (see README.md):
 #   make run    set up .venv/ if needed, then start the explorer
-#   make test   set up .venv/, a browser and axe-core if needed, then lint and run every test
+#   make test   set up .venv/, a browser, axe-core and the servers the replica tests start,
+#               if needed, then lint and run every test
 # The virtual environment is reused once a stamp file says its install finished; editing
 # a requirements file makes it install again.
 
@@ -29,6 +30,7 @@ setup: $(DEV_STAMP)
 browser: $(DEV_STAMP)
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/fetch-axe.sh
+	@bash scripts/ensure-services.sh
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

@@ -8,7 +8,7 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import follow, inputs, links, room_wake, runs, state, widgets
+from components import follow, inputs, links, room_wake, routing, runs, state, widgets
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -48,6 +48,7 @@ def _pages() -> tuple[st.Page, list[st.Page]]:
 
 
 def main() -> None:
+    routing.framed()
     woken = room_wake.begun()  # first: whether the server started this run for a room's new view
     opening, pages = _pages()
     navigation = st.navigation(pages)

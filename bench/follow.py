@@ -25,8 +25,14 @@ the server and the browsers.
 With BENCH_QUICK=1: two followers (unless BENCH_FOLLOWERS says), the first two changes, a 2 s
 idle spell and shorter pauses, on a small random checkpoint (see bench/__init__.py).
 
+With BENCH_REPLICAS=2: the same on the deployment of compose.yaml (bench/follow_replicas.py):
+Redis, two replicas and HAProxy; the leader on the first replica, half of the followers on the
+second. After the idle spell the second replica restarts, and the line above the control says how
+soon after its return its followers showed the leader's next change (target: all within 15 s).
+The server CPU is then both replicas'.
+
 Last line: follow followers=30 changes=10 errors=E p50_s=A p95_s=B wake_p95_s=W server_cpu_pct=C
-replicas=1 (C in % of one core). Targets: E = 0, W <= 0.5, C <= 10, and the page changes'
+replicas=R (C in % of one core). Targets: E = 0, W <= 0.5, C <= 10, and the page changes'
 p95 following / control (printed above) <= 1.5.
 """
 
@@ -43,11 +49,12 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from bench import full_or_quick
+from bench.follow_replicas import REPLICAS, Served, restart_second, servers
 from bench.hostile import cpu_seconds, idle, niced_chromium
 from bench.memory import bert_base_shaped
 from bert_embeddings.config import ROOM_TRACE
 from components.follow import FALLBACK_SECONDS
-from testkit.browser import CHROMIUM_ARGS, streamlit_server
+from testkit.browser import CHROMIUM_ARGS
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))  # fewer, to tell load from logic
 IDLE_SECONDS = full_or_quick(30, 2)
@@ -77,6 +84,7 @@ CHANGES = (
     Change("open Positions", "page", "Positions", "Positions: learned, not a formula"),
 )
 CHANGES = full_or_quick(CHANGES, CHANGES[:2])  # a quick run: one page change and one sentence
+AFTER_RESTART = Change("open Overview", "page", "Overview", "BERT's embedding layer")  # (BENCH_REPLICAS=2)
 
 
 async def make_change(page, change: Change) -> None:
@@ -125,7 +133,7 @@ def browsers_cpu_seconds() -> float:
     return total
 
 
-async def replay(leader, makers: list, watched: list, server_pid: int) -> dict[str, list[float | None]]:
+async def replay(leader, makers: list, watched: list, served: Served) -> dict[str, list[float | None]]:
     """The ten changes, each made in every page of ``makers`` at once: for each change, the
     time from then to each page of ``watched`` showing it (None: not within 30 s)."""
     times = {}
@@ -133,7 +141,7 @@ async def replay(leader, makers: list, watched: list, server_pid: int) -> dict[s
         # Each change waits until every page has finished its run (the presenter talks
         # between changes): a wake-up then measures the push, not a run still in progress.
         await asyncio.gather(*(idle(page) for page in {leader, *watched}))
-        server, browsers = cpu_seconds(server_pid), browsers_cpu_seconds()
+        server, browsers = served.cpu_seconds(), browsers_cpu_seconds()
         started = time.perf_counter()
         await asyncio.gather(*(make_change(page, change) for page in makers))
         times[change.what] = await asyncio.gather(*(timed(page, change, started) for page in watched))
@@ -141,7 +149,7 @@ async def replay(leader, makers: list, watched: list, server_pid: int) -> dict[s
         print(
             f"  {change.what}: {len(done)} of {len(watched)} in {statistics.median(done or [nan]):.2f} s "
             f"(median), slowest {max(done or [nan]):.2f} s; CPU: server "
-            f"{cpu_seconds(server_pid) - server:.2f} s, browsers {browsers_cpu_seconds() - browsers:.1f} s"
+            f"{served.cpu_seconds() - server:.2f} s, browsers {browsers_cpu_seconds() - browsers:.1f} s"
         )
         await asyncio.sleep(1)
     return times
@@ -159,9 +167,9 @@ async def open_room(leader, base: str) -> str:
 
 
 async def run(checkpoint: Path) -> dict:
-    log, trace = checkpoint.parent / "server.log", checkpoint.parent / "rooms.trace"
+    trace = checkpoint.parent / "rooms.trace"
     env = {"BERT_EXPLORER_MODEL": str(checkpoint), ROOM_TRACE: str(trace)}
-    with streamlit_server(env=env, log=log) as (base, process):
+    with servers(checkpoint.parent, env) as served:
         async with async_playwright() as playwright:
             # Each person's browser draws on their own machine, not on the server's two cores:
             # here all 31 share them, at the lowest priority, so that they take only what the
@@ -174,34 +182,28 @@ async def run(checkpoint: Path) -> dict:
                 headless=True,
             )
 
-            async def new_page():
+            async def new_page(person: int):
                 context = await browser.new_context(viewport={"width": 1280, "height": 900})
+                await context.add_cookies(served.cookies(person))  # (its replica, with two)
                 return await context.new_page()
 
-            leader = await new_page()
-            code = await open_room(leader, base)
-            followers = [await new_page() for _ in range(FOLLOWERS)]
-            for follower in followers:  # one after another, as people arrive
-                await follower.goto(f"{base}/?follow={code}", wait_until="domcontentloaded")
-            await asyncio.gather(
-                *(f.get_by_role("heading", name=FIRST_HEADING).wait_for(timeout=120_000) for f in followers)
-            )
-            await asyncio.sleep(full_or_quick(3, 1))
+            leader = await new_page(0)
+            code = await open_room(leader, served.base)
+            followers = [await new_page(person) for person in range(1, FOLLOWERS + 1)]
+            await join(followers, f"{served.base}/?follow={code}")
 
             print("following the leader:")
             since = time.time()
-            following = await replay(leader, [leader], followers, process.pid)
+            following = await replay(leader, [leader], followers, served)
             wakes = wake_times(trace.read_text(), code, since)
             print_who_woke(trace.read_text(), code, since)
-
-            await asyncio.sleep(full_or_quick(5, 1))  # every follower idle, polling
-            before, browsers_before = cpu_seconds(process.pid), browsers_cpu_seconds()
-            started = time.perf_counter()
-            await asyncio.sleep(IDLE_SECONDS)
-            elapsed = time.perf_counter() - started
-            cpu_pct = 100 * (cpu_seconds(process.pid) - before) / elapsed
-            browsers_pct = 100 * (browsers_cpu_seconds() - browsers_before) / elapsed
-            print(f"idle: server {cpu_pct:.1f} % of a core, the 31 browsers {browsers_pct:.0f} %")
+            cpu_pct = await idle_cpu(served)
+            if served.running is not None:
+                print(
+                    await restart_second(
+                        served, followers, lambda: make_change(leader, AFTER_RESTART), after_restart
+                    )
+                )
 
             # The control, in the same run: no room, each of the thirty makes the same change
             # in their own browser at the same moment. What this machine (two cores for the
@@ -209,13 +211,44 @@ async def run(checkpoint: Path) -> dict:
             await leader.get_by_role("button", name="Close the room").click()
             await asyncio.sleep(FALLBACK_SECONDS + 1)  # every follower has heard it close
             print("control, each person making the change themselves:")
-            control = await replay(leader, [leader, *followers], followers, process.pid)
+            control = await replay(leader, [leader, *followers], followers, served)
             await browser.close()
-    problems = [line for line in log.read_text().splitlines() if "Error" in line or "Traceback" in line]
+    problems = [
+        line
+        for log in served.logs
+        for line in log.read_text().splitlines()
+        if "Error" in line or "Traceback" in line
+    ]
     print(f"server log: {len(problems)} lines with an error")
     for line in problems[:5]:
         print(f"  {line[:200]}")
     return {"following": following, "control": control, "cpu_pct": cpu_pct, "wakes": wakes}
+
+
+async def join(followers: list, link: str) -> None:
+    for follower in followers:  # one after another, as people arrive
+        await follower.goto(link, wait_until="domcontentloaded")
+    await asyncio.gather(
+        *(f.get_by_role("heading", name=FIRST_HEADING).wait_for(timeout=120_000) for f in followers)
+    )
+    await asyncio.sleep(full_or_quick(3, 1))
+
+
+async def after_restart(page) -> None:
+    await shows(page, AFTER_RESTART)
+
+
+async def idle_cpu(served: Served) -> float:
+    """With every follower idle, the servers' CPU time over IDLE_SECONDS, in % of one core."""
+    await asyncio.sleep(full_or_quick(5, 1))
+    before, browsers_before = served.cpu_seconds(), browsers_cpu_seconds()
+    started = time.perf_counter()
+    await asyncio.sleep(IDLE_SECONDS)
+    elapsed = time.perf_counter() - started
+    cpu_pct = 100 * (served.cpu_seconds() - before) / elapsed
+    browsers_pct = 100 * (browsers_cpu_seconds() - browsers_before) / elapsed
+    print(f"idle: server {cpu_pct:.1f} % of a core, the {FOLLOWERS + 1} browsers {browsers_pct:.0f} %")
+    return cpu_pct
 
 
 def print_who_woke(trace: str, code: str, since: float) -> None:
@@ -297,7 +330,8 @@ def main() -> None:
     print(
         f"follow followers={FOLLOWERS} changes={len(CHANGES)} errors={errors} "
         f"p50_s={statistics.median(latencies or [nan]):.2f} p95_s={percentile_95(latencies):.2f} "
-        f"wake_p95_s={percentile_95(result['wakes']):.2f} server_cpu_pct={result['cpu_pct']:.1f} replicas=1"
+        f"wake_p95_s={percentile_95(result['wakes']):.2f} server_cpu_pct={result['cpu_pct']:.1f} "
+        f"replicas={REPLICAS}"
     )
 
 

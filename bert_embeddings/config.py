@@ -32,6 +32,8 @@ MAP_ITERATIONS = "BERT_EXPLORER_MAP_ITERATIONS"
 PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
 PRESENTER = "BERT_EXPLORER_PRESENTER_KEY"
 ROOM_TRACE = "BERT_EXPLORER_ROOM_TRACE"
+ROOMS = "BERT_EXPLORER_ROOMS"
+ROOMS_FILE = "rooms.sqlite3"  # the default store's file, in the cache folder
 DEFAULT_MAP_ITERATIONS = 750
 
 DEFAULT_MODEL = "bert-base-uncased"
@@ -82,6 +84,13 @@ VARIABLES = (
         PRESENTER,
         "if set, only people who type this key can lead a workshop room (anyone can follow one); "
         "set it as a secret on Community Cloud",
+    ),
+    Variable(
+        ROOMS,
+        "where workshop rooms are kept: a Redis URL (`redis://host:6379/0`, `rediss://` with TLS) "
+        "for replicas on several hosts, or an absolute path to a SQLite file (default: "
+        f"`{ROOMS_FILE}` in the cache folder, shared by every process on the host); on Community "
+        "Cloud, set it as a secret",
     ),
     Variable(
         ROOM_TRACE,
@@ -151,6 +160,11 @@ def precompute_maps() -> bool:
 
 def room_trace() -> str:
     return value(ROOM_TRACE)
+
+
+def rooms_store() -> str:
+    """Where rooms are kept: a ``redis://`` or ``rediss://`` URL, or a SQLite file's path."""
+    return value(ROOMS) or str(explorer_cache_dir() / ROOMS_FILE)
 
 
 def presenter_key(secrets: Mapping | None = None) -> str:

@@ -13,6 +13,7 @@ host's limit first, then config and tokenizer, then the embedding tensors.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import urllib.parse
 import urllib.request
@@ -125,7 +126,7 @@ def _safetensors_bytes(entries: dict[str, dict], data: bytes, data_start: int) -
 
 def _write_atomically(destination: Path, body: bytes) -> None:
     destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_suffix(destination.suffix + ".part")
+    partial = destination.with_name(f"{destination.name}.{os.getpid()}.part")  # (replicas share it)
     partial.write_bytes(body)
     partial.replace(destination)
 

@@ -77,8 +77,13 @@ def load(folder: Path, rows: int | None = None) -> Done | None:
     return Done(coords, meta)
 
 
+def _temporary(path: Path) -> Path:
+    """A name to write ``path`` under first, this process's own (replicas may share the folder)."""
+    return path.with_name(f"{path.name}.{os.getpid()}.part")
+
+
 def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_suffix(path.suffix + ".part")
+    temporary = _temporary(path)
     temporary.write_bytes(data)
     os.replace(temporary, path)
 
@@ -232,7 +237,7 @@ def retry(folder: Path) -> None:
 
 def _save_table(path: Path, table: np.ndarray) -> None:
     """The table for the worker, written straight from the model's array (no copy in memory)."""
-    temporary = path.with_suffix(".part")
+    temporary = _temporary(path)
     with open(temporary, "wb") as handle:
         np.save(handle, np.ascontiguousarray(table), allow_pickle=False)
     os.replace(temporary, path)
@@ -272,7 +277,7 @@ if __name__ == "__main__":
     try:
         work(Path(sys.argv[1]), neighbour_map.Settings(**json.loads(sys.argv[2])))
     except OSError as error:  # a full or read-only disk: the last line of the log is the page's reason
-        for name in (TABLE, PROGRESS, COORDS + ".part", META + ".part"):
+        for name in (TABLE, PROGRESS, *(p.name for p in Path(sys.argv[1]).glob(f"*.{os.getpid()}.part"))):
             (Path(sys.argv[1]) / name).unlink(missing_ok=True)
         print(storage_problem(error), flush=True)
         sys.exit(3)

@@ -6,11 +6,13 @@ not limited by a URL's length, so it also carries a long sentence). Only the lea
 change the view: they hold the room's token, a secret that never appears in a follow link.
 Followers read the view by the room's short code; each change raises its version.
 
-The registry is one small interface, ``RoomStore``: open, show, look, close, ``leads``
+The registry is one small interface, ``RoomStore``: open, show, beat, look, close, ``leads``
 (whether a token leads a room) and ``watch`` (a callback on every change, so that waiting
-followers can be woken by a push instead of asking). ``MemoryRooms`` keeps rooms in the
-server process; another backend (a file database, Redis) can take its place without the
-pages knowing.
+followers can be woken by a push instead of asking). Two backends keep everything a room needs
+(codes, hashed tokens, views with versions, expiry, the limits), so that several server
+processes share them: bert_embeddings/room_sqlite.py (a file on one host, the default) and
+bert_embeddings/room_redis.py (replicas on several hosts). Both decide who may open a room with
+the one function ``admit``, and tell watchers through ``Watchers``.
 
 The limits, so that nobody can take the rooms from a presenter:
 - a room closes after ``IDLE_HOURS`` without a change;
@@ -26,11 +28,9 @@ import hashlib
 import hmac
 import secrets
 import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bert_embeddings.errors import ExplorerError
 
@@ -55,6 +55,16 @@ class RoomError(ExplorerError):
 
 class RoomClosedError(RoomError):
     """The room existed and has closed: by its leader, or for idleness."""
+
+
+class RoomsUnavailableError(RoomError):
+    """The store cannot be reached just now (a Redis server gone): rooms wait, pages work."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The server that keeps the workshop rooms cannot be reached just now, so the room is "
+            "paused. Every page still works on its own; the room carries on once it is back."
+        )
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,8 @@ def closed_message(code: str, reason: str, idle_hours: float = IDLE_HOURS) -> st
 class RoomStore(ABC):
     """Every open room, safe to use from every session's thread."""
 
+    watchers: Watchers
+
     @abstractmethod
     def open(self, view: dict[str, str], client: str = "", presenter: bool = False) -> tuple[str, str]:
         """A new room showing ``view``: its code (to share) and its token (for the leader only).
@@ -121,176 +133,142 @@ class RoomStore(ABC):
     def close(self, code: str, token: str) -> None:
         """The leader closes the room (a wrong token closes nothing)."""
 
-    @abstractmethod
     def leads(self, code: str, token: str) -> bool:
         """Whether ``token`` leads the open room ``code``."""
+        try:
+            self._check_leader(code, token)
+            return True
+        except RoomError:
+            return False
 
     @abstractmethod
+    def _check_leader(self, code: str, token: str) -> None:
+        """RoomError unless ``token`` leads the open room ``code``."""
+
     def watch(self, code: str, watcher: Watcher) -> Callable[[], None]:
         """Call ``watcher`` with each new version of ``code`` (0 when it closes, or at once if it
-        is not open), from whichever thread made the change; returns the function that stops
-        watching."""
-
-
-@dataclass
-class _Room:
-    code: str
-    token_hash: str
-    view: dict[str, str]
-    version: int
-    changed: float  # the view's last change (or the room's opening)
-    presenter: bool
-    seen: float  # the leader's last sign of life: a change, or their page's beat
-    watchers: list[Watcher] = field(default_factory=list)
-
-
-class MemoryRooms(RoomStore):
-    """Rooms in this server process (one process serves a Community Cloud app). ``reserved``
-    rooms of ``most`` are kept for holders of the presenter key: pass 0 when the host set none."""
-
-    def __init__(
-        self,
-        most: int = MOST_ROOMS,
-        idle_hours: float = IDLE_HOURS,
-        clock: Callable[[], float] = time.time,
-        reserved: int = 0,
-    ) -> None:
-        self._rooms: dict[str, _Room] = {}
-        self._closed: dict[str, tuple[str, float]] = {}  # code -> (reason, when)
-        self._opened_by: dict[str, list[float]] = {}  # client address -> times it opened a room
-        self._lock = threading.Lock()
-        self.most, self.reserved, self.idle_seconds, self.clock = most, reserved, idle_hours * 3600, clock
-
-    @contextmanager
-    def _locked(self):
-        """The lock, with what has expired closed first; the watchers of every room that closed
-        meanwhile are told once the lock is released (a watcher may call the store)."""
-        told: list[Watcher] = []
+        is not open): at once for a change this process makes, else from the backend's one
+        watching loop (``_watching``). Returns the function that stops watching."""
         try:
-            with self._lock:
-                now = self.clock()
-                for code, room in list(self._rooms.items()):
-                    if now - room.changed > self.idle_seconds:
-                        told += self._end(code, "idle")
-                for code, (_, when) in list(self._closed.items()):
-                    if now - when > REMEMBER_CLOSED_HOURS * 3600:
-                        del self._closed[code]
-                yield told
-        finally:
-            _tell(told, 0)
+            version = self.look(code).version
+        except RoomsUnavailableError:
+            raise
+        except RoomError:
+            version = 0
+        if not version:
+            watcher(0)
+            return lambda: None
+        stop = self.watchers.add(code, watcher, version)
+        self._watching()
+        return stop
 
-    def _end(self, code: str, reason: str) -> list[Watcher]:
-        room = self._rooms.pop(code)
-        self._closed[code] = (reason, self.clock())
-        return room.watchers
+    @abstractmethod
+    def _watching(self) -> None:
+        """A room is watched: the backend's watching loop runs, and reads it."""
 
-    def _room(self, code: str, token: str | None = None) -> _Room:
-        room = self._rooms.get(code)
-        if room is None:
-            if code in self._closed:
-                raise RoomClosedError(closed_message(code, self._closed[code][0], self.idle_seconds / 3600))
-            raise RoomError(f"There is no open room {code}: check the code, or ask for a new one.")
-        if token is not None and not hmac.compare_digest(room.token_hash, token_hash(token)):
-            raise RoomError(f"Only the person who opened room {code} can lead it.")
-        return room
+    @abstractmethod
+    def __len__(self) -> int:
+        """How many rooms are open."""
 
-    def _check_limits(self, client: str, presenter: bool) -> list[Watcher]:
-        """RoomError if ``client`` may not open a room now; the watchers of a room whose leader
-        was long away, closed to make room, to be told."""
-        now = self.clock()
-        recent = [t for t in self._opened_by.get(client, []) if now - t < OPENS_WINDOW_MINUTES * 60]
-        self._opened_by[client] = recent
-        # (A session without an address, as in the app's headless tests, is not rate-limited.)
-        if client and not presenter and len(recent) >= OPENS_PER_CLIENT:
-            raise RoomError(
-                f"You opened {OPENS_PER_CLIENT} rooms in the last {OPENS_WINDOW_MINUTES:g} minutes, this "
-                "server's limit for one address: lead the room you have, or try again in a few minutes."
-            )
-        limit = self.most if presenter else self.most - self.reserved
-        told = []
-        needed, away = len(self._rooms) - limit + 1, self._away(now)
-        if 0 < needed <= len(away):  # rooms whose leader is gone make room, longest gone first
-            for code in away[:needed]:
-                told += self._end(code, "away")
-        if len(self._rooms) >= limit:
-            raise RoomError(
-                f"This server has as many open rooms as it allows ({len(self._rooms)}); a room closes "
-                f"when its leader closes it, or after {self.idle_seconds / 3600:g} hours without a change. "
-                "Try again later, or join an open room."
-            )
-        return told
 
-    def _away(self, now: float) -> list[str]:
-        """The rooms whose leader has been silent over LEADER_AWAY_MINUTES, longest first."""
-        away = sorted((room.seen, code) for code, room in self._rooms.items())
-        return [code for seen, code in away if now - seen > LEADER_AWAY_MINUTES * 60]
+def admit(
+    now: float,
+    seen: dict[str, float],
+    recent_opens: int,
+    client: str,
+    presenter: bool,
+    most: int,
+    reserved: int,
+    idle_hours: float,
+) -> list[str]:
+    """Whether ``client`` may open a room now, given every open room's leader's last sign of
+    life (``seen``) and how many rooms ``client`` opened within the window: the rooms to close
+    first to make room for it (their leader long away, longest first), or a RoomError. Every
+    backend decides by this one function, inside its own transaction."""
+    # (A session without an address, as in the app's headless tests, is not rate-limited.)
+    if client and not presenter and recent_opens >= OPENS_PER_CLIENT:
+        raise RoomError(
+            f"You opened {OPENS_PER_CLIENT} rooms in the last {OPENS_WINDOW_MINUTES:g} minutes, this "
+            "server's limit for one address: lead the room you have, or try again in a few minutes."
+        )
+    limit = most if presenter else most - reserved
+    needed = len(seen) - limit + 1
+    away = [code for when, code in sorted((when, code) for code, when in seen.items())]
+    away = [code for code in away if now - seen[code] > LEADER_AWAY_MINUTES * 60]
+    if needed <= 0:
+        return []
+    if needed <= len(away):  # rooms whose leader is gone make room, longest gone first
+        return away[:needed]
+    raise RoomError(
+        f"This server has as many open rooms as it allows ({len(seen)}); a room closes "
+        f"when its leader closes it, or after {idle_hours:g} hours without a change. "
+        "Try again later, or join an open room."
+    )
 
-    def open(self, view: dict[str, str], client: str = "", presenter: bool = False) -> tuple[str, str]:
-        with self._locked() as told:
-            told += self._check_limits(client, presenter)
-            code = new_code()
-            while code in self._rooms or code in self._closed:
-                code = new_code()
-            token, now = secrets.token_urlsafe(24), self.clock()
-            self._rooms[code] = _Room(code, token_hash(token), dict(view), 1, now, presenter, now)
-            self._opened_by[client].append(now)
-            return code, token
 
-    def show(self, code: str, token: str, view: dict[str, str]) -> int:
-        with self._locked():
-            room = self._room(code, token)
-            room.changed = room.seen = self.clock()
-            changed = view != room.view
-            if changed:
-                room.view, room.version = dict(view), room.version + 1
-            version, watchers = room.version, list(room.watchers)
-        if changed:
-            _tell(watchers, version)
-        return version
+def no_room(code: str, closed_reason: str | None, idle_hours: float) -> RoomError:
+    """The error for a code that names no open room: why it closed, if it was a room."""
+    if closed_reason is not None:
+        return RoomClosedError(closed_message(code, closed_reason, idle_hours))
+    return RoomError(f"There is no open room {code}: check the code, or ask for a new one.")
 
-    def beat(self, code: str, token: str) -> None:
-        with self._locked():
-            self._room(code, token).seen = self.clock()
 
-    def look(self, code: str) -> Snapshot:
-        with self._locked():
-            room = self._room(code)
-            return Snapshot(room.version, dict(room.view))
+def not_leader(code: str) -> RoomError:
+    return RoomError(f"Only the person who opened room {code} can lead it.")
 
-    def close(self, code: str, token: str) -> None:
-        with self._locked() as told:
-            room = self._rooms.get(code)
-            if room is not None and hmac.compare_digest(room.token_hash, token_hash(token)):
-                told += self._end(code, "closed")
 
-    def leads(self, code: str, token: str) -> bool:
-        with self._locked():
-            room = self._rooms.get(code)
-            return room is not None and hmac.compare_digest(room.token_hash, token_hash(token))
+def same_token(stored_hash: str, token: str) -> bool:
+    return hmac.compare_digest(str(stored_hash), token_hash(token))
 
-    def watch(self, code: str, watcher: Watcher) -> Callable[[], None]:
-        with self._locked():
-            room = self._rooms.get(code)
-            if room is not None:
-                room.watchers.append(watcher)
-        if room is None:
-            _tell([watcher], 0)
+
+class Watchers:
+    """The watchers of rooms in this process, and the last version each was told: a version is
+    told once, whether this process made the change (told at once) or another process did (told
+    when the backend's one watching loop reads it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_code: dict[str, dict[int, tuple[Watcher, list[int]]]] = {}
+        self._next = 0
+        self.changed = threading.Event()  # set when a room is first watched (a loop may wait)
+
+    def add(self, code: str, watcher: Watcher, version: int) -> Callable[[], None]:
+        with self._lock:
+            self._next += 1
+            key = self._next
+            self._by_code.setdefault(code, {})[key] = (watcher, [version])
+        self.changed.set()
 
         def stop() -> None:
             with self._lock:
-                if room is not None and watcher in room.watchers:
-                    room.watchers.remove(watcher)
+                watching = self._by_code.get(code, {})
+                watching.pop(key, None)
+                if not watching:
+                    self._by_code.pop(code, None)
 
         return stop
 
+    def codes(self) -> dict[str, int]:
+        """Every watched room, with the lowest version any of its watchers was told."""
+        with self._lock:
+            return {code: min(seen[0] for _, seen in w.values()) for code, w in self._by_code.items() if w}
+
+    def tell(self, code: str, version: int) -> None:
+        """``version`` of ``code`` (0: it closed) to each watcher not yet told it."""
+        with self._lock:
+            told = []
+            for watcher, seen in self._by_code.get(code, {}).values():
+                if version == 0 or version > seen[0]:
+                    seen[0] = version if version else seen[0]
+                    told.append(watcher)
+            if version == 0:
+                self._by_code.pop(code, None)
+        for watcher in told:
+            try:
+                watcher(version)
+            except Exception:  # a watcher's failure (a closed connection) is its own business
+                pass
+
     def __len__(self) -> int:
-        with self._locked():
-            return len(self._rooms)
-
-
-def _tell(watchers: list[Watcher], version: int) -> None:
-    for watcher in watchers:
-        try:
-            watcher(version)
-        except Exception:  # a watcher's failure (a closed connection) is its own business
-            pass
+        with self._lock:
+            return sum(len(w) for w in self._by_code.values())

@@ -9,24 +9,19 @@ push route (components/room_stream.py) and a slow check; it wakes the room fragm
 a newer view as *pending* and reruns the app. What the room cannot carry is named
 on the follower's page. A follower who changes anything stops following, with a way back.
 
-Why followers were lost (Streamlit 1.67; tests/test_follow_browser.py reproduced it): the
-fragment timer's rerun, asked for while the full run applying the leader's view was running,
-ran after it with the values the browser held when it asked, older than that view. The app took
-them for the follower's own change and stopped following without a word. Now a wake-up waits
-in the browser for the run in progress to end; a wake-up's run is never taken for the follower's
-change (older values are replaced by the view again); a view counts as shown only once a full
-run drew it (``drawn``, via components/runs.py); and a page left blank asks for its page again.
+A run that applies a view is never taken for the follower's own change (tests/test_follow_browser.py
+found how followers were lost): a view counts as shown only once a full run drew it (``drawn``,
+via components/runs.py); a run the server started (or its replacement) re-applies the view.
 """
 
 from __future__ import annotations
 
 import time
-from urllib.parse import urlsplit
 
 import streamlit as st
 
 from bert_embeddings import config, rooms
-from bert_embeddings.rooms import RoomError
+from bert_embeddings.rooms import RoomError, RoomsUnavailableError
 from components import echo, links, room_wake, room_watch, roomstore, settings
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
@@ -54,10 +49,8 @@ def view(page: str) -> dict[str, str]:
 
 def _room_view(page: str) -> dict[str, str]:
     """The leader's view for the room, with what it could not carry named in words."""
-    shown = view(page)
-    if left_out := links.left_out(page):
-        shown[DIFFERS] = "; ".join(left_out)
-    return shown
+    left_out = links.left_out(page)
+    return {**view(page), **({DIFFERS: "; ".join(left_out)} if left_out else {})}
 
 
 def _setting_part(shown: dict[str, str]) -> dict[str, str]:
@@ -76,6 +69,9 @@ def publish(page: str) -> None:
     if lead := state.get(LEAD):
         try:
             when, version = time.time(), _rooms().show(*lead, _room_view(page))
+        except RoomsUnavailableError as problem:  # the room waits; the leader keeps it
+            st.sidebar.warning(echo.plain(problem), icon=":material/cloud_off:")
+            return
         except RoomError as problem:
             state.pop(LEAD, None)
             state[FORGET] = True
@@ -183,6 +179,8 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     if PENDING not in state:
         try:
             version, shown = _snapshot(code)
+        except RoomsUnavailableError:  # still following: the room section says so
+            return None
         except RoomError as problem:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
@@ -213,7 +211,13 @@ def _woken() -> None:
     """The component's wake-up: the fragment that holds it reruns, and decides."""
 
 
-@st.fragment
+# Streamlit's browser reruns a page that reconnects (to a restarted or another replica) only if it
+# holds a fragment timer: this hourly one, doing nothing else, makes the new session run and join
+# the room again from the page's address (or, for a leader, take it back).
+RECONNECT_TIMER = 3600
+
+
+@st.fragment(run_every=RECONNECT_TIMER)
 def _following(code: str) -> None:
     """A follower's room section. It reruns alone when the component wakes it (a push, or the
     periodic check): a dictionary lookup, and a full run only if the view moved on or the last
@@ -228,6 +232,9 @@ def _following(code: str) -> None:
         room_watch.trace("woken", code, 0)
     try:
         version, shown = _snapshot(code)
+    except RoomsUnavailableError as problem:
+        st.warning(echo.plain(problem), icon=":material/cloud_off:")
+        return
     except RoomError:
         st.rerun(scope="app")  # the room closed: the full run says so
     applied = state.get(APPLIED)
@@ -256,7 +263,7 @@ def _watch_data(code: str) -> dict:
     }
 
 
-@st.fragment
+@st.fragment(run_every=RECONNECT_TIMER)
 def _leading(code: str, token: str) -> None:
     """The leader's room section: the component beats every minute, and keeps the room in a
     cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
@@ -271,6 +278,8 @@ def _leading(code: str, token: str) -> None:
     room_watch.mount(key="room_lead", data=data, on_wake_change=_woken, height=0)
     try:
         _rooms().beat(code, token)
+    except RoomsUnavailableError as problem:
+        st.warning(echo.plain(problem), icon=":material/cloud_off:")
     except RoomError as problem:
         st.session_state.pop(LEAD, None)
         st.session_state[PROBLEM] = str(problem)
@@ -301,7 +310,7 @@ def _leader_section(code: str, token: str) -> None:
     if st.session_state.pop(RESUMED, None):
         st.success(f"You lead room {code} again.", icon=":material/groups:")
     st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
-    st.code(join_link(code), language=None)
+    st.code(links.follow_link(code), language=None)
     st.caption("Share the link, or the code to type under Join. The link holds no secret.")
     _leading(code, token)
     st.button("Close the room", on_click=_close, key="room_close")
@@ -336,18 +345,8 @@ def _idle_section() -> None:
     st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
 
 
-def join_link(code: str) -> str:
-    try:
-        parts = urlsplit(st.context.url or "")
-        base = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
-    except Exception:
-        base = ""
-    return f"{base}/?follow={code}"
-
-
 def _snapshot(code: str) -> tuple[int, dict[str, str]]:
-    snapshot = _rooms().look(code)
-    return snapshot.version, snapshot.view
+    return (snapshot := _rooms().look(code)).version, snapshot.view
 
 
 def _open(key: str) -> None:
@@ -367,16 +366,20 @@ def _open(key: str) -> None:
 
 def _close() -> None:
     if lead := st.session_state.pop(LEAD, None):
-        _rooms().close(*lead)
         st.session_state[FORGET] = True
+        try:
+            _rooms().close(*lead)
+        except RoomError as problem:  # (the room then closes by itself after its idle hours)
+            st.session_state[PROBLEM] = str(problem)
 
 
 def _client_address() -> str:
     """The reader's address, for the limit on opening rooms ("" where Streamlit knows none)."""
     try:
-        return st.context.ip_address or ""
+        address = st.context.ip_address
     except Exception:  # outside a browser session (headless tests)
         return ""
+    return address if isinstance(address, str) else ""
 
 
 def _join(code: str) -> None:
@@ -388,8 +391,8 @@ def _join(code: str) -> None:
         state.pop(FOLLOW, None)
         state[PROBLEM] = str(problem)
         return
-    state.pop(APPLIED, None)
-    state.pop(STOPPED, None)
+    for key in (APPLIED, STOPPED):
+        state.pop(key, None)
 
 
 def _follow_again() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -286,3 +287,13 @@ def keep_within(
         del state[key]
     if key not in state and default is not None:
         state[key] = default
+
+
+def follow_link(code: str) -> str:
+    """The address that joins room ``code``: this app's, as the reader's browser reached it."""
+    try:
+        parts = urlsplit(st.context.url or "")
+        base = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    except Exception:  # outside a browser session (headless tests)
+        base = ""
+    return f"{base}/?follow={code}"

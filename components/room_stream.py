@@ -21,7 +21,7 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomClosedError, RoomError
+from bert_embeddings.rooms import RoomClosedError, RoomError, RoomsUnavailableError
 from components import roomstore
 
 KEEP_ALIVE_SECONDS = 15  # a comment line now and then, so that proxies keep an idle stream open
@@ -41,10 +41,12 @@ async def events(request: Request) -> Response:
         return PlainTextResponse(str(problem), status_code=404)
     if len(_streams) >= MOST_STREAMS or _stopping:
         return PlainTextResponse("Too many open streams: the page asks every few seconds instead.", 503)
-    try:
-        roomstore.store().look(code)
+    try:  # (in a thread: a store on another host must never hold up the server's event loop)
+        await asyncio.to_thread(roomstore.store().look, code)
     except RoomClosedError:
         pass  # the stream says so at once (version 0)
+    except RoomsUnavailableError as problem:
+        return PlainTextResponse(str(problem), status_code=503)
     except RoomError as problem:
         return PlainTextResponse(str(problem), status_code=404)
     _end_streams_on_shutdown(asyncio.get_running_loop())
@@ -62,10 +64,15 @@ async def _versions(code: str):
     loop, queue = asyncio.get_running_loop(), asyncio.Queue()
     store = roomstore.store()
     _streams.add(queue)
-    stop = store.watch(code, lambda new: loop.call_soon_threadsafe(queue.put_nowait, new))
+    try:
+        stop = await asyncio.to_thread(
+            store.watch, code, lambda new: loop.call_soon_threadsafe(queue.put_nowait, new)
+        )
+    except RoomError:
+        stop = None
     try:
         try:  # watching first, then looking: no change can fall between the two
-            version = store.look(code).version
+            version = (await asyncio.to_thread(store.look, code)).version
         except RoomError:
             version = 0
         yield f"retry: {RETRY_MS}\ndata: {version}\n\n"
@@ -79,7 +86,8 @@ async def _versions(code: str):
                 return
             yield f"data: {version}\n\n"
     finally:
-        stop()
+        if stop is not None:
+            stop()
         _streams.discard(queue)
 
 

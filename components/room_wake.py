@@ -38,7 +38,12 @@ def follow(code: str, rerun: Rerun = runs.rerun_sessions) -> None:
         if code in _watching:
             return
         _watching[code] = lambda: None  # (reserved: a watcher told at once must find it)
-    stop = roomstore.store().watch(code, lambda version: _wake(code, version, rerun))
+    try:
+        stop = roomstore.store().watch(code, lambda version: _wake(code, version, rerun))
+    except RoomError:  # the store is away: the next run of the follower's section tries again
+        with _lock:
+            _watching.pop(code, None)
+        return
     with _lock:
         if code in _watching:
             _watching[code] = stop

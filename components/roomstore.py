@@ -1,6 +1,8 @@
-"""The server process's one room registry, shared by every session's pages (components/follow.py)
-and by the push route (components/room_stream.py), which runs outside any Streamlit session.
-The next step puts rooms in a shared store; only ``store`` changes then."""
+"""The server process's one room store, shared by every session's pages (components/follow.py),
+by the server's own wake-up (components/room_wake.py) and by the push route
+(components/room_stream.py), which runs outside any Streamlit session. Which store is the host's
+choice (``BERT_EXPLORER_ROOMS``): a SQLite file that every process on the host shares (the
+default, in the cache folder), or a Redis server that replicas on several hosts share."""
 
 from __future__ import annotations
 
@@ -12,14 +14,26 @@ from bert_embeddings import config, rooms
 
 _lock = threading.Lock()
 _store: rooms.RoomStore | None = None
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def open_store(setting: str, reserved: int = 0) -> rooms.RoomStore:
+    """The store a setting names: a Redis URL, else a SQLite file's path."""
+    if setting.startswith(REDIS_SCHEMES):
+        from bert_embeddings.room_redis import RedisRooms  # (redis-py only where Redis is used)
+
+        return RedisRooms(setting, reserved=reserved)
+    from bert_embeddings.room_sqlite import SqliteRooms
+
+    return SqliteRooms(setting, reserved=reserved)
 
 
 def store() -> rooms.RoomStore:
-    """The registry, made on first use. Where the host set a presenter key, some rooms are kept
+    """The store, made on first use. Where the host set a presenter key, some rooms are kept
     for those who give it."""
     global _store
     with _lock:
         if _store is None:
             reserved = rooms.RESERVED_FOR_PRESENTERS if config.presenter_key(st.secrets) else 0
-            _store = rooms.MemoryRooms(reserved=reserved)
+            _store = open_store(config.rooms_store(), reserved)
         return _store

@@ -7,14 +7,25 @@ bookmark, a hosted app waking up) runs that page file alone: no sidebar, no mode
 The flag is process-wide, so clearing it once and rerunning lets app.py route the same
 URL; a page's id is the hash of its url_path in both modes, so the rerun lands on the
 same page. Known upstream: streamlit/streamlit pull request 10276 discusses it.
+
+The flag is read when a run starts, so on a fresh process (a replica restarted, with every
+browser reconnecting at once) a session's run can start in the legacy mode while another's clears
+the flag: such a run is told apart by its session, whose frame never ran (``FRAMED``).
 """
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+FRAMED = "_framed"  # app.py's frame ran in this session
+
+
+def framed() -> None:
+    """Called first by app.py's frame, in every run."""
+    st.session_state[FRAMED] = True
+
 
 def through_app() -> None:
     """Call first in every page: rerun through app.py if the legacy router ran the page."""
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory or not st.session_state.get(FRAMED):
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -59,6 +60,22 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def streamlit_command(script: str | Path, port: int, launcher: str = "streamlit") -> list[str]:
+    """``streamlit run script`` on 127.0.0.1:``port``, as the tests and benchmarks start it."""
+    return [
+        sys.executable,
+        "-m",
+        launcher,
+        "run",
+        str(script),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ]
+
+
 @contextmanager
 def streamlit_server(
     script: str | Path = "app.py",
@@ -73,20 +90,11 @@ def streamlit_server(
     ``launcher`` is the module run with ``python -m`` (bench/load uses a timed wrapper).
     """
     port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        launcher,
-        "run",
-        str(script),
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-        "--server.fileWatcherType=none",
-    ]
+    command = streamlit_command(script, port, launcher)
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
     environment = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    if "BERT_EXPLORER_ROOMS" not in (env or {}):  # a server of its own: rooms of its own
+        environment["BERT_EXPLORER_ROOMS"] = str(Path(tempfile.mkdtemp(prefix="rooms-")) / "rooms.sqlite3")
     process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ from testkit.random_models import write_random_bert
 # No test reaches the real Hub: the tests that exercise Hub code point HF_ENDPOINT at
 # servers on 127.0.0.1, or set HF_HUB_OFFLINE. Telemetry would be one more request.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# Rooms opened by this run's tests are kept in a file of its own (never the user's cache folder);
+# each server a test starts gets its own file too (testkit/browser.py), unless it names one.
+os.environ.setdefault("BERT_EXPLORER_ROOMS", str(Path(tempfile.mkdtemp(prefix="rooms-")) / "rooms.sqlite3"))
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +31,19 @@ def shown(markdown: str) -> str:
     """A message as a person reads it: the app writes echoed input as escaped Markdown (a
     backslash before punctuation, an invisible word joiner after ':', '.' and '@')."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A real Redis server (Debian's redis-server) on a free port, for this test run."""
+    from testkit import services
+
+    if services.redis_path() is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI=true but no redis-server: scripts/ensure-services.sh installs it", pytrace=False)
+        pytest.skip("no redis-server here: `make test` installs it (needs root and apt-get)")
+    with services.redis_server() as (url, _process):
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ WITHOUT_SERVER = {"pca", "vocab_search"}
 # The benchmarks whose errors= counts pages that did not show what the core computes.
 CHECKED_FOR_ERRORS = {"load", "hostile", "follow"}
 # bench/ modules that are not benchmarks.
-HELPERS = {"__init__", "timed_server"}
+HELPERS = {"__init__", "timed_server", "follow_replicas"}
 TIMEOUT_S = 300
 # A figure as the benchmarks print them: no nan, no inf.
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
@@ -64,10 +64,10 @@ def quick_checkpoint(tmp_path_factory):
     return write_random_bert(tmp_path_factory.mktemp("bench") / "quick-model", **QUICK_SHAPE)
 
 
-def run_quick(name: str, checkpoint=None) -> subprocess.CompletedProcess:
+def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess.CompletedProcess:
     """``python -m bench.NAME`` in its quick mode, handed ``checkpoint`` if given; on a timeout
     its whole process group (its server and its browser too) is killed, and the test fails."""
-    env = {**os.environ, "BENCH_QUICK": "1"}
+    env = {**os.environ, **(env or {}), "BENCH_QUICK": "1"}
     if checkpoint is not None:
         env["BENCH_QUICK_CHECKPOINT"] = str(checkpoint)
     process = subprocess.Popen(
@@ -122,3 +122,19 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
     # working app finds nothing.
     if name in CHECKED_FOR_ERRORS:
         assert dict(got)["errors"] == "0", f"bench.{name} found errors:\n{out.stdout[-3000:]}"
+
+
+def test_the_follow_benchmark_runs_on_two_replicas_behind_the_load_balancer(quick_checkpoint):
+    """``BENCH_REPLICAS=2 python -m bench.follow``: Redis, two replicas and HAProxy, a follower on
+    the other replica than the leader's, one replica restarted; the same last line, replicas=2."""
+    from testkit import deployment
+
+    if why := deployment.available() or (None if chromium_path() else "no chromium"):
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true but {why}", pytrace=False)
+        pytest.skip(why)
+    out = run_quick("follow", quick_checkpoint, {"BENCH_REPLICAS": "2"})
+    assert out.returncode == 0, f"exited {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    last = dict(fields(out.stdout.rstrip("\n").splitlines()[-1])[1])
+    assert last["replicas"] == "2" and last["errors"] == "0", out.stdout[-3000:]
+    assert "1 of 1 of its followers showed the leader's next change within 15 s" in out.stdout, out.stdout

@@ -10,7 +10,7 @@ import inspect
 
 import pytest
 
-from bert_embeddings import rooms
+from bert_embeddings.room_sqlite import SqliteRooms
 from components import room_wake, roomstore, runs
 
 
@@ -18,7 +18,7 @@ from components import room_wake, roomstore, runs
 def registry(monkeypatch):
     """A fresh room registry and waker state; ``as_session(id)`` makes the calling code run as
     that session; ``reruns`` lists every session rerun, in order."""
-    store = rooms.MemoryRooms()
+    store = SqliteRooms(":memory:")
     monkeypatch.setattr(roomstore, "store", lambda: store)
     monkeypatch.setattr(room_wake, "_followers", {})
     monkeypatch.setattr(room_wake, "_watching", {})
@@ -37,8 +37,8 @@ def registry(monkeypatch):
     return store, as_session, reruns, gone, rerun
 
 
-def watchers(store: rooms.MemoryRooms, code: str) -> int:
-    return len(store._rooms[code].watchers)
+def watchers(store: SqliteRooms, code: str) -> int:
+    return len(store.watchers._by_code.get(code, {}))
 
 
 def test_each_new_version_reruns_the_rooms_followers_here_and_no_one_else(registry):

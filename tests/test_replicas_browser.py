@@ -1,0 +1,95 @@
+"""Rooms across replicas, for real: Redis, two Streamlit replicas and HAProxy with deploy/haproxy.cfg
+(testkit/deployment.py, the deployment compose.yaml describes), driven by headless Chromium. A
+leader on one replica leads followers on the other; each replica is restarted mid-room, and
+nobody is lost: the room lives in Redis, a follower's address holds the room it follows, and a
+leader's tab holds the room it leads."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from bert_embeddings.config import ROOM_TRACE
+from testkit import deployment
+from testkit.browser import ROOT, chromium_path, headless_chromium, open_page
+
+REASON = deployment.available() or (None if chromium_path() else "no chromium (apt-get install -y chromium)")
+if REASON:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but {REASON}", pytrace=False)
+    pytest.skip(REASON, allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+from tests.test_follow_browser import HEADINGS, lead, nav  # noqa: E402 - after the skip
+
+BACK_WITHIN_S = 15  # every follower of a restarted replica follows again this soon after its return
+HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("deployment")
+    with deployment.deployment(folder, env={ROOM_TRACE: str(folder / "rooms.trace")}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with headless_chromium() as chromium:
+        yield chromium
+
+
+def page_on(browser, deployed, replica: int):
+    """A new person whose browser the load balancer sends to ``replica``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_cookies([deployed.cookie(replica)])
+    return context.new_page()
+
+
+def all_show(pages, title: str, within_s: float) -> None:
+    deadline = time.monotonic() + within_s
+    for number, page in enumerate(pages):
+        heading = page.get_by_role("heading", name=HEADINGS[title], exact=True)
+        try:
+            heading.wait_for(timeout=max(1, deadline - time.monotonic()) * 1000)
+        except sync_api.TimeoutError:
+            page.screenshot(path=str(ROOT / "test-artifacts" / "lost-replica-follower.png"))
+            pytest.fail(f"follower {number} does not show {title} within {within_s} s: at {page.url}")
+
+
+def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed):
+    leader = page_on(browser, deployed, 0)
+    code = lead(leader, deployed.base)
+    # three followers on the other replica, one on the leader's
+    followers = [page_on(browser, deployed, replica) for replica in (1, 1, 1, 0)]
+    for follower in followers:
+        open_page(follower, f"{deployed.base}/?follow={code}")
+    for title in ("Tokens", "Neighbours"):
+        nav(leader, title)
+        all_show(followers, title, 30)
+    for follower, replica in zip(followers, (1, 1, 1, 0), strict=True):  # each stayed on its replica
+        cookie = {c["name"]: c["value"] for c in follower.context.cookies()}
+        assert cookie["replica"] == deployed.replicas[replica].name
+
+    # The followers' replica restarts while the leader moves on: they come back following.
+    deployed.replicas[1].stop()
+    nav(leader, "Maps")
+    deployed.replicas[1].start()
+    all_show(followers[:3], "Maps", BACK_WITHIN_S)  # the restarted replica's followers
+    all_show(followers[3:], "Maps", 30)  # (the other replica's, on a machine busy restarting one)
+    nav(leader, "Tokens")
+    all_show(followers, "Tokens", 30)
+
+    # The leader's replica restarts: the room is in Redis, the leader's tab takes it back.
+    deployed.replicas[0].stop()
+    deployed.replicas[0].start()
+    leader.get_by_text(f"You lead room {code}").first.wait_for(timeout=BACK_WITHIN_S * 1000)
+    nav(leader, "Positions")
+    all_show(followers, "Positions", 30)
+    for number, follower in enumerate(followers):
+        assert f"follow={code}" in follower.url, f"follower {number} stopped following"
+    for page in (leader, *followers):
+        page.context.close()
