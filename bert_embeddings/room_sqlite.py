@@ -20,11 +20,11 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import Snapshot
+from bert_embeddings.rooms import RoomsUnavailableError, Snapshot
 
 POLL_SECONDS = 0.05
 EXPIRE_EVERY_SECONDS = 30.0  # the loop closes idle rooms this often even if nobody asks
@@ -71,7 +71,10 @@ class SqliteRooms(rooms.RoomStore):
         first; the watchers of every room that closed meanwhile are told afterwards."""
         closed: list[str] = []
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as problem:  # (locked for longer than the timeout, or unwritable)
+                raise RoomsUnavailableError() from problem
             try:
                 now = self.clock()
                 idle = [
@@ -88,8 +91,11 @@ class SqliteRooms(rooms.RoomStore):
                 )
                 yield closed
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as problem:
+                with suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                if isinstance(problem, sqlite3.Error):  # (a full disk, a file gone)
+                    raise RoomsUnavailableError() from problem
                 raise
         for code in closed:
             self.watchers.tell(code, 0)

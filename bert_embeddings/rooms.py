@@ -58,11 +58,12 @@ class RoomClosedError(RoomError):
 
 
 class RoomsUnavailableError(RoomError):
-    """The store cannot be reached just now (a Redis server gone): rooms wait, pages work."""
+    """The store cannot be reached just now (a Redis server gone, a file that cannot be written):
+    rooms wait, pages work."""
 
     def __init__(self) -> None:
         super().__init__(
-            "The server that keeps the workshop rooms cannot be reached just now, so the room is "
+            "The store that keeps the workshop rooms cannot be reached just now, so the room is "
             "paused. Every page still works on its own; the room carries on once it is back."
         )
 

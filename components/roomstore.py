@@ -6,6 +6,8 @@ default, in the cache folder), or a Redis server that replicas on several hosts 
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 
 import streamlit as st
@@ -13,6 +15,7 @@ import streamlit as st
 from bert_embeddings import config, rooms
 
 _lock = threading.Lock()
+_LOGGER = logging.getLogger(__name__)
 _store: rooms.RoomStore | None = None
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
@@ -25,7 +28,11 @@ def open_store(setting: str, reserved: int = 0) -> rooms.RoomStore:
         return RedisRooms(setting, reserved=reserved)
     from bert_embeddings.room_sqlite import SqliteRooms
 
-    return SqliteRooms(setting, reserved=reserved)
+    try:
+        return SqliteRooms(setting, reserved=reserved)
+    except (sqlite3.Error, OSError) as problem:  # an unwritable folder: rooms in this process only
+        _LOGGER.warning("Rooms are kept in memory: %s cannot be used (%s)", setting, problem)
+        return SqliteRooms(":memory:", reserved=reserved)
 
 
 def store() -> rooms.RoomStore:

@@ -56,7 +56,7 @@ class Replica:
 class Deployment:
     base: str  # the load balancer's address: what every browser opens
     replicas: list[Replica]
-    redis: services.RedisServer
+    redis: services.RedisServer | None  # None: the replicas share a SQLite file instead
 
     def cookie(self, replica: int, base: str | None = None) -> dict:
         """The sticky cookie that puts a browser context's pages on ``replica``."""
@@ -82,12 +82,15 @@ def available() -> str | None:
 
 
 @contextmanager
-def deployment(folder: Path, env: dict[str, str] | None = None) -> Iterator[Deployment]:
-    """Redis, two replicas sharing it, and HAProxy in front; logs in ``folder``."""
-    redis = services.RedisServer(appendonly=True, folder=folder / "redis")
-    (folder / "redis").mkdir(parents=True, exist_ok=True)
-    redis.start()
-    shared = {**(env or {}), ROOMS: redis.url}
+def deployment(folder: Path, env: dict[str, str] | None = None, store: str = "redis") -> Iterator[Deployment]:
+    """Redis, two replicas sharing it, and HAProxy in front; logs in ``folder``. With
+    ``store="sqlite"``, the replicas share a SQLite file instead, as processes on one host do."""
+    redis = None
+    if store == "redis":
+        redis = services.RedisServer(appendonly=True, folder=folder / "redis")
+        (folder / "redis").mkdir(parents=True, exist_ok=True)
+        redis.start()
+    shared = {**(env or {}), ROOMS: redis.url if redis else str(folder / "rooms.sqlite3")}
     replicas = [Replica(name, shared, folder / f"{name}.log") for name in services.REPLICA_NAMES]
     try:
         for replica in replicas:
@@ -98,4 +101,5 @@ def deployment(folder: Path, env: dict[str, str] | None = None) -> Iterator[Depl
         for replica in replicas:
             with suppress(Exception):
                 replica.stop()
-        redis.stop()
+        if redis is not None:
+            redis.stop()

@@ -2,7 +2,8 @@
 (testkit/deployment.py, the deployment compose.yaml describes), driven by headless Chromium. A
 leader on one replica leads followers on the other; each replica is restarted mid-room, and
 nobody is lost: the room lives in Redis, a follower's address holds the room it follows, and a
-leader's tab holds the room it leads."""
+leader's tab holds the room it leads. The same with the replicas sharing a SQLite file instead
+of Redis, as several processes on one host do."""
 
 from __future__ import annotations
 
@@ -29,10 +30,12 @@ BACK_WITHIN_S = 15  # every follower of a restarted replica follows again this s
 HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
 
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("deployment")
-    with deployment.deployment(folder, env={ROOM_TRACE: str(folder / "rooms.trace")}) as running:
+@pytest.fixture(scope="module", params=["redis", "sqlite"])
+def deployed(request, tmp_path_factory):
+    """The deployment, its replicas sharing Redis (several hosts) or a SQLite file (one host)."""
+    folder = tmp_path_factory.mktemp(f"deployment-{request.param}")
+    env = {ROOM_TRACE: str(folder / "rooms.trace")}
+    with deployment.deployment(folder, env, store=request.param) as running:
         yield running
 
 

@@ -1,0 +1,53 @@
+"""A workshop whose Redis goes away mid-room, in the app: the leader and the followers read why
+in the sidebar, every page keeps working, and the room carries on once Redis is back. With a
+real redis-server, stopped and started again on its port."""
+
+from __future__ import annotations
+
+import pytest
+
+from bert_embeddings.room_redis import RedisRooms
+from components import follow, roomstore
+from testkit import services
+from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
+from tests.test_follow import lead, page_title, session
+
+AWAY = "cannot be reached just now"
+
+
+@pytest.fixture
+def redis(monkeypatch):
+    if services.redis_path() is None:
+        pytest.skip("no redis-server here: `make test` installs it (needs root and apt-get)")
+    server = services.RedisServer(appendonly=True)
+    server.start()
+    monkeypatch.setattr(roomstore, "_store", RedisRooms(server.url))
+    yield server
+    server.close()
+
+
+def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_working(redis):
+    leader, code = lead()
+    leader.switch_page("pages/neighbours.py").run()
+    follower = session({"follow": code})
+    assert page_title(follower) == "Nearest neighbours in the vocabulary"
+
+    redis.stop()
+    leader.switch_page("pages/tokens.py").run()
+    follower.run()
+    for person in (leader, follower):
+        assert not person.exception
+        assert AWAY in messages(person)
+    assert page_title(leader) == "Tokens" and leader.session_state[follow.LEAD][0] == code
+    assert follower.session_state[follow.FOLLOW] == code  # still following: the room only waits
+    assert follower.dataframe or follower.markdown  # its page is drawn
+    newcomer = session()  # someone who never joined a room sees nothing of it
+    assert not newcomer.exception and AWAY not in messages(newcomer)
+    newcomer.switch_page("pages/pca.py").run()
+    assert not newcomer.exception and page_title(newcomer) == "Maps"
+
+    redis.start()
+    leader.run()  # the leader's page publishes its view again
+    follower.run()
+    assert not follower.exception and page_title(follower) == "Tokens"
+    assert AWAY not in messages(follower)
