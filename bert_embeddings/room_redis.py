@@ -26,11 +26,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from bert_embeddings import rooms
 from bert_embeddings.rooms import RoomError, RoomsUnavailableError, Snapshot
 
-BLOCK_MS = 5000  # one blocking read waits this long at most, then looks for rooms that expired
+BLOCK_MS = 2000  # one blocking read waits this long at most, then looks for rooms that expired
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0)  # the watching loop's waits while Redis is away
 LOG_LENGTH = 64  # versions a room's stream keeps (a reader more behind than that reads the room)
 
@@ -49,7 +51,8 @@ class RedisRooms(rooms.RoomStore):
     ) -> None:
         self.url, self.prefix, self.most, self.reserved, self.clock = url, prefix, most, reserved, clock
         self.idle_seconds = idle_hours * 3600
-        options = {"socket_connect_timeout": 2, "health_check_interval": 30}
+        # Redis away: a call fails at once (one attempt), so that a page says so and goes on
+        options = {"socket_connect_timeout": 2, "health_check_interval": 30, "retry": Retry(NoBackoff(), 0)}
         self._redis = redis.Redis.from_url(url, socket_timeout=5, **options)
         self._reader = redis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + 5, single_connection_client=True, **options
@@ -185,7 +188,7 @@ class RedisRooms(rooms.RoomStore):
 
     def _watching(self) -> None:
         with self._loop_lock:
-            if self._loop is None:
+            if self._loop is None or not self._loop.is_alive():
                 self._loop = threading.Thread(target=self._watch_loop, name="rooms-redis-watch", daemon=True)
                 self._loop.start()
             elif self._reader_id is not None:  # the blocking read restarts with this room in it
@@ -203,8 +206,10 @@ class RedisRooms(rooms.RoomStore):
                 self.watchers.changed.wait(BLOCK_MS / 1000)
                 continue
             try:
-                if self._reader_id is None:
-                    self._reader_id = int(self._reader.client_id())
+                # (asked each time: the connection may have been made again meanwhile)
+                self._reader_id = int(self._reader.client_id())
+                if self.watchers.changed.is_set():  # a room was watched meanwhile: read it too
+                    continue
                 streams = {self._key("log", code): f"{version}-0" for code, version in watched.items()}
                 for stream, entries in self._reader.xread(streams, block=BLOCK_MS) or []:
                     code = stream.decode().rsplit(":", 1)[1]
@@ -216,7 +221,7 @@ class RedisRooms(rooms.RoomStore):
                         if not self._redis.exists(self._key("room", code)):
                             self.watchers.tell(code, 0)
                 failures = 0
-            except redis.RedisError:
+            except Exception:  # (Redis away, or a reply not understood: try again, more slowly)
                 self._reader_id = None
                 time.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
                 failures += 1

@@ -177,19 +177,20 @@ class SqliteRooms(rooms.RoomStore):
 
     def _watching(self) -> None:
         with self._lock:
-            if self._loop is None and self.path != ":memory:":
+            if (self._loop is None or not self._loop.is_alive()) and self.path != ":memory:":
                 self._loop = threading.Thread(target=self._watch_loop, name="rooms-sqlite-watch", daemon=True)
                 self._loop.start()
 
     def _watch_loop(self) -> None:
         """This process's one watcher of the file: news from other processes, and idle rooms."""
-        db, last, expired = self._connect(), None, time.monotonic()
+        db, last, expired = None, None, time.monotonic()
         while True:
             self.watchers.changed.clear()
             if not self.watchers.codes():  # nothing to watch: sleep until a room is watched
                 self.watchers.changed.wait(EXPIRE_EVERY_SECONDS)
             time.sleep(POLL_SECONDS)
             try:
+                db = db or self._connect()
                 if time.monotonic() - expired > EXPIRE_EVERY_SECONDS:
                     expired = time.monotonic()
                     len(self)  # (a transaction closes the rooms that expired, and tells)
@@ -201,8 +202,9 @@ class SqliteRooms(rooms.RoomStore):
                     found = dict(db.execute(query, list(watched)))
                     for code in watched:
                         self.watchers.tell(code, found.get(code, 0))
-            except sqlite3.Error:  # (a busy or replaced file: the next turn tries again)
+            except Exception:  # (a busy, full or replaced file: the next turn tries again)
                 last = None
+                time.sleep(1)
 
     def __len__(self) -> int:
         with self._transaction():

@@ -161,6 +161,12 @@ class RoomStore(ABC):
             return lambda: None
         stop = self.watchers.add(code, watcher, version)
         self._watching()
+        try:  # (a change made between the look and the watch is told now)
+            self.watchers.tell(code, self.look(code).version)
+        except RoomsUnavailableError:
+            pass
+        except RoomError:
+            self.watchers.tell(code, 0)
         return stop
 
     @abstractmethod

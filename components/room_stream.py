@@ -42,11 +42,9 @@ async def events(request: Request) -> Response:
     if len(_streams) >= MOST_STREAMS or _stopping:
         return PlainTextResponse("Too many open streams: the page asks every few seconds instead.", 503)
     try:  # (in a thread: a store on another host must never hold up the server's event loop)
-        await asyncio.to_thread(roomstore.store().look, code)
-    except RoomClosedError:
-        pass  # the stream says so at once (version 0)
-    except RoomsUnavailableError as problem:
-        return PlainTextResponse(str(problem), status_code=503)
+        await asyncio.to_thread(lambda: roomstore.store().look(code))
+    except (RoomClosedError, RoomsUnavailableError):
+        pass  # the stream says so at once (version 0), or ends for the browser to try again
     except RoomError as problem:
         return PlainTextResponse(str(problem), status_code=404)
     _end_streams_on_shutdown(asyncio.get_running_loop())
@@ -61,18 +59,17 @@ async def _versions(code: str):
     """The stream's text: the version now, then each new one, until the room closes, the
     browser goes, or the server stops. (Registered only once the stream really starts, so that
     a browser gone before it starts leaves nothing behind.)"""
-    loop, queue = asyncio.get_running_loop(), asyncio.Queue()
-    store = roomstore.store()
+    loop, queue, stop = asyncio.get_running_loop(), asyncio.Queue(), None
     _streams.add(queue)
     try:
-        stop = await asyncio.to_thread(
-            store.watch, code, lambda new: loop.call_soon_threadsafe(queue.put_nowait, new)
-        )
-    except RoomError:
-        stop = None
-    try:
+        store = await asyncio.to_thread(roomstore.store)
         try:  # watching first, then looking: no change can fall between the two
+            told = lambda new: loop.call_soon_threadsafe(queue.put_nowait, new)  # noqa: E731
+            stop = await asyncio.to_thread(store.watch, code, told)
             version = (await asyncio.to_thread(store.look, code)).version
+        except RoomsUnavailableError:  # the store is away: the browser asks again after RETRY_MS
+            yield f"retry: {RETRY_MS}\n\n"
+            return
         except RoomError:
             version = 0
         yield f"retry: {RETRY_MS}\ndata: {version}\n\n"
