@@ -54,9 +54,8 @@ class RedisRooms(rooms.RoomStore):
         # Redis away: a call fails at once (one attempt), so that a page says so and goes on
         options = {"socket_connect_timeout": 2, "health_check_interval": 30, "retry": Retry(NoBackoff(), 0)}
         self._redis = redis.Redis.from_url(url, socket_timeout=5, **options)
-        self._reader = redis.Redis.from_url(
-            url, socket_timeout=BLOCK_MS / 1000 + 5, single_connection_client=True, **options
-        )
+        self._options = options
+        self._reader: redis.Redis | None = None  # (made by the watching loop: it connects at once)
         self._reader_id: int | None = None
         self.watchers = rooms.Watchers()
         self._loop: threading.Thread | None = None
@@ -206,6 +205,13 @@ class RedisRooms(rooms.RoomStore):
                 self.watchers.changed.wait(BLOCK_MS / 1000)
                 continue
             try:
+                if self._reader is None:
+                    self._reader = redis.Redis.from_url(
+                        self.url,
+                        socket_timeout=BLOCK_MS / 1000 + 5,
+                        single_connection_client=True,
+                        **self._options,
+                    )
                 # (asked each time: the connection may have been made again meanwhile)
                 self._reader_id = int(self._reader.client_id())
                 if self.watchers.changed.is_set():  # a room was watched meanwhile: read it too
@@ -222,7 +228,7 @@ class RedisRooms(rooms.RoomStore):
                             self.watchers.tell(code, 0)
                 failures = 0
             except Exception:  # (Redis away, or a reply not understood: try again, more slowly)
-                self._reader_id = None
+                self._reader_id, self._reader = None, None
                 time.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
                 failures += 1
 

@@ -51,3 +51,15 @@ def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_w
     follower.run()
     assert not follower.exception and page_title(follower) == "Tokens"
     assert AWAY not in messages(follower)
+
+
+def test_a_room_led_while_redis_is_away_is_refused_with_the_same_message(monkeypatch):
+    """A process that starts while Redis is away: leading or joining a room says so, and the
+    store starts working once Redis answers (nothing connects when the store is made)."""
+    monkeypatch.setattr(roomstore, "_store", RedisRooms("redis://127.0.0.1:1/0"))
+    person = session()
+    person.button(key="room_open").click().run()
+    assert not person.exception and AWAY in messages(person)
+    assert follow.LEAD not in person.session_state
+    person.switch_page("pages/tokens.py").run()
+    assert not person.exception and page_title(person) == "Tokens"
