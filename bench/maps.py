@@ -20,8 +20,10 @@ of 10 iterations, for faithfulness on the bundled model's first 3,000 rows too (
 bench/__init__.py).
 
 Last line: maps method=t-SNE cold_s=C reload_s=R recall_at_10=Q pca_recall_at_10=P
-peak_extra_mb=M other_session_p95_s=S. Targets: Q >= 0.30, C <= 120, R <= 1, M <= 600,
-S <= 2 (this machine's two cores also run the browsers: see the control).
+peak_extra_mb=M other_session_p95_s=S labels=L label_s=T. Targets: Q >= 0.45, C <= 60, R <= 1,
+M <= 600, S <= 2 (this machine's two cores also run the browsers: see the control), and T <=
+5 % of C. L is how many labelled regions the bundled model's map has (at most 30); T the
+seconds they add, measured there: finding them in the job, then making their labels.
 """
 
 from __future__ import annotations
@@ -105,15 +107,26 @@ def time_left_accuracy(shown: list, total: float) -> str:
     return "time left shown: " + ("; ".join(parts) or "no estimate seen")
 
 
+def server_env(checkpoint: Path, cache: Path) -> dict:
+    return {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache), **QUICK_ENV}
+
+
+async def new_page(browser):
+    """A page in a context of its own: a session of its own, as another person's."""
+    return await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+
+
+async def launch(playwright):
+    return await playwright.chromium.launch(
+        executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
+    )
+
+
 async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
-    env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_CACHE": str(cache), **QUICK_ENV}
-    with streamlit_server(env=env) as (base, process):
+    with streamlit_server(env=server_env(checkpoint, cache)) as (base, process):
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
-            )
-            presenter = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
-            other = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+            browser = await launch(playwright)
+            presenter, other = await new_page(browser), await new_page(browser)
             for page in (presenter, other):  # every cache warm, the map's excepted
                 await page.goto(f"{base}/tokens", wait_until="domcontentloaded")
                 await idle(page)
@@ -156,6 +169,32 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
     }
 
 
+async def cold_alone(checkpoint: Path, cache: Path) -> float:
+    """The same request on a cold cache with no other session: the map's worker has the cores."""
+    with streamlit_server(env=server_env(checkpoint, cache)) as (base, _):
+        async with async_playwright() as playwright:
+            browser = await launch(playwright)
+            page = await new_page(browser)
+            await page.goto(f"{base}/tokens", wait_until="domcontentloaded")
+            await idle(page)
+            started = time.perf_counter()
+            await page.goto(f"{base}/pca?method=tsne", wait_until="domcontentloaded")
+            await page.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
+            await idle(page)
+            cold = time.perf_counter() - started
+            await browser.close()
+    return cold
+
+
+def worker_stages(cache: Path) -> dict:
+    """The stages' seconds the worker recorded with the map (under whatever else ran)."""
+    import json
+
+    for meta in (cache / "maps").glob("*/*/meta.json"):
+        return json.loads(meta.read_text())["seconds"]
+    return {}
+
+
 RELOAD = """
 import sys, time
 from bert_embeddings import checkpoints, map_jobs, neighbour_map, config
@@ -183,13 +222,22 @@ def reload_seconds(checkpoint: Path, cache: Path) -> float:
     return float(out.stdout.split()[-1])
 
 
-def faithfulness() -> tuple[float, float, dict]:
-    from bert_embeddings import checkpoints, neighbour_map
+def faithfulness() -> tuple[float, float, dict, int, float]:
+    """On the bundled model: recall@10 of t-SNE and PCA, the stages' seconds, and the regions
+    (how many, and the seconds they add: finding them in the job, then their labels' text)."""
+    from bert_embeddings import checkpoints, glyphs, map_reading, neighbour_map, vocab_search
 
-    table = checkpoints.load_bundled().tables.word_embeddings[:FAITHFULNESS_ROWS]
+    model = checkpoints.load_bundled()
+    table = model.tables.word_embeddings[:FAITHFULNESS_ROWS]
     settings = neighbour_map.Settings(**FAITHFULNESS_SETTINGS)
     result = neighbour_map.compute(table, settings, threads=2)
-    return result.recall, result.pca_recall, result.seconds
+    index = vocab_search.build_index(table, model.tokenizer)
+    started = time.perf_counter()
+    labels = map_reading.labels(result.regions, index.pieces, index.kinds, glyphs.legible)
+    label_s = result.seconds["regions"] + time.perf_counter() - started
+    for label in labels[:8]:
+        print(f"  region: {label.short}")
+    return result.recall, result.pca_recall, result.seconds, len(labels), label_s
 
 
 def main() -> None:
@@ -209,14 +257,22 @@ def main() -> None:
         print(f"  median page times while computing: {measured['by_page']}")
         print(f"  median page times, control: {measured['control_by_page']}")
         print(measured["time_left"])
+        print(f"  the worker's stages meanwhile (s): {worker_stages(cache)}")
+        alone_cache = Path(folder) / "cache-alone"
+        alone = asyncio.run(cold_alone(checkpoint, alone_cache))
+        print(
+            f"cold with no other session: {alone:.1f} s, stages {worker_stages(alone_cache)}; "
+            f"cold_s is {measured['cold_s'] / alone:.1f} x that"
+        )
         reload = reload_seconds(checkpoint, cache)
         print(f"reload in a new process: {reload:.3f} s")
-    recall, pca_recall, seconds = faithfulness()
+    recall, pca_recall, seconds, labels, label_s = faithfulness()
     print(f"bundled model: t-SNE stages {seconds}")
+    print(f"regions and labels: {label_s:.2f} s, {label_s / measured['cold_s']:.1%} of cold_s")
     print(
         f"maps method=t-SNE cold_s={measured['cold_s']:.1f} reload_s={reload:.2f} recall_at_10={recall:.3f} "
         f"pca_recall_at_10={pca_recall:.4f} peak_extra_mb={measured['peak_extra_mb']:.0f} "
-        f"other_session_p95_s={measured['other_p95']:.2f}"
+        f"other_session_p95_s={measured['other_p95']:.2f} labels={labels} label_s={label_s:.2f}"
     )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 # Seconds for 30,522 rows on the reference machine, and how they scale (see predicted_seconds).
 _NEIGHBOURS_FIXED_S, _NEIGHBOURS_PER_WIDTH_S = 4.9, 0.0096
-_AFFINITIES_S, _EARLY_S, _FAITHFULNESS_S = 0.8, 5.5, 0.7
+_AFFINITIES_S, _EARLY_S, _FAITHFULNESS_S, _REGIONS_S = 0.8, 5.5, 0.7, 1.0
 _REFERENCE_ROWS, _REFERENCE_NEIGHBOURS, _REFERENCE_EARLY, _REFERENCE_LAYOUT = 30522, 90, 250, 500
 
 
@@ -80,6 +80,7 @@ def predicted_seconds(shape: Shape, layout: LayoutProfile) -> tuple[float, ...]:
         scale * _EARLY_S * shape.early / _REFERENCE_EARLY,
         scale * layout.seconds * shape.later / _REFERENCE_LAYOUT,
         scale * _FAITHFULNESS_S,
+        scale * _REGIONS_S,
     )
 
 

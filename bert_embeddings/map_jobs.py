@@ -1,7 +1,9 @@
 """Neighbour maps computed once, in the background, and kept on disk.
 
 A map is a folder named by the model's table (a fingerprint of its bytes) and the settings:
-``coords.npy`` and ``meta.json``, which holds the sha256 of the coordinates file. A map whose
+its arrays (``coords.npy``; ``neighbours.npy``, each row's exact 10 nearest cosine neighbours;
+``kept.npy``, how many of them the map keeps; ``regions.npy``, each row's region) and
+``meta.json``, which holds the sha256 of each array, the faithfulness and the regions. A map whose
 files are missing, cut short, or do not match their checksum is not a map: it is removed and
 computed again, never shown.
 
@@ -15,6 +17,7 @@ map last. Within one server process, every request for the same map joins the on
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -26,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bert_embeddings import config, forecast, neighbour_map
+from bert_embeddings import config, forecast, map_reading, neighbour_map
 from bert_embeddings.errors import MapStorageError
 
 COORDS, META, TABLE, PROGRESS, LOG = "coords.npy", "meta.json", "table.npy", "progress.json", "worker.log"
+NEIGHBOURS, KEPT, REGIONS = "neighbours.npy", "kept.npy", "regions.npy"
 NICENESS = 19
 
 
@@ -49,32 +53,74 @@ def folder_for(table_fingerprint: str, settings: neighbour_map.Settings) -> Path
 class Done:
     coords: np.ndarray  # (n, 2) float32
     meta: dict
+    neighbours: np.ndarray  # (n, 10) int32: each row's exact nearest cosine neighbours
+    kept: np.ndarray  # (n,) int8: how many of them the map keeps among its 10 nearest points
+    regions: map_reading.Regions
+
+    @property
+    def occurrence(self) -> np.ndarray:
+        """Each row's k-occurrence: in how many rows' 10 nearest neighbours it is."""
+        return map_reading.k_occurrence(self.neighbours, len(self.coords))
+
+
+# The map's arrays on disk: each file's dtype and its shape for a table of n rows.
+ARRAYS = {
+    COORDS: (np.float32, lambda n: (n, 2)),
+    NEIGHBOURS: (np.int32, lambda n: (n, neighbour_map.RECALL_K)),
+    KEPT: (np.int8, lambda n: (n,)),
+    REGIONS: (np.int16, lambda n: (n,)),
+}
 
 
 def load(folder: Path, rows: int | None = None) -> Done | None:
-    """The finished map in ``folder``, checked against its checksum; None if there is none.
-    A damaged or partial map is removed, so that it is computed again."""
-    meta_file, coords_file = folder / META, folder / COORDS
+    """The finished map in ``folder``, each file checked against its checksum; None if there is
+    none. A damaged or partial map is removed, so that it is computed again."""
+    meta_file = folder / META
     if not meta_file.exists():
         return None
     try:
         meta = json.loads(meta_file.read_text())
-        data = coords_file.read_bytes()
-        if hashlib.sha256(data).hexdigest() != meta["sha256"]:
-            raise ValueError("checksum")
-        coords = np.load(coords_file, allow_pickle=False)
-        if coords.dtype != np.float32 or coords.ndim != 2 or coords.shape[1] != 2:
-            raise ValueError("shape")
-        if rows is not None and len(coords) != rows:
+        arrays = {
+            name: _checked(folder / name, meta["sha256"][name], kind[0]) for name, kind in ARRAYS.items()
+        }
+        n = len(arrays[COORDS])
+        if rows is not None and n != rows:
             raise ValueError("rows")
-        if not np.isfinite(coords).all():
+        for name, (_, shape) in ARRAYS.items():
+            if arrays[name].shape != shape(n):
+                raise ValueError("shape")
+        if not np.isfinite(arrays[COORDS]).all():
             raise ValueError("values")
-    except (OSError, ValueError, KeyError, TypeError):
-        for name in (META, COORDS):
+        regions = _regions(meta["regions"], arrays[REGIONS], n)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        for name in (META, *ARRAYS):
             (folder / name).unlink(missing_ok=True)
         return None
-    coords.flags.writeable = False
-    return Done(coords, meta)
+    for array in arrays.values():
+        array.flags.writeable = False
+    return Done(arrays[COORDS], meta, arrays[NEIGHBOURS], arrays[KEPT], regions)
+
+
+def _checked(path: Path, sha256: str, dtype) -> np.ndarray:
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ValueError("checksum")
+    array = np.load(io.BytesIO(data), allow_pickle=False)
+    if array.dtype != dtype:
+        raise ValueError("dtype")
+    return array
+
+
+def _regions(kept: dict, of_row: np.ndarray, n: int) -> map_reading.Regions:
+    """The regions from meta.json's record of them, checked against the rows."""
+    central = tuple(tuple(int(i) for i in ids) for ids in kept["central"])
+    sizes = tuple(int(s) for s in kept["sizes"])
+    anchors = np.asarray(kept["anchors"], dtype=np.float32).reshape(-1, 2)
+    if not (len(central) == len(sizes) == len(anchors)) or of_row.max(initial=-1) >= len(sizes):
+        raise ValueError("regions")
+    if any(not 0 <= i < n for ids in central for i in ids):
+        raise ValueError("regions")
+    return map_reading.Regions(of_row, central, sizes, anchors)
 
 
 def _temporary(path: Path) -> Path:
@@ -88,15 +134,27 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_map.Settings) -> None:
-    """The coordinates first, then the meta file that vouches for them (so a crash between the
-    two leaves no map rather than a wrong one)."""
-    import io
-
+def _npy(array: np.ndarray, dtype) -> bytes:
     buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(result.coords, dtype=np.float32), allow_pickle=False)
-    data = buffer.getvalue()
-    _write_atomically(folder / COORDS, data)
+    np.save(buffer, np.ascontiguousarray(array, dtype=dtype), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_map.Settings) -> None:
+    """The arrays first, then the meta file that vouches for them with their checksums (so a
+    crash before it leaves no map rather than a wrong one)."""
+    regions = result.regions
+    values = {
+        COORDS: result.coords,
+        NEIGHBOURS: result.neighbours,
+        KEPT: result.kept,
+        REGIONS: regions.of_row,
+    }
+    sums = {}
+    for name, (dtype, _) in ARRAYS.items():
+        data = _npy(values[name], dtype)
+        _write_atomically(folder / name, data)
+        sums[name] = hashlib.sha256(data).hexdigest()
     meta = {
         "method": "t-SNE",
         "settings": settings.as_dict(),
@@ -104,7 +162,12 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
         "recall_at_10": result.recall,
         "pca_recall_at_10": result.pca_recall,
         "seconds": result.seconds,
-        "sha256": hashlib.sha256(data).hexdigest(),
+        "regions": {
+            "central": [list(ids) for ids in regions.central],
+            "sizes": list(regions.sizes),
+            "anchors": regions.anchors.tolist(),
+        },
+        "sha256": sums,
     }
     _write_atomically(folder / META, json.dumps(meta, indent=1).encode())
 

@@ -5,13 +5,17 @@ one cloud: almost none of a row's nearest cosine neighbours are near it on the m
 (openTSNE's FFT-accelerated version) instead places rows so that those which are neighbours
 in the table are neighbours on the map. Every row is mapped, nothing sampled:
 
-1. the exact 90 nearest cosine neighbours of every row, by blocked matrix products (the same
+1. the exact 20 nearest cosine neighbours of every row, by blocked matrix products (the same
    cosine as the Neighbours page; ties by the lower id);
-2. t-SNE affinities from those neighbours (perplexity 30);
+2. t-SNE affinities from those neighbours (perplexity 15);
 3. the layout from the exact PCA of the table, first with early exaggeration, then without,
-   with a fixed seed: the same table and settings give the same map;
+   500 iterations in all, with a fixed seed: the same table and settings give the same map;
 4. the map's faithfulness: neighbour recall@10, the share of each row's 10 nearest cosine
-   neighbours that are among its 10 nearest points on the map.
+   neighbours that are among its 10 nearest points on the map, per row and on average;
+5. its regions and their most central pieces (bert_embeddings.map_reading).
+
+The defaults were chosen by measuring (README, "Choosing the t-SNE settings"): fewer
+neighbours and fewer iterations kept more neighbours on the bundled model, in less time.
 
 Pure computation: the app runs it in a separate low-priority process (bert_embeddings.map_jobs).
 """
@@ -23,7 +27,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bert_embeddings import cosine
+from bert_embeddings import cosine, map_reading
 
 Progress = Callable[[str, float], None]  # (stage, fraction of that stage done)
 
@@ -33,6 +37,7 @@ STAGES = (
     "layout, early exaggeration",
     "layout",
     "faithfulness",
+    "regions",
 )
 RECALL_K = 10
 
@@ -41,23 +46,39 @@ RECALL_K = 10
 class Settings:
     """Everything that decides the picture; part of the cache's name."""
 
-    perplexity: float = 30.0
-    iterations: int = 750  # early exaggeration takes the first third, at most 250
+    perplexity: float = 15.0
+    neighbours: int = 20  # the exact neighbours the affinities are computed from
+    iterations: int = 500  # early exaggeration takes the first third, at most 250
     exaggeration: float = 12.0
     seed: int = 42
-    version: int = 2  # raised when the computation changes, so that old maps are not reused
+    version: int = 3  # raised when the computation changes, so that old maps are not reused
+    # Levers measured by bench/tsne_levers.py, left at openTSNE's own defaults:
+    early_iterations: int = 0  # 0: the first third of the iterations, at most 250
+    dof: float = 1.0  # the kernel's degrees of freedom; below 1, heavier tails
+    learning_rate: float = 0.0  # 0: openTSNE's "auto", rows / exaggeration in each phase
+    uniform: bool = False  # affinities alike for every listed neighbour instead of by perplexity
 
     @property
     def early(self) -> int:
-        return min(250, self.iterations // 3)
-
-    @property
-    def neighbours(self) -> int:
-        return int(3 * self.perplexity)
+        return min(self.early_iterations or min(250, self.iterations // 3), self.iterations)
 
     def name(self) -> str:
-        parts = (self.version, self.perplexity, self.iterations, self.exaggeration, self.seed)
-        return "tsne-v{}-p{:g}-i{}-e{:g}-s{}".format(*parts)
+        parts = (
+            self.version,
+            self.perplexity,
+            self.neighbours,
+            self.iterations,
+            self.exaggeration,
+            self.seed,
+        )
+        name = "tsne-v{}-p{:g}-k{}-i{}-e{:g}-s{}".format(*parts)
+        levers = (
+            ("early", self.early_iterations, 0),
+            ("dof", self.dof, 1.0),
+            ("lr", self.learning_rate, 0.0),
+        )
+        name += "".join(f"-{label}{value:g}" for label, value, default in levers if value != default)
+        return name + ("-uniform" if self.uniform else "")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -131,15 +152,7 @@ def _in_blocks(work: Callable[[int], int], starts: range, threads: int, done: Ca
 def recall_at_k(coords: np.ndarray, true_ids: np.ndarray) -> float:
     """Mean share of each row's true neighbours (``true_ids``, (n, k)) that are among its k
     nearest other points on the map (Euclidean)."""
-    from sklearn.neighbors import NearestNeighbors
-
-    k = true_ids.shape[1]
-    found = NearestNeighbors(n_neighbors=k + 1).fit(coords).kneighbors(coords, return_distance=False)
-    hits = 0
-    for row, (near, true) in enumerate(zip(found, true_ids, strict=True)):
-        near = near[near != row][:k]  # the point itself (or a duplicate point listed first)
-        hits += np.intersect1d(near, true, assume_unique=False).size
-    return hits / (len(coords) * k)
+    return map_reading.recall(map_reading.kept_counts(coords, true_ids), true_ids.shape[1])
 
 
 def pca_start(table: np.ndarray, block: int = 4096) -> np.ndarray:
@@ -176,6 +189,9 @@ class NeighbourMap:
     recall: float  # neighbour recall@10 of this map
     pca_recall: float  # the same for the first two principal components
     seconds: dict  # per stage
+    neighbours: np.ndarray  # (n, 10) int32: each row's exact nearest cosine neighbours, best first
+    kept: np.ndarray  # (n,) int8: how many of them are among its 10 nearest points on the map
+    regions: map_reading.Regions
 
 
 def compute(
@@ -194,11 +210,46 @@ def compute(
         return _compute(table, settings, threads, progress)
 
 
+def _affinities(ids: np.ndarray, sims: np.ndarray, settings: Settings, threads: int):
+    """t-SNE's affinities from each row's first ``settings.neighbours`` exact neighbours."""
+    from openTSNE import affinity
+    from openTSNE.nearest_neighbors import PrecomputedNeighbors
+
+    k = settings.neighbours
+    knn = PrecomputedNeighbors(ids[:, :k], np.maximum(1.0 - sims[:, :k].astype(np.float64), 0.0))
+    if settings.uniform:
+        return affinity.Uniform(knn_index=knn, k_neighbors=k, n_jobs=threads, random_state=settings.seed)
+    return affinity.PerplexityBasedNN(
+        knn_index=knn, perplexity=settings.perplexity, n_jobs=threads, random_state=settings.seed
+    )
+
+
+def _optimise(
+    embedding, phase: tuple[str, int], settings: Settings, threads: int, progress: Progress, **options
+):
+    """One phase of the layout (its stage name and iterations), reporting its progress."""
+    stage, n_iter = phase
+    every = max(1, n_iter // 20)
+    progress(stage, 0.0)
+
+    def report(iteration, error, current) -> bool:
+        progress(stage, iteration / n_iter)
+        return False
+
+    return embedding.optimize(
+        n_iter=n_iter,
+        callbacks=report,
+        callbacks_every_iters=every,
+        n_jobs=threads,
+        learning_rate=settings.learning_rate or "auto",
+        **options,
+    )
+
+
 def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Progress) -> NeighbourMap:
     import time
 
-    from openTSNE import TSNEEmbedding, affinity
-    from openTSNE.nearest_neighbors import PrecomputedNeighbors
+    from openTSNE import TSNEEmbedding
 
     seconds = {}
     clock = time.perf_counter()
@@ -209,40 +260,43 @@ def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Prog
         seconds[stage] = round(now - clock, 2)
         clock = now
 
-    ids, sims = exact_neighbours(table, settings.neighbours, threads=threads, progress=progress)
+    ids, sims = exact_neighbours(
+        table, max(settings.neighbours, RECALL_K), threads=threads, progress=progress
+    )
     lap(STAGES[0])
     progress(STAGES[1], 0.0)
-    knn = PrecomputedNeighbors(ids, np.maximum(1.0 - sims.astype(np.float64), 0.0))
-    affinities = affinity.PerplexityBasedNN(
-        knn_index=knn, perplexity=settings.perplexity, n_jobs=threads, random_state=settings.seed
-    )
+    affinities = _affinities(ids, sims, settings, threads)
     start = pca_start(table)
     lap(STAGES[1])
 
-    def optimise(embedding, stage: str, n_iter: int, **options):
-        every = max(1, n_iter // 20)
-        progress(stage, 0.0)
-
-        def report(iteration, error, current) -> bool:
-            progress(stage, iteration / n_iter)
-            return False
-
-        return embedding.optimize(
-            n_iter=n_iter, callbacks=report, callbacks_every_iters=every, n_jobs=threads, **options
-        )
-
     embedding = TSNEEmbedding(
-        start, affinities, negative_gradient_method="fft", n_jobs=threads, random_state=settings.seed
+        start,
+        affinities,
+        negative_gradient_method="fft",
+        n_jobs=threads,
+        random_state=settings.seed,
+        dof=settings.dof,
     )
-    embedding = optimise(
-        embedding, STAGES[2], settings.early, exaggeration=settings.exaggeration, momentum=0.5
+    embedding = _optimise(
+        embedding,
+        (STAGES[2], settings.early),
+        settings,
+        threads,
+        progress,
+        exaggeration=settings.exaggeration,
+        momentum=0.5,
     )
     lap(STAGES[2])
-    embedding = optimise(embedding, STAGES[3], settings.iterations - settings.early, momentum=0.8)
+    later = (STAGES[3], settings.iterations - settings.early)
+    embedding = _optimise(embedding, later, settings, threads, progress, momentum=0.8)
     lap(STAGES[3])
     progress(STAGES[4], 0.0)
     coords = np.asarray(embedding, dtype=np.float32)
-    recall = recall_at_k(coords, ids[:, :RECALL_K])
-    pca_recall = recall_at_k(start.astype(np.float32), ids[:, :RECALL_K])
+    nearest = np.ascontiguousarray(ids[:, :RECALL_K])
+    kept = map_reading.kept_counts(coords, nearest)
+    pca_recall = recall_at_k(start.astype(np.float32), nearest)
     lap(STAGES[4])
-    return NeighbourMap(coords, recall, pca_recall, seconds)
+    progress(STAGES[5], 0.0)
+    regions = map_reading.find_regions(coords, table)
+    lap(STAGES[5])
+    return NeighbourMap(coords, map_reading.recall(kept), pca_recall, seconds, nearest, kept, regions)

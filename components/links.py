@@ -185,6 +185,11 @@ def _model_param() -> str | None:
     return choice if choice != w.model_options()[0] and choice in w.model_options() else None
 
 
+def model_params() -> dict[str, str]:
+    """The model's part of a link to another view (empty for the default model)."""
+    return {MODEL: model} if (model := _model_param()) is not None else {}
+
+
 def view_params(page: str, text_limit: int | None = LINK_TEXT_LIMIT) -> dict[str, str]:
     """The URL parameters for ``page``: each setting shown there that differs from its default.
     A text over ``text_limit`` characters stays out (browsers and proxies refuse very long

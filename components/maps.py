@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from bert_embeddings.glyphs import legible
 from components.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
+from components.map_marks import Colouring, cloud_rows
 
 
 @functools.lru_cache(maxsize=4)
@@ -92,31 +93,23 @@ def vocabulary_map(
     highlights: Sequence[tuple[str, np.ndarray, str, str]] = (),
     axis_titles: Sequence[str] | None = None,
     title: str | None = None,
+    colouring: Colouring | None = None,
+    underlays: Sequence[go.Scattergl | go.Scatter3d] = (),
 ) -> go.Figure:
-    """Every vocabulary row on two or three of ``coords``' columns, coloured by kind of piece.
+    """Every vocabulary row on two or three of ``coords``' columns, coloured by kind of piece
+    (or by ``colouring``).
 
-    ``highlights`` are (name, ids, colour, marker symbol) drawn on top with their pieces as labels.
-    Each point's piece is sent once, in the trace of its kind. Axis titles name the principal
-    components and their share of variance, unless ``axis_titles`` are given (another method).
+    ``underlays`` (lines, region labels) are drawn over the cloud and under ``highlights``,
+    which are (name, ids, colour, marker symbol) with their pieces as labels. Each point's
+    piece is sent once. Axis titles name the principal components and their share of
+    variance, unless ``axis_titles`` are given (another method).
     """
-    from bert_embeddings.vocab_search import KINDS
-
     fig = go.Figure()
     labels = _vocabulary_texts(tuple(pieces))  # for hover and 2-D annotations (SVG)
-    size = 2 if len(axes) == 3 else 3
-    for kind in shown_kinds:
-        rows = np.flatnonzero(kinds == kind)
-        fig.add_trace(
-            _scatter(
-                coords[rows],
-                axes,
-                mode="markers",
-                name=KINDS[kind],
-                marker={"size": size, "color": KIND_COLOURS[kind], "opacity": 0.5},
-                hovertext=labels[rows],  # an object array: Plotly checks it at once, a list item by item
-                hoverinfo="text",
-            )
-        )
+    for trace in _clouds(coords, axes, labels, kinds, shown_kinds, colouring):
+        fig.add_trace(trace)
+    for trace in underlays:
+        fig.add_trace(trace)
     annotations = []
     for name, ids, colour, symbol in highlights:
         ids = np.asarray(ids, dtype=np.int64)
@@ -129,7 +122,56 @@ def vocabulary_map(
     _map_layout(
         fig, axes, ratios, title or f"The whole vocabulary ({len(pieces):,} pieces)", titles=axis_titles
     )
+    if colouring is not None:
+        _colour_axis(fig, colouring)
     return fig
+
+
+def _clouds(
+    coords: np.ndarray,
+    axes: tuple[int, ...],
+    labels: np.ndarray,
+    kinds: np.ndarray,
+    shown_kinds: Sequence[int],
+    colouring: Colouring | None,
+) -> list:
+    """The vocabulary's points: a trace per kind in its colour, or one coloured by a number."""
+    from bert_embeddings.vocab_search import KINDS
+
+    traces = []
+    size = 2 if len(axes) == 3 else 3
+    for kind, rows in zip(shown_kinds, cloud_rows(kinds, shown_kinds, colouring), strict=False):
+        if colouring is None:
+            marker, name, hover = {"color": KIND_COLOURS[kind]}, KINDS[kind], {"hoverinfo": "text"}
+        else:
+            marker = {"color": colouring.values[rows], "coloraxis": "coloraxis"}
+            name, hover = "pieces", {"hovertemplate": f"%{{hovertext}}<br>{colouring.hover}<extra></extra>"}
+        traces.append(
+            _scatter(
+                coords[rows],
+                axes,
+                mode="markers",
+                name=name,
+                marker={"size": size, "opacity": 0.5 if colouring is None else 0.8, **marker},
+                hovertext=labels[rows],  # an object array: Plotly checks it at once, a list item by item
+                **hover,
+            )
+        )
+    return traces
+
+
+def _colour_axis(fig: go.Figure, colouring: Colouring) -> None:
+    """The colour scale and bar of a map coloured by a number, with the legend above the plot."""
+    bar = {"title": {"text": colouring.name, "side": "right"}, "thickness": 12}
+    fig.update_layout(
+        coloraxis={
+            "colorscale": colouring.colorscale,
+            "cmin": 0,
+            "cmax": colouring.cmax,
+            "colorbar": {**bar, "tickvals": colouring.tickvals, "ticktext": colouring.ticktext},
+        },
+        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},  # clear of the colour bar
+    )
 
 
 def _highlight(
@@ -158,15 +200,6 @@ def _highlight(
         hovertext=hover,
         hoverinfo="text",
     )
-
-
-def point_id(
-    kinds: np.ndarray, shown_kinds: Sequence[int], highlights: Sequence, curve: int, point: int
-) -> int:
-    """The vocabulary id of a point of a vocabulary_map: trace ``curve``, its point ``point``."""
-    if curve < len(shown_kinds):
-        return int(np.flatnonzero(kinds == shown_kinds[curve])[point])
-    return int(np.asarray(highlights[curve - len(shown_kinds)][1], dtype=np.int64)[point])
 
 
 def sentence_journey(

@@ -35,6 +35,7 @@ NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
 PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
 MAP_METHOD, MAP_TAB = "map_method", "map_tab"
+MAP_COLOUR, MAP_LABELS = "map_colour", "map_labels"
 DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
 TOY_ITEMS = "toy_items"
 POS_FIRST, POS_SECOND = "pos_first", "pos_second"
@@ -70,6 +71,8 @@ JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components"
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
 MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's tabs, by label
+# What colours the t-SNE map's points.
+MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 # The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 ORIGINS = ("raw", "after subtracting the vocabulary's mean")
@@ -188,6 +191,7 @@ _STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAG
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
+_MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
 _COMPONENT = _whole_number(1, 10)
 _ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
@@ -257,6 +261,8 @@ TABLE = (
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
     _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
     _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
+    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "pca", _one_of(_MAP_COLOURS), _code_of(_MAP_COLOURS)),
+    _linked("labels", MAP_LABELS, True, "pca", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("x", PCA_X, 1.0, "pca", _COMPONENT, _whole_text),
     _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, _whole_text),
     _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, _whole_text),
@@ -319,6 +325,8 @@ LABELS = {
     PCA_DIMS: "2-D or 3-D",
     MAP_TAB: "the map's tab",
     MAP_METHOD: "the map's method",
+    MAP_COLOUR: "what colours the map",
+    MAP_LABELS: "the map's region labels",
     PCA_X: "the component on x",
     PCA_Y: "the component on y",
     PCA_Z: "the component on z",

@@ -28,7 +28,9 @@ from bert_embeddings import (
     config,
     contextual,
     decompose,
+    glyphs,
     map_jobs,
+    map_reading,
     neighbour_map,
     projection,
     threads,
@@ -322,11 +324,23 @@ class _NotFinishedError(Exception):
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _finished_map(folder: str) -> map_jobs.Done:
-    # A finished map is 240 KB of coordinates, read and checked once per process.
+    # A finished map is about 2 MB of arrays, read and checked once per process.
     done = map_jobs.load(Path(folder))
     if done is None:
         raise _NotFinishedError(folder)
     return done
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _map_labels(key: str, revision: str, settings: neighbour_map.Settings) -> tuple[map_reading.Label, ...]:
+    done = _finished_map(str(map_jobs.folder_for(_table_fingerprint(key, revision), settings)))
+    index = _vocab_index(key, revision)
+    return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
+
+
+def map_labels() -> tuple[map_reading.Label, ...]:
+    """The finished t-SNE map's region labels, made once per process (after the map is read)."""
+    return _map_labels(*_active(), map_settings())
 
 
 def map_settings() -> neighbour_map.Settings:
@@ -336,15 +350,14 @@ def map_settings() -> neighbour_map.Settings:
 def neighbour_map_of_model() -> map_jobs.Done | map_jobs.Job:
     """The t-SNE map of the model in use: finished (read from disk once), or the job computing
     it, which this call starts unless it already runs for any session of this process."""
-    key, revision = _active()
-    table = _model(key, revision).tables.word_embeddings
-    folder = map_jobs.folder_for(_table_fingerprint(key, revision), map_settings())
+    table, print_ = _model(*_active()).tables.word_embeddings, _table_fingerprint(*_active())
+    folder = str(map_jobs.folder_for(print_, map_settings()))
     try:
-        return _finished_map(str(folder))
+        return _finished_map(folder)
     except _NotFinishedError:
         pass
-    result = map_jobs.start(table, map_settings(), _table_fingerprint(key, revision))
-    return _finished_map(str(folder)) if isinstance(result, map_jobs.Done) else result
+    result = map_jobs.start(table, map_settings(), print_)
+    return _finished_map(folder) if isinstance(result, map_jobs.Done) else result
 
 
 def precompute_default_map() -> None:

@@ -5,7 +5,19 @@ import streamlit as st
 
 from bert_embeddings import decompose, map_jobs, projection
 from bert_embeddings.errors import MapStorageError
-from components import echo, exports, maps, memory, routing, settings, state, widgets
+from components import (
+    echo,
+    exports,
+    links,
+    map_marks,
+    map_view,
+    maps,
+    memory,
+    routing,
+    settings,
+    state,
+    widgets,
+)
 
 routing.through_app()
 st.title("Maps")
@@ -51,20 +63,11 @@ def highlight_marks() -> list[tuple]:
 
 
 MARKS_CAPTION = (
-    "Hover a point for its piece; click one to search its neighbours. Marked on top, each in its own "
+    "Hover a point for its piece; click one to mark its 10 nearest pieces by cosine (circles, joined to "
+    "it by lines) and its 10 nearest points on this map (triangles). Marked on top, each in its own "
     "shape: your sentence's pieces (squares, in the text colour), pieces matching the highlight "
     "pattern (diamonds) and the latest search on the Neighbours page (crosses); the legend names each."
 )
-
-
-def vocabulary_chart(figure, kinds: list[int], highlights: list[tuple], key: str) -> None:
-    """Draw a vocabulary map; a click on a point makes its piece the Neighbours page's query."""
-    event = widgets.chart(figure, key=key, on_select=True)
-    points = (event or {}).get("selection", {}).get("points", [])
-    if points:
-        point = points[0]
-        piece_id = maps.point_id(index.kinds, kinds, highlights, point["curve_number"], point["point_index"])
-        widgets.search_neighbours_of(index.pieces[piece_id])
 
 
 def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
@@ -83,28 +86,40 @@ def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
             return
         widgets.map_progress(result, index.size)
         return
-    meta = result.meta
-    figure = maps.vocabulary_map(
+    with state.friendly_errors(stop=False):
+        finished_tsne_map(result, kinds, highlights)
+
+
+def finished_tsne_map(result: map_jobs.Done, kinds: list[int], highlights: list[tuple]) -> None:
+    """The finished t-SNE map: its options, the map, its downloads and how to read it."""
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        colour = map_view.colour_option()
+        labelled = map_view.labels_switch()
+    labels = state.map_labels()
+    map_view.vocabulary(
+        "tsne_vocabulary",
         result.coords,
-        index.pieces,
-        index.kinds,
         (0, 1),
         None,
+        index,
         kinds,
         highlights,
+        map_view.colouring(colour, result),
+        map_marks.region_labels(result.regions.anchors, labels, result.coords, widgets.ink())
+        if labelled
+        else None,
         axis_titles=("t-SNE 1", "t-SNE 2"),
         title=f"The whole vocabulary ({index.size:,} pieces), t-SNE",
     )
-    vocabulary_chart(figure, kinds, highlights, "tsne_vocabulary")
-    exports.matrix(
-        f"{model.name} vocabulary t-SNE", result.coords, index.pieces, ["t-SNE 1", "t-SNE 2"], "piece"
-    )
+    map_view.downloads(result, index, labels, model.name)
+    meta = result.meta
     recall, pca_recall = meta["recall_at_10"], meta["pca_recall_at_10"]
     st.markdown(
         f"**Faithfulness: neighbour recall@10 = {recall:.3f}.** On average {10 * recall:.1f} of each "
         f"piece's 10 nearest neighbours by cosine (as the Neighbours page finds them) are among its 10 "
         f"nearest points on this map; on the PCA map it is {10 * pca_recall:.2f} ({pca_recall:.4f})."
     )
+    map_view.kept_caption(result)
     used = meta["settings"]
     st.caption(
         "t-SNE keeps neighbours, not distances: clusters are real, but the space between them and their "
@@ -112,6 +127,12 @@ def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
         f"{used['iterations']} iterations, seed {used['seed']}: the same table and settings give the "
         "same picture to the last bit, however many threads compute it. " + MARKS_CAPTION
     )
+    if labelled:
+        st.caption(map_view.REGIONS)
+    with st.expander(
+        "Hubs: the pieces in the most lists of 10 nearest", expanded=colour == settings.MAP_COLOURS[2]
+    ):
+        map_view.hubs_table(result, index, links.model_params())
 
 
 TSNE_AXES = (
@@ -136,10 +157,9 @@ def pca_map(wanted: tuple[float, ...], kinds: list[int], highlights: list[tuple]
     basis, coords = state.vocabulary_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        figure = maps.vocabulary_map(
-            coords, index.pieces, index.kinds, axes, basis.explained_variance_ratio, kinds, highlights
+        map_view.vocabulary(
+            "pca_vocabulary", coords, axes, basis.explained_variance_ratio, index, kinds, highlights
         )
-        vocabulary_chart(figure, kinds, highlights, "pca_vocabulary")
         export_map("vocabulary", coords, axes, index.pieces, "piece")
         st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
     widgets.chart(

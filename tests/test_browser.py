@@ -236,9 +236,18 @@ PIECES_NEAR = """([chartIndex, x, y, radius]) => {
 }"""
 
 
-def test_the_tsne_map_draws_with_webgl_and_a_click_opens_neighbours(browser, tmp_path):
-    """The t-SNE map is computed in the background (few iterations here), drawn with WebGL, and
-    a click on one of the sentence's pieces makes it the Neighbours page's query, in the link too."""
+# The trace names of a chart, and how many points of its line traces are drawn (not gaps).
+TRACES_DRAWN = """([chartIndex]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    return chart._fullData.map(t => [t.name, t.mode,
+        Array.from(t.x || []).filter(v => v !== null && Number.isFinite(Number(v))).length]);
+}"""
+
+
+def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser, tmp_path):
+    """The t-SNE map is computed in the background (few iterations here), drawn with WebGL, with
+    its regions labelled; a click on one of the sentence's pieces marks it with lines to its 10
+    nearest pieces by cosine, and says the overlap; a button then searches it on Neighbours."""
     env = {"BERT_EXPLORER_CACHE": str(tmp_path / "cache"), "BERT_EXPLORER_MAP_ITERATIONS": "30"}
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -250,11 +259,24 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_opens_neighbours(browser, tmp
         chart.locator("canvas").first.wait_for(state="attached", timeout=30_000)  # WebGL
         chart.scroll_into_view_if_needed()
         page.wait_for_timeout(1000)
+        assert "regions" in [name for name, _, _ in page.evaluate(TRACES_DRAWN, [0])]
         where = page.evaluate(POINT_ON_SCREEN, [0, "your sentence", 1])
         # Plotly picks the closest point of any trace: another piece may lie on the same spot.
         candidates = page.evaluate(PIECES_NEAR, [0, where["x"], where["y"], 4])
         assert where["text"] in candidates
         page.mouse.click(where["x"], where["y"])
+        said = page.get_by_text(re.compile(r"of the 10 nearest pieces to .+ by cosine are among"))
+        said.wait_for(state="visible", timeout=30_000)
+        page.wait_for_selector(APP_IDLE)
+        page.wait_for_timeout(500)
+        drawn = {name: (mode, points) for name, mode, points in page.evaluate(TRACES_DRAWN, [0])}
+        assert drawn["lines to its nearest by cosine"] == ("lines", 20)  # from it to each of 10
+        assert drawn["its 10 nearest by cosine (joined)"][1] == 10
+        assert drawn["its 10 nearest points here"][1] == 10
+        clicked = next(name for name in drawn if name.startswith("clicked: "))
+        assert clicked.removeprefix("clicked: ") in candidates
+        screenshot_whole_page(page, ARTIFACTS / "tsne-clicked.png")
+        page.get_by_role("button", name=re.compile(r"^Search .+ on the Neighbours page$")).click()
         page.wait_for_url(re.compile(r"/neighbours\?.*q="), timeout=30_000)
         page.wait_for_selector(APP_IDLE)
         assert page.get_by_label("Word or piece").input_value() in candidates

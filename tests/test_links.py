@@ -198,9 +198,9 @@ def test_a_cleared_sentence_a_reopens_as_it_was_left():
 
 def test_an_unknown_parameter_is_named_and_ignored():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params.update({"colour": "blue", "embed": "true"})
+    at.query_params.update({"palette": "blue", "embed": "true"})
     at.run()
-    assert "colour (not a setting of this app)" in messages(at)
+    assert "palette (not a setting of this app)" in messages(at)
     assert "embed" not in messages(at)  # Streamlit's own parameter
 
 
@@ -263,6 +263,8 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.LAYER_STAGE: "output",
         settings.MAP_METHOD: "t-SNE",
         settings.MAP_TAB: "Positions",
+        settings.MAP_COLOUR: settings.MAP_COLOURS[2],
+        settings.MAP_LABELS: False,
         settings.NB_GRID_STAGE: "LayerNorm output",
         settings.PCA_JOURNEY_BASIS: settings.JOURNEY_BASES[1],
         settings.TOY_ITEMS: "item, size\nant, 1\nwhale, 9",

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import map_jobs, vocab_search
-from components import charts, maps, settings
+from bert_embeddings import glyphs, map_jobs, map_reading, vocab_search
+from components import charts, map_marks, settings
 from tests.conftest import ROOT
 from tests.test_app import figures, messages, offline  # noqa: F401 - offline: an autouse fixture
 
@@ -91,15 +91,118 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
     assert f"recall@10 = {done.meta['recall_at_10']:.3f}" in " ".join(m.value for m in at.markdown)
 
 
+def finished_map(bundled, params: dict) -> tuple[AppTest, map_jobs.Done]:
+    """The Maps page with the t-SNE map computed, and that map as it is on disk."""
+    from components.state import map_settings
+
+    wait_for_the_map()
+    at = open_maps(params)
+    if at.get("progress"):  # computed by an earlier test, unless run alone
+        wait_for_the_map()
+        at = open_maps(params)
+    table = bundled.tables.word_embeddings
+    done = map_jobs.load(map_jobs.folder_for(map_jobs.fingerprint(table), map_settings()), len(table))
+    assert done is not None
+    return at, done
+
+
+def tsne_figure(at: AppTest):
+    return next(f for f in figures(at) if "t-SNE" in (f.layout.title.text or ""))
+
+
+def test_colour_by_neighbours_kept_with_labels_and_its_caption(bundled):
+    from tests.test_app import array
+
+    at, done = finished_map(bundled, {"method": "tsne", "colour": "kept", "kinds": "word,number"})
+    assert not at.exception and not at.error
+    figure = tsne_figure(at)
+    index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+    shown = np.flatnonzero(np.isin(index.kinds, [vocab_search.WHOLE_WORD, vocab_search.NUMBER]))
+    cloud = figure.data[0]
+    np.testing.assert_array_equal(array(cloud.marker.color), done.kept[shown])
+    assert figure.layout.coloraxis.cmax == 10 and cloud.marker.coloraxis == "coloraxis"
+    regions = next(t for t in figure.data if t.name == "regions")
+    # the regions' labels that fit without overlapping, largest first, each a label of its region
+    labels = map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
+    placed = map_marks.placed_labels(done.regions.anchors, [label.short for label in labels], done.coords)
+    assert regions.mode == "text" and 1 <= len(regions.text) == len(placed) <= len(labels) <= 30
+    assert list(regions.text) == map_marks.gl_texts([labels[n].short for n, _ in placed])
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{np.mean(done.kept == 0):.1%} of pieces keep none" in captions
+    assert f"{np.mean(done.kept >= 5):.1%} keep 5 or more" in captions
+    assert f"recall@10 = {done.kept.mean() / 10:.3f}" in " ".join(m.value for m in at.markdown)
+    params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert params.get("colour") == "kept"
+    at.toggle(key=settings.MAP_LABELS).set_value(False).run()
+    assert not [t for t in tsne_figure(at).data if t.name == "regions"]
+    params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert params.get("labels") == "0"
+
+
+def test_colour_by_hubness_and_the_table_of_the_biggest_hubs(bundled):
+    from tests.test_app import array
+
+    at, done = finished_map(bundled, {"method": "tsne", "colour": "hubs"})
+    assert not at.exception and not at.error
+    occurrence = done.occurrence
+    assert occurrence.sum() == 10 * len(done.coords)
+    cloud = tsne_figure(at).data[0]
+    colours = array(cloud.marker.color)
+    assert np.all(np.diff(colours) >= 0)  # the biggest hubs are drawn last, on top
+    assert sorted(colours.tolist()) == sorted(occurrence.tolist())  # every kind shown by default
+    table = at.dataframe[0].value
+    top = np.lexsort((np.arange(len(occurrence)), -occurrence))[:20]
+    assert table["in how many pieces' 10 nearest"].tolist() == occurrence[top].tolist()
+    assert table["id"].tolist() == top.tolist()
+    assert all(link.startswith("neighbours?") and "q=" in link for link in table["search it"])
+
+
+@pytest.mark.parametrize("method", ["tsne", "pca"])
+def test_a_clicked_piece_is_marked_with_the_neighbours_pages_answer(bundled, method):
+    """The click's marks: its 10 nearest by cosine are what the Neighbours page finds (every
+    piece shown but itself), joined by lines; the overlap in words is the piece's own count."""
+    from tests.test_app import array
+
+    at, done = finished_map(bundled, {"method": "tsne"})
+    index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+    row = index.pieces.index("king")
+    key = f"{method}_vocabulary"
+    at.session_state["map_clicked"] = {key: row}
+    at.segmented_control(key=settings.MAP_METHOD).set_value("t-SNE" if method == "tsne" else "PCA").run()
+    assert not at.exception and not at.error
+    figure = next(f for f in figures(at) if "The whole vocabulary" in (f.layout.title.text or ""))
+    page = vocab_search.nearest(
+        index, index.table[row], 10, filters=vocab_search.Filters(hide_special=False, exclude_ids=(row,))
+    )
+    marked = next(t for t in figure.data if t.name == "its 10 nearest by cosine (joined)")
+    assert list(marked.hovertext) == charts.texts([glyphs.legible(p) for p in page.pieces])
+    lines = next(t for t in figure.data if t.mode == "lines")
+    assert np.isfinite(array(lines.x)).sum() == 20  # from the piece to each of its 10
+    if method == "tsne":
+        np.testing.assert_array_equal(array(marked.x), done.coords[page.ids, 0])
+        said = f"{done.kept[row]} of the 10 nearest pieces to “king” by cosine"
+        assert said in " ".join(m.value for m in at.markdown)
+    assert (
+        next(t for t in figure.data if t.name == "its 10 nearest points here").marker.symbol == "triangle-up"
+    )
+    assert "clicked: king" in [t.name for t in figure.data]
+
+
 def test_a_clicked_point_names_its_piece():
-    """Trace and point number (what a click reports) lead back to the vocabulary id drawn there."""
+    """Trace and point number (what a click reports) lead back to the vocabulary id drawn there,
+    whether the points are drawn by kind or all in one trace by a number, with underlays."""
     kinds = np.array([0, 1, 0, 3, 1, 0], dtype=np.int8)
     highlights = [("your sentence", np.array([4, 2]), "#000", "square")]
     shown_kinds = [0, 1, 3]
-    assert maps.point_id(kinds, shown_kinds, highlights, 0, 2) == 5  # the third whole word
-    assert maps.point_id(kinds, shown_kinds, highlights, 1, 1) == 4
-    assert maps.point_id(kinds, shown_kinds, highlights, 2, 0) == 3
-    assert maps.point_id(kinds, shown_kinds, highlights, 3, 1) == 2  # the highlight's second point
+    traces = map_marks.trace_rows(kinds, shown_kinds, None, 0, highlights)
+    assert traces[0][2] == 5  # the third whole word
+    assert traces[1][1] == 4 and traces[2][0] == 3
+    assert traces[3][1] == 2  # the highlight's second point
+    kept = map_marks.kept_colouring(np.array([3, 0, 9, 1, 2, 5]))
+    traces = map_marks.trace_rows(kinds, [0, 3], kept, 2, highlights)
+    assert traces[0].tolist() == [0, 2, 3, 5] and traces[1] is None and traces[2] is None
+    hubs = map_marks.hub_colouring(np.array([3, 0, 9, 1, 2, 5]))
+    assert map_marks.trace_rows(kinds, [0, 3], hubs, 0, [])[0].tolist() == [3, 0, 5, 2]  # hubs on top
 
 
 def test_a_method_a_link_cannot_name_falls_back_with_a_notice():

@@ -102,6 +102,10 @@ def test_the_map_is_bit_identical_under_one_and_two_blas_threads():
     two = _map_under(2, 2, table)
     assert np.array_equal(one.coords, two.coords) and one.recall == two.recall
     assert one.pca_recall == two.pca_recall
+    assert np.array_equal(one.kept, two.kept) and np.array_equal(one.neighbours, two.neighbours)
+    assert one.regions.central == two.regions.central and np.array_equal(
+        one.regions.of_row, two.regions.of_row
+    )
 
 
 # A child process that computes the small map's neighbours and coordinates under 1 and under 2
@@ -192,6 +196,11 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
     expected = _map_under(1, 1, table)
     np.testing.assert_array_equal(done.coords, expected.coords)
     assert done.meta["recall_at_10"] == pytest.approx(expected.recall)
+    np.testing.assert_array_equal(done.kept, expected.kept)
+    np.testing.assert_array_equal(done.neighbours, expected.neighbours)
+    np.testing.assert_array_equal(done.regions.of_row, expected.regions.of_row)
+    assert done.regions.central == expected.regions.central and done.regions.sizes == expected.regions.sizes
+    np.testing.assert_array_equal(done.regions.anchors, expected.regions.anchors)
     assert not (job.folder / map_jobs.TABLE).exists()  # the table copy is cleaned up
     # another server process finds it without computing: it loads, and starts no worker
     code = (
@@ -210,18 +219,27 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
     assert out[0] == "Done" and float(out[1]) == pytest.approx(float(done.coords.sum()))
 
 
-@pytest.mark.parametrize("damage", ["flip a byte", "cut short", "no meta", "wrong rows"])
-def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damage):
+@pytest.mark.parametrize(
+    "damage, name",
+    [
+        *(("flip a byte", name) for name in map_jobs.ARRAYS),
+        ("cut short", map_jobs.COORDS),
+        ("cut short", map_jobs.REGIONS),
+        ("no meta", None),
+        ("wrong rows", None),
+    ],
+)
+def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damage, name):
     table = random_table(rows=400)
     wait(map_jobs.start(table, SMALL))
     folder = map_jobs.folder_for(map_jobs.fingerprint(table), SMALL)
-    coords = folder / map_jobs.COORDS
-    data = bytearray(coords.read_bytes())
+    damaged = folder / (name or map_jobs.COORDS)
+    data = bytearray(damaged.read_bytes())
     if damage == "flip a byte":
         data[-3] ^= 0xFF
-        coords.write_bytes(bytes(data))
+        damaged.write_bytes(bytes(data))
     elif damage == "cut short":
-        coords.write_bytes(bytes(data[: len(data) // 2]))
+        damaged.write_bytes(bytes(data[: len(data) // 2]))
     elif damage == "no meta":
         (folder / map_jobs.META).unlink()
     if damage == "wrong rows":

@@ -1,0 +1,206 @@
+"""The vocabulary maps' reading aids on the Maps page: what colours the points, the regions'
+labels, a clicked piece's true and apparent neighbours, the hubs, and their downloads.
+
+A click on a map marks the piece where it is (its 10 nearest pieces by cosine, joined to it by
+lines; its 10 nearest points on the map; the overlap in words) rather than leaving the page:
+the point of clicking a map is to see how it places that piece, and one more click searches it
+on the Neighbours page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings import map_jobs, map_reading, vocab_search
+from bert_embeddings.glyphs import legible
+from components import echo, exports, map_marks, maps, settings, state, widgets
+
+CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
+
+
+def colour_option() -> str:
+    choice = st.segmented_control(
+        "Colour points by",
+        settings.MAP_COLOURS,
+        **widgets.seeded(settings.MAP_COLOUR, "default"),
+        help=(
+            "Kind of piece: whole words, ## endings, numbers... How well its neighbours are kept: how many "
+            "of a piece's 10 nearest pieces by cosine are among its 10 nearest points on this map. "
+            "Hubness: in how many other pieces' 10 nearest it is."
+        ),
+    )
+    return choice or settings.MAP_COLOURS[0]
+
+
+def labels_switch() -> bool:
+    return st.toggle("Label the map's regions", **widgets.seeded(settings.MAP_LABELS))
+
+
+def colouring(choice: str, done: map_jobs.Done) -> map_marks.Colouring | None:
+    if choice == settings.MAP_COLOURS[1]:
+        return map_marks.kept_colouring(done.kept)
+    if choice == settings.MAP_COLOURS[2]:
+        return map_marks.hub_colouring(done.occurrence)
+    return None
+
+
+def clicked(key: str) -> int | None:
+    """The vocabulary id of the piece clicked last on chart ``key``: a new click is read from
+    the chart's selection with the traces of the figure that was clicked (kept when drawn)."""
+    state = st.session_state
+    points = ((state.get(key) or {}).get("selection") or {}).get("points") or []
+    seen, picked = state.setdefault(SEEN, {}), state.setdefault(CLICKED, {})
+    if points:
+        where = (points[0].get("curve_number"), points[0].get("point_index"))
+        traces = state.get(TRACES, {}).get(key) or []
+        if seen.get(key) != where and isinstance(where[0], int) and isinstance(where[1], int):
+            seen[key] = where
+            if 0 <= where[0] < len(traces) and traces[where[0]] is not None:
+                picked[key] = int(traces[where[0]][where[1]])
+    return picked.get(key)
+
+
+def click_marks(key: str, coords: np.ndarray, axes: tuple[int, ...], index: vocab_search.VocabIndex):
+    """(underlays, highlights, the overlap in words) for the piece clicked on chart ``key``;
+    nothing while none is. Its true neighbours are the Neighbours page's answer (every piece,
+    specials too, but itself); its nearest points are map_reading's, as the colours count them."""
+    row = clicked(key)
+    if row is None or row >= index.size:
+        return [], [], None
+    true = state.nearest(
+        index.table[row], 10, False, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
+    )
+    on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]
+    piece = legible(index.pieces[row])
+    highlights = [
+        (f"clicked: {piece}", np.array([row]), *map_marks.CLICKED_MARK),
+        ("its 10 nearest by cosine (joined)", true.ids, *map_marks.COSINE_MARK),
+        ("its 10 nearest points here", on_map, *map_marks.ON_MAP_MARK),
+    ]
+    lines = [map_marks.neighbour_lines(coords, axes, row, true.ids)]
+    return lines, highlights, map_marks.overlap_sentence(piece, true.ids, on_map)
+
+
+def vocabulary(
+    key: str,
+    coords: np.ndarray,
+    axes: tuple[int, ...],
+    ratios: np.ndarray | None,
+    index: vocab_search.VocabIndex,
+    kinds: list[int],
+    highlights: list[tuple],
+    colour: map_marks.Colouring | None = None,
+    labels=None,
+    **figure_options,
+) -> None:
+    """A vocabulary map (maps.vocabulary_map) whose clicks mark a piece, with the marks of the
+    piece clicked last and, if given, the regions' ``labels`` trace; then the overlap in words."""
+    lines, marks, sentence = click_marks(key, coords, axes, index)
+    underlays, marked = [*lines, *([labels] if labels is not None else [])], [*highlights, *marks]
+    figure = maps.vocabulary_map(
+        coords,
+        index.pieces,
+        index.kinds,
+        axes,
+        ratios,
+        kinds,
+        marked,
+        colouring=colour,
+        underlays=underlays,
+        **figure_options,
+    )
+    st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
+        index.kinds, kinds, colour, len(underlays), marked
+    )
+    widgets.chart(figure, key=key, on_select=True)
+    clicked_notes(key, sentence, index)
+
+
+def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex) -> None:
+    """Under a map with a clicked piece: the overlap, and the ways on (search it; clear)."""
+    row = st.session_state.get(CLICKED, {}).get(key)
+    if sentence is None or row is None:
+        return
+    st.markdown(echo.plain(sentence))
+    with st.container(horizontal=True):
+        if st.button(
+            f"Search “{echo.plain(legible(index.pieces[row]))}” on the Neighbours page", key=f"{key}_search"
+        ):
+            widgets.search_neighbours_of(index.pieces[row])
+        if st.button("Clear the marks", key=f"{key}_clear"):
+            st.session_state[CLICKED].pop(key, None)
+            st.rerun()
+
+
+def kept_caption(done: map_jobs.Done) -> None:
+    kept = done.kept
+    none, half = float(np.mean(kept == 0)), float(np.mean(kept >= 5))
+    st.caption(
+        f"Per piece: {none:.1%} of pieces keep none of their 10 nearest pieces by cosine among their 10 "
+        f"nearest points here, and {half:.1%} keep 5 or more. The recall@10 above is the mean of these "
+        "counts, divided by 10."
+    )
+
+
+REGIONS = (
+    "Labels: the map's densest islands (at most 30), found on the map itself, each named after what most "
+    "of its pieces are and its three most central pieces by cosine in the table; hover a label for more."
+)
+HUBS = (
+    "Some rows sit near the middle of the cloud, close to very many others, and crowd into everyone's "
+    "lists of nearest neighbours: hubs. With 10 neighbours per piece, each piece is on average in 10 "
+    "others' lists; a hub is in hundreds, and many pieces are in none. Counted exactly from the map's "
+    "neighbour lists."
+)
+
+
+def hubs_table(done: map_jobs.Done, index: vocab_search.VocabIndex, model_param: dict[str, str]) -> None:
+    """The 20 biggest hubs, each with its count and a link that searches it."""
+    import pandas as pd
+
+    occurrence = done.occurrence
+    top = map_reading.top_hubs(occurrence, 20)
+    st.markdown("**The 20 biggest hubs**")
+    st.caption(HUBS)
+    frame = pd.DataFrame(
+        {
+            "piece": [legible(index.pieces[i]) for i in top],
+            "id": top.astype(int),
+            "in how many pieces' 10 nearest": occurrence[top].astype(int),
+            "search it": [f"neighbours?{urlencode({**model_param, 'q': index.pieces[i]})}" for i in top],
+        }
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config={"search it": st.column_config.LinkColumn("search it", display_text="Neighbours page")},
+    )
+
+
+def downloads(done: map_jobs.Done, index: vocab_search.VocabIndex, labels, name: str) -> None:
+    """Per piece: its map coordinates, neighbours kept, k-occurrence and region; and every
+    region's label with its members."""
+    columns = ["t-SNE 1", "t-SNE 2", "neighbours kept of 10", "k-occurrence", "region"]
+    values = np.column_stack(
+        [done.coords.astype(np.float64), done.kept, done.occurrence, done.regions.of_row]
+    )
+    st.caption("Every piece's place, neighbours kept, k-occurrence and region (-1 for none):")
+    exports.matrix(f"{name} vocabulary t-SNE", values, index.pieces, columns, "piece")
+    import pandas as pd
+
+    of_row = done.regions.of_row
+    members = [np.flatnonzero(of_row == number) for number in range(len(labels))]
+    frame = pd.DataFrame(
+        {
+            "region": range(len(labels)),
+            "label": [label.short for label in labels],
+            "pieces": [len(ids) for ids in members],
+            "most central first": [" ".join(index.pieces[i] for i in c) for c in done.regions.central],
+            "every member, by id": [" ".join(index.pieces[i] for i in ids) for ids in members],
+        }
+    )
+    st.caption("Every region's label, size, most central pieces and members:")
+    exports.table(f"{name} t-SNE regions", frame)
