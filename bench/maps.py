@@ -169,9 +169,15 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
     }
 
 
-async def cold_alone(checkpoint: Path, cache: Path) -> float:
-    """The same request on a cold cache with no other session: the map's worker has the cores."""
-    with streamlit_server(env=server_env(checkpoint, cache)) as (base, _):
+async def cold_alone(checkpoint: Path, cache: Path) -> tuple[float, float]:
+    """The same request on a cold cache with no other session (the map's worker has the cores),
+    and then the megabytes the server sends for the map coloured by neighbours kept, with its
+    labels (counted on the wire by bench.wire's relay)."""
+    from bench.wire import Counter
+
+    with streamlit_server(env=server_env(checkpoint, cache)) as (server, _):
+        counter = Counter(int(server.rsplit(":", 1)[1]))
+        base = f"http://127.0.0.1:{counter.port}"
         async with async_playwright() as playwright:
             browser = await launch(playwright)
             page = await new_page(browser)
@@ -182,8 +188,15 @@ async def cold_alone(checkpoint: Path, cache: Path) -> float:
             await page.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
             await idle(page)
             cold = time.perf_counter() - started
+            await page.wait_for_timeout(1500)
+            counter.take()
+            await page.get_by_text("how well its neighbours are kept", exact=True).click()
+            await page.get_by_text("keep 5 or more").wait_for(timeout=60_000)
+            await idle(page)
+            await page.wait_for_timeout(1500)
+            megabytes = counter.take()
             await browser.close()
-    return cold
+    return cold, megabytes
 
 
 def worker_stages(cache: Path) -> dict:
@@ -259,7 +272,8 @@ def main() -> None:
         print(measured["time_left"])
         print(f"  the worker's stages meanwhile (s): {worker_stages(cache)}")
         alone_cache = Path(folder) / "cache-alone"
-        alone = asyncio.run(cold_alone(checkpoint, alone_cache))
+        alone, megabytes = asyncio.run(cold_alone(checkpoint, alone_cache))
+        print(f"the map coloured by neighbours kept, with its labels, to the browser: {megabytes:.2f} MB")
         print(
             f"cold with no other session: {alone:.1f} s, stages {worker_stages(alone_cache)}; "
             f"cold_s is {measured['cold_s'] / alone:.1f} x that"
