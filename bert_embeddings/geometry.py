@@ -1,0 +1,154 @@
+"""Why BERT's token rows look alike, measured exactly, and four geometries to compare them in.
+
+**Anisotropy.** With each row scaled to length 1 (u_i; a row of zeros stays zero, its cosine
+with anything 0), the mean cosine over all pairs of distinct rows is
+
+    (|sum_i u_i|^2 - sum_i |u_i|^2) / (n (n - 1)),
+
+one pass over the table, nothing sampled. It splits by dimension: dimension k contributes
+((sum_i u_ik)^2 - sum_i u_ik^2) / (n (n - 1)), and the contributions sum to the mean. A few
+"rogue" dimensions with large contributions decide most of every cosine.
+
+**Geometries.** Each is an affine map of the rows, T(x) = P((x - m) / s):
+
+- raw: T(x) = x, cosine as the Neighbours page has always computed it;
+- centred: the vocabulary's mean m subtracted;
+- all-but-the-top D: centred, then the top D principal directions removed (P projects them out);
+- standardised: each dimension to zero mean and unit variance (s its standard deviation).
+
+So a query q scores every row with one product with the raw table: T(w_i) . T(q) equals
+w_i . a - m . a with a = T(q) / s, divided by |T(w_i)| (kept per row, one float each) and
+|T(q)|. No transformed copy of the table is made.
+
+Pure computation: numpy and scipy only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
+
+GEOMETRIES = ("raw", "centred", "all-but-the-top", "standardised")
+MOST_REMOVED = 20  # all-but-the-top removes 1 to 20 directions
+BLOCK = 512  # rows per block of a pass over the table
+
+
+@dataclass(frozen=True)
+class Anisotropy:
+    mean_cosine: float  # over every pair of distinct rows
+    contributions: np.ndarray  # (hidden,) float64: each dimension's part; they sum to mean_cosine
+    rows: int
+
+    def top(self, count: int = 3) -> np.ndarray:
+        """The dimensions with the largest contributions, largest first (ties by lower index)."""
+        return np.lexsort((np.arange(len(self.contributions)), -self.contributions))[:count]
+
+
+def anisotropy(rows: np.ndarray) -> Anisotropy:
+    """The mean cosine over all pairs of distinct rows of ``rows`` (n, hidden), and each
+    dimension's contribution to it, summed in float64 a block of rows at a time."""
+    n, hidden = rows.shape
+    if n < 2:
+        raise OutOfRangeError("The mean cosine between rows needs at least two rows.")
+    total, squares = np.zeros(hidden), np.zeros(hidden)
+    for start in range(0, n, BLOCK):
+        block = np.asarray(rows[start : start + BLOCK], dtype=np.float64)
+        squared = block * block
+        norms = np.sqrt(squared.sum(axis=1))
+        inverse = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        total += inverse @ block
+        squares += (inverse * inverse) @ squared
+    contributions = (total * total - squares) / (n * (n - 1))
+    return Anisotropy(float(contributions.sum()), contributions, n)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """One geometry fitted to a table: T(x) = P((x - mean) / scale)."""
+
+    name: str
+    removed: int  # D for all-but-the-top, else 0
+    mean: np.ndarray  # (hidden,) float64; zeros for raw
+    scale: np.ndarray  # (hidden,) float64; ones but for standardised
+    directions: np.ndarray  # (removed, hidden) float64, orthonormal: what P projects out
+    norms: np.ndarray  # (n,) float64: |T(w_i)| for every row of the table
+
+    def transform(self, rows: np.ndarray) -> np.ndarray:
+        """T of each row, explicitly, in float64 (for a sentence's few rows, or for checking)."""
+        shifted = (np.atleast_2d(np.asarray(rows, dtype=np.float64)) - self.mean) / self.scale
+        return shifted - (shifted @ self.directions.T) @ self.directions
+
+
+def check_removed(removed: float, rows: int, hidden: int) -> int:
+    """D for all-but-the-top: a whole number from 1 to 20, less than the table's rank allows."""
+    if not float(removed).is_integer() or not 1 <= removed <= MOST_REMOVED:
+        raise OutOfRangeError(f"All-but-the-top removes 1 to {MOST_REMOVED} directions, not {removed:g}.")
+    if removed >= min(rows - 1, hidden):
+        raise OutOfRangeError(
+            f"This table has {rows:,} rows of {hidden:,} numbers: "
+            f"too few to remove {int(removed)} directions."
+        )
+    return int(removed)
+
+
+def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
+    """The geometry ``name`` (one of GEOMETRIES) for ``table`` (n, hidden), with its row norms."""
+    n, hidden = table.shape
+    if name not in GEOMETRIES:
+        raise OutOfRangeError(f"'{name}' is not a geometry here: one of {', '.join(GEOMETRIES)}.")
+    mean, scale, directions = np.zeros(hidden), np.ones(hidden), np.zeros((0, hidden))
+    removed = check_removed(removed, n, hidden) if name == "all-but-the-top" else 0
+    if name != "raw":
+        total, gram = _moments(table)
+        mean = total / n
+        covariance = gram / n - np.outer(mean, mean)
+        if name == "standardised":
+            variance = np.maximum(np.diag(covariance), 0.0)
+            flat = np.flatnonzero(variance <= 1e-12 * max(float(variance.max()), 1e-300))
+            if flat.size:
+                raise ZeroVectorError(
+                    f"Dimension {int(flat[0])} has the same value in every row, so it cannot be "
+                    "standardised (its variance is 0): pick another geometry."
+                )
+            scale = np.sqrt(variance)
+        if removed:
+            directions = _top_directions(covariance, removed)
+    geometry = Geometry(name, removed, mean, scale, directions, np.zeros(0))
+    norms = np.concatenate(
+        [np.linalg.norm(geometry.transform(table[i : i + BLOCK]), axis=1) for i in range(0, n, BLOCK)]
+    )
+    return Geometry(name, removed, mean, scale, directions, norms)
+
+
+def _moments(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum_i w_i and sum_i w_i w_i^T in float64, a block at a time."""
+    hidden = table.shape[1]
+    total, gram = np.zeros(hidden), np.zeros((hidden, hidden))
+    for start in range(0, len(table), BLOCK):
+        block = np.asarray(table[start : start + BLOCK], dtype=np.float64)
+        total += block.sum(axis=0)
+        gram += block.T @ block
+    return total, gram
+
+
+def _top_directions(covariance: np.ndarray, count: int) -> np.ndarray:
+    from scipy.linalg import eigh
+
+    hidden = len(covariance)
+    _, vectors = eigh(covariance, subset_by_index=[hidden - count, hidden - 1])
+    return np.ascontiguousarray(vectors[:, ::-1].T)  # (count, hidden), largest variance first
+
+
+def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarray:
+    """The cosine of T(query) with T(w_i) for every row: one product with the raw table."""
+    transformed = geometry.transform(query)[0]
+    length = float(np.linalg.norm(transformed))
+    if length == 0:
+        raise ZeroVectorError(f"The query is all zeros in the {geometry.name} geometry: it has no direction.")
+    along = transformed / geometry.scale  # (hidden,)
+    raw = table @ along.astype(table.dtype)  # the one product, in the table's precision
+    result = (raw.astype(np.float64) - float(geometry.mean @ along)) / length
+    return np.divide(result, geometry.norms, out=np.zeros_like(result), where=geometry.norms > 0)

@@ -1,0 +1,117 @@
+"""The geometry core against brute force in float64: the mean cosine over every pair and each
+dimension's share of it, each geometry's rows against an explicit numpy (and scikit-learn)
+transform, and the scores and top 10 under each geometry against a ranking of the explicitly
+transformed table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bert_embeddings import geometry
+from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
+
+
+def anisotropic_table(rows: int = 300, hidden: int = 16, seed: int = 0) -> np.ndarray:
+    """Rows sharing one common direction and one "rogue" dimension, plus a row of zeros."""
+    rng = np.random.default_rng(seed)
+    table = rng.standard_normal((rows, hidden)) + 2.0
+    table[:, 3] += 8.0  # a rogue dimension
+    table[7] = 0.0
+    return table.astype(np.float32)
+
+
+def brute_mean_cosine(table: np.ndarray) -> tuple[float, np.ndarray]:
+    w = table.astype(np.float64)
+    norms = np.linalg.norm(w, axis=1)
+    unit = w / np.where(norms > 0, norms, 1)[:, None]
+    n = len(w)
+    cosines = unit @ unit.T
+    mean = (cosines.sum() - np.trace(cosines)) / (n * (n - 1))
+    per_dimension = np.array(
+        [
+            (np.outer(unit[:, k], unit[:, k]).sum() - (unit[:, k] ** 2).sum()) / (n * (n - 1))
+            for k in range(w.shape[1])
+        ]
+    )
+    return mean, per_dimension
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_mean_cosine_and_each_dimensions_share_equal_brute_force(seed):
+    table = anisotropic_table(seed=seed)
+    found = geometry.anisotropy(table)
+    mean, per_dimension = brute_mean_cosine(table)
+    assert found.mean_cosine == pytest.approx(mean, abs=1e-12)
+    np.testing.assert_allclose(found.contributions, per_dimension, atol=1e-12)
+    assert found.contributions.sum() == pytest.approx(found.mean_cosine, abs=1e-15)
+    assert found.top(1)[0] == 3  # the rogue dimension leads
+
+
+def test_the_bundled_models_mean_cosine_equals_brute_force(bundled):
+    table = np.asarray(bundled.tables.word_embeddings[:2000])
+    found = geometry.anisotropy(table)
+    mean, per_dimension = brute_mean_cosine(table)
+    assert found.mean_cosine == pytest.approx(mean, abs=1e-10)
+    np.testing.assert_allclose(found.contributions, per_dimension, atol=1e-10)
+
+
+def explicit(table: np.ndarray, name: str, removed: int = 0) -> np.ndarray:
+    """Each geometry's rows, written out with numpy and scikit-learn."""
+    from sklearn.decomposition import PCA
+
+    w = table.astype(np.float64)
+    if name == "raw":
+        return w
+    centred = w - w.mean(axis=0)
+    if name == "centred":
+        return centred
+    if name == "standardised":
+        return centred / w.std(axis=0)
+    components = PCA(n_components=removed).fit(w).components_
+    return centred - centred @ components.T @ components
+
+
+CASES = [("raw", 0), ("centred", 0), ("all-but-the-top", 1), ("all-but-the-top", 5), ("standardised", 0)]
+
+
+@pytest.mark.parametrize("name, removed", CASES)
+def test_each_geometrys_rows_equal_an_explicit_transform(name, removed):
+    table = anisotropic_table()
+    fitted = geometry.fit(table, name, removed)
+    expected = explicit(table, name, removed)
+    np.testing.assert_allclose(fitted.transform(table), expected, atol=1e-9)
+    np.testing.assert_allclose(fitted.norms, np.linalg.norm(expected, axis=1), atol=1e-9)
+
+
+@pytest.mark.parametrize("name, removed", CASES)
+def test_scores_and_top_10_equal_a_ranking_of_the_transformed_table(name, removed):
+    table = anisotropic_table(rows=500, hidden=24, seed=4)
+    fitted = geometry.fit(table, name, removed)
+    rows = explicit(table, name, removed)
+    norms = np.linalg.norm(rows, axis=1)
+    unit = rows / np.where(norms > 0, norms, 1)[:, None]
+    for query in (0, 42, 499):
+        expected = unit @ unit[query]
+        got = geometry.scores(table, fitted, table[query])
+        np.testing.assert_allclose(got, expected, atol=2e-6)
+        ranking = np.lexsort((np.arange(len(expected)), -expected))[:10]
+        assert np.lexsort((np.arange(len(got)), -got))[:10].tolist() == ranking.tolist()
+
+
+@pytest.mark.parametrize(
+    "removed, rows, problem",
+    [(0, 300, "1 to 20"), (21, 300, "1 to 20"), (2.5, 300, "1 to 20"), (10, 8, "too few to remove 10")],
+)
+def test_a_bad_number_of_directions_gets_a_message(removed, rows, problem):
+    with pytest.raises(OutOfRangeError, match=problem):
+        geometry.fit(anisotropic_table(rows=rows), "all-but-the-top", removed)
+
+
+def test_a_dimension_with_no_variance_cannot_be_standardised():
+    table = anisotropic_table()
+    table[:, 5] = 0.25
+    with pytest.raises(ZeroVectorError, match="Dimension 5 has the same value in every row"):
+        geometry.fit(table, "standardised")
+    with pytest.raises(OutOfRangeError, match="not a geometry"):
+        geometry.fit(table, "sphered")
