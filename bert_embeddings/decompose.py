@@ -73,6 +73,24 @@ def stage_vectors(parts: EmbeddingBreakdown) -> dict[str, np.ndarray]:
     }
 
 
+def _layer_norm(summed: np.ndarray, t) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """LayerNorm as transformers computes it: (mean, std, normalized, output), per row."""
+    mean = summed.mean(axis=-1, keepdims=True)  # (rows, 1)
+    variance = ((summed - mean) ** 2).mean(axis=-1, keepdims=True)  # biased, like LayerNorm
+    std = np.sqrt(variance + np.float32(t.layer_norm_eps))
+    normalized = (summed - mean) / std
+    return mean, std, normalized, normalized * t.layer_norm_weight + t.layer_norm_bias
+
+
+def vocabulary_outputs(model: LoadedModel, start: int, stop: int, position: int = 1, segment: int = 0):
+    """The embedding layer's LayerNorm output for vocabulary ids ``start:stop``, each alone at
+    ``position`` with ``segment`` (where the family has segments): (stop - start, width)."""
+    t = model.tables
+    token = t.word_embeddings[start:stop]
+    summed = token if t.token_type_embeddings is None else token + t.token_type_embeddings[segment]
+    return _layer_norm(summed + t.position_embeddings[position], t)[3]
+
+
 def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
     """Look up the three rows for each token, add them, and apply LayerNorm."""
     t = model.tables
@@ -82,11 +100,7 @@ def decompose(model: LoadedModel, encoding: Encoding) -> EmbeddingBreakdown:
     # The same order of additions as transformers (word + type, then + position): float
     # addition is not associative, and this keeps the last bits equal more often.
     summed = token + position if segment is None else (token + segment) + position
-    mean = summed.mean(axis=-1, keepdims=True)  # (tokens, 1)
-    variance = ((summed - mean) ** 2).mean(axis=-1, keepdims=True)  # biased, like LayerNorm
-    std = np.sqrt(variance + np.float32(t.layer_norm_eps))
-    normalized = (summed - mean) / std
-    output = normalized * t.layer_norm_weight + t.layer_norm_bias
+    mean, std, normalized, output = _layer_norm(summed, t)
     projected = None
     if t.projection_weight is not None:  # ALBERT, ELECTRA: embedding_size -> hidden_size
         projected = (output @ t.projection_weight.T + t.projection_bias).astype(np.float32)

@@ -25,6 +25,7 @@ Pure computation: numpy and scipy only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,7 @@ from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
 GEOMETRIES = ("raw", "centred", "all-but-the-top", "standardised")
 MOST_REMOVED = 20  # all-but-the-top removes 1 to 20 directions
 BLOCK = 512  # rows per block of a pass over the table
+STATS_BLOCK = 256  # rows per block of the statistics' pass: small enough to stay in the cache
 
 
 @dataclass(frozen=True)
@@ -49,18 +51,24 @@ class Anisotropy:
 
 def anisotropy(rows: np.ndarray) -> Anisotropy:
     """The mean cosine over all pairs of distinct rows of ``rows`` (n, hidden), and each
-    dimension's contribution to it, summed in float64 a block of rows at a time."""
-    n, hidden = rows.shape
+    dimension's contribution to it."""
+    return anisotropy_in_blocks(lambda start, stop: rows[start:stop], *rows.shape)
+
+
+def anisotropy_in_blocks(block: Callable[[int, int], np.ndarray], n: int, hidden: int) -> Anisotropy:
+    """The same for n rows made a block at a time by ``block(start, stop)`` (e.g. the layer's
+    output for every vocabulary piece, never held whole). Each block's products are in its
+    own precision (float32 for a model's table, so that the pass costs little more than
+    reading it once); the sums across blocks in float64."""
     if n < 2:
         raise OutOfRangeError("The mean cosine between rows needs at least two rows.")
     total, squares = np.zeros(hidden), np.zeros(hidden)
-    for start in range(0, n, BLOCK):
-        block = np.asarray(rows[start : start + BLOCK], dtype=np.float64)
-        squared = block * block
-        norms = np.sqrt(squared.sum(axis=1))
+    for start in range(0, n, STATS_BLOCK):
+        rows = np.asarray(block(start, min(n, start + STATS_BLOCK)))
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
         inverse = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        total += inverse @ block
-        squares += (inverse * inverse) @ squared
+        total += inverse @ rows
+        squares += (inverse * inverse) @ (rows * rows)
     contributions = (total * total - squares) / (n * (n - 1))
     return Anisotropy(float(contributions.sum()), contributions, n)
 
