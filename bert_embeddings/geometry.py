@@ -160,3 +160,31 @@ def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarr
     raw = table @ along.astype(table.dtype)  # the one product, in the table's precision
     result = (raw.astype(np.float64) - float(geometry.mean @ along)) / length
     return np.divide(result, geometry.norms, out=np.zeros_like(result), where=geometry.norms > 0)
+
+
+def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10) -> np.ndarray:
+    """Every row's k nearest other rows under ``geometry``, best first (ties by the lower id):
+    (n, k) int32. A block of rows at a time, each block one product with the raw table."""
+    n = len(table)
+    k = min(k, n - 1)
+    found = np.empty((n, k), dtype=np.int32)
+    ids = np.arange(n)
+    for start in range(0, n, STATS_BLOCK):
+        stop = min(n, start + STATS_BLOCK)
+        along = geometry.transform(table[start:stop]) / geometry.scale  # (block, hidden)
+        raw = (along.astype(table.dtype) @ table.T).astype(np.float64) - (along @ geometry.mean)[:, None]
+        lengths = geometry.norms[start:stop, None] * geometry.norms[None, :]
+        scores = np.divide(raw, lengths, out=np.zeros_like(raw), where=lengths > 0)
+        scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not itself
+        for row, line in enumerate(scores):
+            kth = np.partition(line, n - k)[n - k]
+            candidates = np.flatnonzero(line >= kth)
+            found[start + row] = candidates[np.lexsort((ids[candidates], -line[candidates]))[:k]]
+    return found
+
+
+def overlap(first: np.ndarray, second: np.ndarray) -> float:
+    """The mean share of each row's neighbours in ``first`` (n, k) that are also in ``second``."""
+    k = first.shape[1]
+    shared = (first[:, :, None] == second[:, None, :]).any(axis=2).sum(axis=1)
+    return float(shared.mean() / k)

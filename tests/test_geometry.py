@@ -138,3 +138,22 @@ def test_the_layer_output_of_every_piece_is_the_modules_and_its_mean_cosine_is_e
     mean, per_dimension = brute_mean_cosine(expected)
     assert found.mean_cosine == pytest.approx(mean, abs=1e-6)
     np.testing.assert_allclose(found.contributions, per_dimension, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, removed", CASES)
+def test_every_rows_neighbours_and_the_overlap_with_raw_equal_brute_force(name, removed):
+    table = anisotropic_table(rows=400, hidden=24, seed=5)
+    fitted = geometry.fit(table, name, removed)
+    rows = explicit(table, name, removed)
+    norms = np.linalg.norm(rows, axis=1)
+    unit = rows / np.where(norms > 0, norms, 1)[:, None]
+    cosines = unit @ unit.T
+    np.fill_diagonal(cosines, -np.inf)
+    expected = np.array([np.lexsort((np.arange(len(c)), -c))[:10] for c in cosines])
+    found = geometry.all_neighbours(table, fitted)
+    np.testing.assert_array_equal(found, expected)
+    raw = geometry.all_neighbours(table, geometry.fit(table, "raw"))
+    brute = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(expected.tolist(), raw.tolist(), strict=True)])
+    assert geometry.overlap(found, raw) == pytest.approx(brute)
+    if name == "raw":
+        assert geometry.overlap(found, raw) == 1.0
