@@ -8,7 +8,7 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import follow, inputs, links, room_wake, routing, runs, state, widgets
+from components import follow, inputs, links, map_state, room_wake, routing, runs, widgets
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -73,7 +73,7 @@ def main() -> None:
     follow.sidebar()
     links.share_hint()
     follow.publish(navigation.url_path)
-    state.precompute_default_map()  # once per server process, if the host asked for it
+    map_state.precompute_default_map()  # once per server process, if the host asked for it
     runs.run_to_the_end(navigation.run, follow.drawn, follow.replaced)
 
 

@@ -51,7 +51,7 @@ from playwright.async_api import async_playwright
 
 from bench import full_or_quick
 from bench.memory import bert_base_shaped
-from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings import checkpoints, geometry, vocab_search
 from bert_embeddings.glyphs import legible
 from components import widgets
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
@@ -98,7 +98,9 @@ def expected_bars(model, index, word: str) -> list[str]:
     """What the Neighbours page must list for ``word`` with its default settings."""
     options = widgets.SearchOptions.defaults()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
-    found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
+    found = vocab_search.nearest(
+        index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
+    )
     return [f"{rank}. {legible(piece)}" for rank, piece in enumerate(found.pieces, start=1)]
 
 

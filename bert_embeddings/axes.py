@@ -3,9 +3,11 @@
 An axis runs from a "from" end to a "to" end. Each end is one or more words; a word's vector
 is its token row (the mean of its rows when the tokenizer splits it into several pieces), and
 an end's vector is the mean of its words' vectors. The axis is the unit vector
-``u = (to - from) / |to - from|``. A vector v is placed on it at ``v . u`` (raw), or at
-``(v - m) . u`` after subtracting the vocabulary's mean row m, which moves the origin to the
-average row and leaves every distance along the axis as it is.
+``u = (to - from) / |to - from|``. A vector v is placed on it at ``v . u``. Under another
+geometry T (bert_embeddings.geometry, T(x) = P((x - m) / s)) both are transformed first: the
+axis runs along ``T(to) - T(from) = P((to - from) / s)``, and v is placed at ``T(v) . u``.
+Centring only moves the origin to the average row, so it leaves every distance along an axis
+as it is; all-but-the-top and standardising turn the axis itself.
 
 Up to three axes can be given; they need not be at right angles, so the page reports the
 cosine between each pair. Everything here is float64 except the one product over the whole
@@ -14,12 +16,12 @@ table (``extremes``), which reads the float32 table as it is, without a copy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from tokenizers import Tokenizer
 
-from bert_embeddings import limits, vocab_search
+from bert_embeddings import geometry, limits, vocab_search
 from bert_embeddings.errors import EmptyQueryError, ExplorerError, QuerySyntaxError, ZeroVectorError
 
 NAMES = ("x", "y", "z")
@@ -167,14 +169,31 @@ def directions(axes: list[Axis]) -> np.ndarray:
     return np.stack([a.direction for a in axes])
 
 
-def coordinates(
-    vectors: np.ndarray, axes: list[Axis], centred: bool, mean: np.ndarray | None = None
-) -> np.ndarray:
-    """(n, hidden) -> (n, axes) float64: each vector's place on each axis; with ``centred``,
-    measured from the vocabulary's mean row ``mean`` instead of from zero."""
+def in_space(axes: list[Axis], space: geometry.Geometry | None) -> list[Axis]:
+    """The axes as they run under ``space``: each direction P((to - from) / s), made unit
+    length (an axis that vanishes there, e.g. along a removed direction, is an error)."""
+    if space is None or space.name == "raw":
+        return axes
+    turned = []
+    for axis in axes:
+        shifted = axis.direction * axis.length / space.scale  # (to - from) / s
+        along = shifted - (shifted @ space.directions.T) @ space.directions
+        length = float(np.linalg.norm(along))
+        if length <= 1e-9 * axis.length:
+            raise ZeroVectorError(
+                f"Axis {axis.name} vanishes in the {space.name} geometry: its two ends differ only along "
+                "directions it removes. Pick other ends or another geometry."
+            )
+        turned.append(replace(axis, direction=along / length, length=length))
+    return turned
+
+
+def coordinates(vectors: np.ndarray, axes: list[Axis], space: geometry.Geometry | None = None) -> np.ndarray:
+    """(n, hidden) -> (n, axes) float64: each vector's place on each axis (axes as
+    ``in_space`` turned them), with the vectors transformed by ``space`` first."""
     vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
-    if centred:
-        vectors = vectors - np.asarray(mean, dtype=np.float64)
+    if space is not None and space.name != "raw":
+        vectors = space.transform(vectors)
     return vectors @ directions(axes).T
 
 
@@ -201,18 +220,20 @@ _EVERY_ROW = vocab_search.Filters(hide_special=False)
 def extremes(
     index: vocab_search.VocabIndex,
     axis: Axis,
-    centred: bool = False,
+    space: geometry.Geometry | None = None,
     filters: vocab_search.Filters = _EVERY_ROW,
     k: int = EXTREMES,
     match: vocab_search.Matcher = vocab_search.matching_rows,
 ) -> tuple[vocab_search.Neighbours, vocab_search.Neighbours]:
     """The k rows of the whole token table furthest towards the axis' "to" end and towards
-    its "from" end, with their coordinates; every row scored, ties broken by the lower id.
-    Centring moves every coordinate by the same amount, so it changes the numbers, not the order."""
+    its "from" end (``axis`` as ``in_space`` turned it), with their coordinates; every row
+    scored, ties broken by the lower id. T(w) . u = w . (u / s) - m . (u / s) for a direction u
+    that P keeps: one product with the raw table and one scalar."""
     allowed = vocab_search.allowed_rows(index, filters, match)
-    scores = index.table @ axis.direction.astype(np.float32)  # (vocab,) float32, the table not copied
-    if centred:
-        scores = scores - np.float32(index.mean @ axis.direction)
+    along = axis.direction if space is None else axis.direction / space.scale
+    scores = index.table @ along.astype(np.float32)  # (vocab,) float32, the table not copied
+    if space is not None and space.name != "raw":
+        scores = scores - np.float32(space.mean @ along)
     towards_end = vocab_search.top(scores, allowed, k, index.pieces)
     towards_start = vocab_search.top(-scores, allowed, k, index.pieces)
     towards_start = vocab_search.Neighbours(towards_start.ids, towards_start.pieces, -towards_start.scores)

@@ -151,15 +151,17 @@ def _top_directions(covariance: np.ndarray, count: int) -> np.ndarray:
 
 
 def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarray:
-    """The cosine of T(query) with T(w_i) for every row: one product with the raw table."""
-    transformed = geometry.transform(query)[0]
-    length = float(np.linalg.norm(transformed))
-    if length == 0:
+    """The cosine of T(q) with T(w_i) for every row and every query q: one product with the
+    raw table. A query (hidden,) gives (n,); queries (m, hidden) give (m, n)."""
+    transformed = geometry.transform(query)  # (m, hidden) float64
+    lengths = np.linalg.norm(transformed, axis=1)
+    if not np.all(lengths > 0):
         raise ZeroVectorError(f"The query is all zeros in the {geometry.name} geometry: it has no direction.")
-    along = transformed / geometry.scale  # (hidden,)
-    raw = table @ along.astype(table.dtype)  # the one product, in the table's precision
-    result = (raw.astype(np.float64) - float(geometry.mean @ along)) / length
-    return np.divide(result, geometry.norms, out=np.zeros_like(result), where=geometry.norms > 0)
+    along = transformed / geometry.scale  # (m, hidden)
+    raw = along.astype(table.dtype) @ table.T  # the one product, in the table's precision
+    result = (raw.astype(np.float64) - (along @ geometry.mean)[:, None]) / lengths[:, None]
+    result = np.divide(result, geometry.norms, out=np.zeros_like(result), where=geometry.norms > 0)
+    return result[0] if np.ndim(query) == 1 else result
 
 
 def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10) -> np.ndarray:

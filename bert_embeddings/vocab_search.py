@@ -1,12 +1,12 @@
 """Exact nearest neighbours over the whole token-embedding table, by cosine similarity.
 
 Every row is scored, nothing is sampled. The table itself is never copied: cosine is
-computed as ``(W @ q) / (|W_i| |q|)`` with the row norms computed once per model, and the
-"centred" cosine (after subtracting the vocabulary's mean vector m, which BERT's token
-rows share and which crowds raw cosine scores together) as
-``(W @ q' - m . q') / |W_i - m| / |q'|`` with ``q' = q - m``. One query is one
-matrix-vector product, bound by reading the table once; many queries (the all-tokens grid)
-are one matrix product. Ties are broken by the lower id, as a brute-force sort would.
+computed as ``(W @ q) / (|W_i| |q|)`` with the row norms computed once per model. Under
+another geometry (bert_embeddings.geometry: centred, all-but-the-top, standardised) it is
+still one product with the raw table, corrected by a scalar and the transformed rows' norms.
+One query is one matrix-vector product, bound by reading the table once; many queries (the
+all-tokens grid) are one matrix product. Ties are broken by the lower id, as a brute-force
+sort would.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-from bert_embeddings import glyphs, limits, patterns
+from bert_embeddings import geometry, glyphs, limits, patterns
 from bert_embeddings.errors import (
     EmptyQueryError,
     NothingLeftError,
@@ -57,7 +57,6 @@ class VocabIndex:
     table: np.ndarray  # (vocab, hidden) the model's word_embeddings, shared, never copied
     norms: np.ndarray  # (vocab,) |W_i|
     mean: np.ndarray  # (hidden,) the vocabulary's mean row m
-    centred_norms: np.ndarray  # (vocab,) |W_i - m|
     pieces: tuple[str, ...]  # id -> piece
     continuation: np.ndarray  # (vocab,) bool: '##' pieces
     special: np.ndarray  # (vocab,) bool: [CLS], [SEP], [unusedN] and the like
@@ -104,18 +103,9 @@ def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
             pieces[piece_id] = piece
     pieces = list(readable_pieces(tokenizer, range(len(pieces)), pieces))
     mean = table.mean(axis=0, dtype=np.float64).astype(np.float32)  # (hidden,)
-    centred_norms = np.sqrt(  # |W_i - m|^2 = |W_i|^2 - 2 W_i.m + |m|^2, without a copy of W
-        np.maximum(
-            np.einsum("ij,ij->i", table, table, dtype=np.float64)
-            - 2 * (table @ mean).astype(np.float64)
-            + float(mean @ mean),
-            0.0,
-        )
-    ).astype(np.float32)
     arrays = {
         "norms": np.linalg.norm(table, axis=1).astype(np.float32),
         "mean": mean,
-        "centred_norms": centred_norms,
         "continuation": np.array([p.startswith("##") for p in pieces]),
         "special": np.array([bool(_SPECIAL.match(p)) for p in pieces]),
         "kinds": np.array([piece_kind(p) for p in pieces], dtype=np.int8),
@@ -243,22 +233,22 @@ def check_k(k: float) -> int:
     return limits.whole_number(k, "k", 1, MAX_K)
 
 
-def similarities(index: VocabIndex, queries: np.ndarray, centred: bool = False) -> np.ndarray:
-    """Cosine of every row with every query: (queries, hidden) -> (queries, vocab)."""
+def similarities(
+    index: VocabIndex, queries: np.ndarray, space: geometry.Geometry | None = None
+) -> np.ndarray:
+    """Cosine of every row with every query: (queries, hidden) -> (queries, vocab); under
+    ``space`` (a geometry fitted to this table), the cosine of the transformed vectors."""
     queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-    if centred:
-        queries = queries - index.mean
+    if space is not None and space.name != "raw":
+        return geometry.scores(index.table, space, queries).astype(np.float32)
     query_norms = np.linalg.norm(queries, axis=1)  # (queries,)
     if not np.all(query_norms > 0):
         raise ZeroVectorError("The query vector is all zeros (e.g. 'king - king'): it has no direction.")
     scores = queries @ index.table.T  # (queries, vocab): reads the table once for all queries
-    if centred:
-        scores -= (queries @ index.mean)[:, None]
-    row_norms = index.centred_norms if centred else index.norms
     with np.errstate(divide="ignore", invalid="ignore"):
-        scores /= row_norms[None, :]
+        scores /= index.norms[None, :]
         scores /= query_norms[:, None]
-    scores[:, row_norms == 0] = 0.0  # an all-zero row (e.g. an untrained [PAD]) has no direction
+    scores[:, index.norms == 0] = 0.0  # an all-zero row (e.g. an untrained [PAD]) has no direction
     return scores
 
 
@@ -281,21 +271,21 @@ def nearest(
     index: VocabIndex,
     query: np.ndarray,
     k: int = 10,
-    centred: bool = False,
+    space: geometry.Geometry | None = None,
     filters: Filters = Filters(),
     match: Matcher = matching_rows,
 ) -> Neighbours:
     """The k rows of the token table most cosine-similar to one query vector."""
     k = check_k(k)
     allowed = allowed_rows(index, filters, match)
-    return top(similarities(index, query, centred)[0], allowed, k, index.pieces)
+    return top(similarities(index, query, space)[0], allowed, k, index.pieces)
 
 
 def nearest_for_each(
     index: VocabIndex,
     queries: np.ndarray,
     k: int = 5,
-    centred: bool = False,
+    space: geometry.Geometry | None = None,
     filters: Filters = Filters(),
     chunk: int = 64,
     match: Matcher = matching_rows,
@@ -305,6 +295,6 @@ def nearest_for_each(
     allowed = allowed_rows(index, filters, match)
     results = []
     for start in range(0, len(queries), chunk):
-        scores = similarities(index, queries[start : start + chunk], centred)
+        scores = similarities(index, queries[start : start + chunk], space)
         results.extend(top(row, allowed, k, index.pieces) for row in scores)
     return results

@@ -33,7 +33,30 @@ STREAMLIT_PARAMS = ("embed", "embed_options")
 
 MODEL = "model"  # the model is two widgets (the picker and the free field), so it is handled apart
 FOLLOW = "follow"  # a workshop room to follow (components/follow.py), not a setting
-KNOWN = {MODEL, FOLLOW, *(s.url for s in settings.LINKED), *STREAMLIT_PARAMS}
+# Names earlier links used, read as today's: name -> (today's name, {old text: today's text}).
+# The Neighbours page's "sim" and the Axes page's "origin" became the one geometry setting.
+OLD_NAMES = {
+    "sim": ("geometry", {"cosine": "raw", "centred": "centred"}),
+    "origin": ("geometry", {"raw": "raw", "centred": "centred"}),
+}
+
+
+def today(params: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """A link's parameters with earlier names read as today's (today's name wins if both are
+    given), and one sentence for each old value that has no counterpart."""
+    params, problems = dict(params), []
+    for old, (new, values) in OLD_NAMES.items():
+        if old not in params:
+            continue
+        text = params.pop(old)
+        if text in values:
+            params.setdefault(new, values[text])
+        else:
+            problems.append(f"{old}={text[:60]!r} (one of {', '.join(values)})")
+    return params, problems
+
+
+KNOWN = {MODEL, FOLLOW, *(s.url for s in settings.LINKED), *OLD_NAMES, *STREAMLIT_PARAMS}
 
 
 def _model_from_link(spec: str) -> tuple[str, str]:
@@ -86,7 +109,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
     state; one sentence per value that fails its check. With ``reset``, a setting that is
     absent or fails goes back to its default; otherwise it is left as it is."""
     state = st.session_state
-    problems = []
+    params, problems = today(params)
 
     def model_default() -> None:
         state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = w.model_options()[0], ""
@@ -153,7 +176,7 @@ def _shown(page: str) -> Iterator[tuple[settings.Setting, object]]:
     page_defaults = state.get(PAGE_DEFAULTS, {})
     mode = state.get(settings.NB_MODE, settings.default(settings.NB_MODE))
     for param in settings.LINKED:
-        if param.page not in (None, page) or param.key not in state or not _offered(param):
+        if not param.on(page) or param.key not in state or not _offered(param):
             continue
         if param.mode is not None and mode != param.mode:
             continue

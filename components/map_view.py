@@ -71,7 +71,7 @@ def click_marks(key: str, coords: np.ndarray, axes: tuple[int, ...], index: voca
     if row is None or row >= index.size:
         return [], [], None
     true = state.nearest(
-        index.table[row], 10, False, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
+        index.table[row], 10, ("raw", 0), vocab_search.Filters(hide_special=False, exclude_ids=(row,))
     )
     on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]
     piece = legible(index.pieces[row])

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from bert_embeddings import axes, checkpoints, concepts, decompose, limits, patterns, vocab_search
 from bert_embeddings.errors import ExplorerError
+from bert_embeddings.geometry import GEOMETRIES, MOST_REMOVED
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -25,7 +26,9 @@ PRESENTER_KEY = "presenter"
 ROOM_CODE, ROOM_PRESENTER_KEY = "room_code", "room_key"  # the sidebar's workshop room boxes
 NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
 NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
-NB_K, NB_SIMILARITY, NB_GRID_STAGE = "nb_k", "nb_similarity", "nb_grid_stage"
+NB_K, NB_GRID_STAGE = "nb_k", "nb_grid_stage"
+# The geometry vectors are compared in, one setting for every page that uses it.
+GEOMETRY, GEOMETRY_REMOVED = "geometry", "geometry_removed"
 NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
     "nb_hide_continuation",
     "nb_hide_special",
@@ -43,7 +46,7 @@ CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_wor
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
 # The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
 AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
-AX_WORDS, AX_ORIGIN, AX_STAGE = "ax_words", "ax_origin", "ax_stage"
+AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
 AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = "ax_hide_continuation", "ax_hide_special"
 AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = "ax_leave_out", "ax_include", "ax_exclude"
 
@@ -66,7 +69,8 @@ AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
-SIMILARITIES = ("cosine", "cosine after subtracting the mean")
+# The pages whose vectors the geometry changes (url paths).
+GEOMETRY_PAGES = ("geometry", "neighbours", "pca", "axes")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
@@ -75,7 +79,6 @@ MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's ta
 MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 # The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
-ORIGINS = ("raw", "after subtracting the vocabulary's mean")
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
 # --- reading a link's text -----------------------------------------------------------------
@@ -186,14 +189,13 @@ def _pattern(text: str) -> str:
 
 _FLAGS = {"1": True, "0": False}
 _MODES = {"word": "word", "id": "token id", "token": "sentence token", "sum": "arithmetic"}
-_SIMILARITIES = {"cosine": SIMILARITIES[0], "centred": SIMILARITIES[1]}
+_GEOMETRIES = dict(zip(("raw", "centred", "abtt", "standardised"), GEOMETRIES, strict=True))
 _STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
 _COMPONENT = _whole_number(1, 10)
-_ORIGINS = {"raw": ORIGINS[0], "centred": ORIGINS[1]}
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
@@ -207,11 +209,15 @@ class Setting:
 
     key: str
     default: object  # None: the widget's own, which depends on the model or sentence in use
-    page: str | None  # the url_path of its page; None for the sidebar
+    page: str | tuple[str, ...] | None  # the url_path of its page (or pages); None for the sidebar
     url: str | None = None  # its name in a link; None: links leave it out
     read: Callable[[str], object] | None = None  # link text -> value; ValueError with the reason
     write: Callable[[object], str] = str
     mode: str | None = None  # a neighbour query's input counts only in its own query mode
+
+    def on(self, page: str) -> bool:
+        """Whether this setting is part of ``page``'s view."""
+        return self.page is None or page == self.page or (isinstance(self.page, tuple) and page in self.page)
 
 
 def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
@@ -248,9 +254,6 @@ TABLE = (
         "sentence token",
     ),
     _linked("k", NB_K, 10.0, "neighbours", _whole_number(1, vocab_search.MAX_K), _whole_text),
-    _linked(
-        "sim", NB_SIMILARITY, SIMILARITIES[0], "neighbours", _one_of(_SIMILARITIES), _code_of(_SIMILARITIES)
-    ),
     _linked("hide_pieces", NB_HIDE_CONTINUATION, False, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("hide_special", NB_HIDE_SPECIAL, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("leave_out", NB_LEAVE_OUT, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
@@ -258,6 +261,9 @@ TABLE = (
     _linked("not", NB_EXCLUDE, "", "neighbours", _pattern),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", _one_of(_STAGES), _code_of(_STAGES)),
+    _linked("geometry", GEOMETRY, GEOMETRIES[0], GEOMETRY_PAGES, _one_of(_GEOMETRIES), _code_of(_GEOMETRIES)),
+    # None: about the model's width / 100 (the page works it out, and links leave it out).
+    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, _int(1, MOST_REMOVED)),
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
     _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
     _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
@@ -289,7 +295,6 @@ TABLE = (
         for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
     ),
     _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", _text(limits.AXIS_TEXT)),
-    _linked("origin", AX_ORIGIN, ORIGINS[0], "axes", _one_of(_ORIGINS), _code_of(_ORIGINS)),
     _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", _one_of(_SENTENCE_STAGES), _code_of(_SENTENCE_STAGES)),
     _linked("ax_hide_pieces", AX_HIDE_CONTINUATION, False, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("ax_hide_special", AX_HIDE_SPECIAL, True, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
@@ -320,7 +325,8 @@ LABELS = {
     NB_TOKEN: "the token of your sentence",
     NB_STAGE: "the stage the token is taken at",
     NB_K: "k",
-    NB_SIMILARITY: "the similarity",
+    GEOMETRY: "the geometry",
+    GEOMETRY_REMOVED: "the directions all-but-the-top removes",
     NB_GRID_STAGE: "the grid's stage",
     PCA_DIMS: "2-D or 3-D",
     MAP_TAB: "the map's tab",
@@ -347,7 +353,6 @@ LABELS = {
     CMP_WORD: "the word to compare",
     CMP_K: "k",
     AX_WORDS: "the words to place",
-    AX_ORIGIN: "the coordinates",
     AX_STAGE: "your sentence's pieces",
     **{
         key: f"axis {name}: {end}"

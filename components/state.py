@@ -17,7 +17,6 @@ import dataclasses
 import logging
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -28,10 +27,7 @@ from bert_embeddings import (
     config,
     contextual,
     decompose,
-    glyphs,
-    map_jobs,
-    map_reading,
-    neighbour_map,
+    geometry,
     projection,
     threads,
     tokenize,
@@ -284,92 +280,50 @@ def pattern_rows(index: vocab_search.VocabIndex, pattern: str, label: str = "The
     return _pattern_rows(*_active(), pattern, label)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _space(key: str, revision: str, name: str, removed: int) -> geometry.Geometry:
+    # A few vectors and one float per row (0.3 MB for bert-base), shared by every session.
+    return geometry.fit(_vocab_index(key, revision).table, name, removed)
+
+
+def space(name: str, removed: int) -> geometry.Geometry:
+    """The geometry ``name`` fitted to the model in use's token table (``removed``: D for
+    all-but-the-top), once per model for every session."""
+    with st.spinner(f"Fitting the {name} geometry to the token table..."):
+        return _space(*_active(), name, removed if name == "all-but-the-top" else 0)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _nearest(
-    key: str, revision: str, queries: bytes, hidden: int, k: int, centred: bool, filters, each: bool
+    key: str, revision: str, queries: bytes, hidden: int, k: int, shape: tuple[str, int], filters, each: bool
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
     # Keyed by the query vectors' float32 bytes (the search reads them as float32 anyway): a
     # workshop's followers all ask for the same search, and only the first one pays for it.
     vectors = np.frombuffer(queries, dtype=np.float32).reshape(-1, hidden)
-    index = _vocab_index(key, revision)
+    index, fitted = _vocab_index(key, revision), _space(key, revision, *shape)
     if each:
-        return vocab_search.nearest_for_each(index, vectors, k, centred, filters, match=pattern_rows)
-    return vocab_search.nearest(index, vectors[0], k, centred, filters, pattern_rows)
+        return vocab_search.nearest_for_each(index, vectors, k, fitted, filters, match=pattern_rows)
+    return vocab_search.nearest(index, vectors[0], k, fitted, filters, pattern_rows)
 
 
 def nearest(
-    query: np.ndarray, k: float, centred: bool, filters: vocab_search.Filters, each: bool = False
+    query: np.ndarray, k: float, shape: tuple[str, int], filters: vocab_search.Filters, each: bool = False
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
-    """vocab_search.nearest over the model in use (or with ``each``, nearest_for_each for every
-    row of ``query``), cached for every session: the same search gives the same answer."""
+    """vocab_search.nearest over the model in use under the geometry ``shape`` (its name and
+    D), or with ``each``, nearest_for_each for every row of ``query``; cached for every
+    session: the same search gives the same answer."""
     vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)
     k = vocab_search.check_k(k)
-    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, centred, filters, each)
+    name, removed = shape
+    space(name, removed)  # fitted here, with its spinner, if no session has yet
+    shape = (name, removed if name == "all-but-the-top" else 0)
+    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, shape, filters, each)
 
 
 def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table: fitted once per model, shared by every session."""
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
         return _vocabulary_pca(*_active())
-
-
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _table_fingerprint(spec: str, revision: str) -> str:
-    return map_jobs.fingerprint(_model(spec, revision).tables.word_embeddings)
-
-
-class _NotFinishedError(Exception):
-    """Raised inside _finished_map, so that "no map yet" is not cached."""
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _finished_map(folder: str) -> map_jobs.Done:
-    # A finished map is about 2 MB of arrays, read and checked once per process.
-    done = map_jobs.load(Path(folder))
-    if done is None:
-        raise _NotFinishedError(folder)
-    return done
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _map_labels(key: str, revision: str, settings: neighbour_map.Settings) -> tuple[map_reading.Label, ...]:
-    done = _finished_map(str(map_jobs.folder_for(_table_fingerprint(key, revision), settings)))
-    index = _vocab_index(key, revision)
-    return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
-
-
-def map_labels() -> tuple[map_reading.Label, ...]:
-    """The finished t-SNE map's region labels, made once per process (after the map is read)."""
-    return _map_labels(*_active(), map_settings())
-
-
-def map_settings() -> neighbour_map.Settings:
-    return neighbour_map.Settings(iterations=config.map_iterations())
-
-
-def neighbour_map_of_model() -> map_jobs.Done | map_jobs.Job:
-    """The t-SNE map of the model in use: finished (read from disk once), or the job computing
-    it, which this call starts unless it already runs for any session of this process."""
-    table, print_ = _model(*_active()).tables.word_embeddings, _table_fingerprint(*_active())
-    folder = str(map_jobs.folder_for(print_, map_settings()))
-    try:
-        return _finished_map(folder)
-    except _NotFinishedError:
-        pass
-    result = map_jobs.start(table, map_settings(), print_)
-    return _finished_map(folder) if isinstance(result, map_jobs.Done) else result
-
-
-def precompute_default_map() -> None:
-    """At a server's first run (if the host asked for it): start the default model's map."""
-    if config.precompute_maps() and not _precompute_started:
-        _precompute_started.append(True)
-        with friendly_errors(stop=False):
-            model, active = _open(checkpoints.default_spec(), config.revision())
-            map_jobs.start(model.tables.word_embeddings, map_settings(), _table_fingerprint(*active))
-
-
-_precompute_started: list[bool] = []
 
 
 def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:

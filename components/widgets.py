@@ -204,7 +204,7 @@ class FilterChoices:
 @dataclass(frozen=True)
 class SearchOptions:
     k: float  # as typed; the search checks that it is a whole number in range
-    centred: bool
+    shape: tuple[str, int]  # the geometry and D (components.geometry_view.switch)
     choices: FilterChoices
 
     @classmethod
@@ -213,7 +213,7 @@ class SearchOptions:
         d = settings.default
         return cls(
             d(settings.NB_K),
-            d(settings.NB_SIMILARITY) == settings.SIMILARITIES[1],
+            (d(settings.GEOMETRY), 0),  # D counts only for all-but-the-top
             FilterChoices.defaults(settings.NB_FILTERS),
         )
 
@@ -245,16 +245,14 @@ def piece_choice(pieces: list[str]) -> int | None:
     )
 
 
-def search_options() -> SearchOptions:
-    left, right = st.columns([1, 2])
+def search_options(shape: tuple[str, int]) -> SearchOptions:
+    """k and the filters, with the geometry chosen above them (``shape``)."""
+    left, _ = st.columns([1, 2])
     k = whole_number_box(
         "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
     )
-    similarity = right.radio(
-        "Similarity", settings.SIMILARITIES, horizontal=True, **seeded(settings.NB_SIMILARITY, None)
-    )
     choices = filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces")
-    return SearchOptions(k, similarity == settings.SIMILARITIES[1], choices)
+    return SearchOptions(k, shape, choices)
 
 
 def filter_boxes(keys: settings.FilterKeys, leave_out_label: str) -> FilterChoices:

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import axes, cosine, decompose, glyphs, limits
-from components import charts, echo, exports, links, maps, routing, settings, state, widgets
+from components import charts, echo, exports, geometry_view, links, maps, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Your own axes")
@@ -39,18 +39,14 @@ text = st.text_area(
     height=90,
     help=f"Separated by commas or new lines, up to {limits.AXIS_WORDS.most} words.",
 )
-left, right = st.columns(2)
-origin = left.radio(
-    "Coordinates", settings.ORIGINS, horizontal=True, **widgets.seeded(settings.AX_ORIGIN, None)
-)
-centred = origin == settings.ORIGINS[1]
+shape = geometry_view.switch(index.table.shape[1])
 # The sentence is read only when its pieces are asked for; a family without segment rows
 # has no "+ segment" stage.
 choices = [settings.NO_SENTENCE, *decompose.STAGES]
 if model.tables.token_type_embeddings is None:
     choices.remove(decompose.STAGES[2])
 links.keep_within(settings.AX_STAGE, choices, settings.NO_SENTENCE, "Stage")
-stage = right.selectbox(
+stage = st.selectbox(
     "Add your sentence's pieces",
     choices,
     key=settings.AX_STAGE,
@@ -59,13 +55,14 @@ stage = right.selectbox(
 st.caption(
     "A word's coordinate on an axis is its token row (the mean of its rows if the tokenizer splits it) "
     "projected on the axis' unit direction, which points from the mean of the 'from' words to the mean "
-    "of the 'to' words. **Raw** measures from zero; **after subtracting the vocabulary's mean** measures "
-    "from the average row, so that 0 is where a typical piece lies. Either way, distances along an axis "
-    "are the same."
+    "of the 'to' words. **Raw** measures from zero; **centred** from the average row, so that 0 is where "
+    "a typical piece lies, with every distance along an axis the same. **All-but-the-top** and "
+    "**standardised** transform the words and the axes' ends alike first, which can turn the axes too."
 )
 
 with state.friendly_errors():
-    chosen = axes.build_axes(index, model.tokenizer, ends)
+    space = state.space(*shape)
+    chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
     placed, problems = axes.words_to_place(index, model.tokenizer, text)
 if problems:
     shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
@@ -86,7 +83,7 @@ if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=Fa
     stages = decompose.stage_vectors(state.breakdown(model, encoding))
     groups.append(("your sentence's pieces", list(encoding.labels), list(stages[stage])))
 placed_groups = [
-    (name, labels, axes.coordinates(np.array(vectors), chosen, centred, index.mean))
+    (name, labels, axes.coordinates(np.array(vectors), chosen, space))
     for name, labels, vectors in groups
     if labels
 ]
@@ -119,10 +116,9 @@ with left:
     exports.matrix(f"{model.name} cosine between your axes", between, names, names)
 with right:
     if placed:
-        vectors = np.array([w.vector for w in placed]) - (index.mean if centred else 0)
-        similarity = cosine.matrix(vectors)
+        similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
         words = [w.text for w in placed]
-        title = "Cosine between the words placed" + (" (after subtracting the mean)" if centred else "")
+        title = f"Cosine between the words placed ({geometry_view.described(shape)} geometry)"
         widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
         exports.matrix(f"{model.name} cosine between the words placed", similarity, words, words)
 
@@ -137,7 +133,7 @@ for axis in chosen:
     st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
     found = None
     with state.friendly_errors(stop=False):
-        found = axes.extremes(index, axis, centred, filters.filters(axis.ids), match=state.pattern_rows)
+        found = axes.extremes(index, axis, space, filters.filters(axis.ids), match=state.pattern_rows)
     if found is None:
         continue
     for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):

@@ -5,7 +5,19 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, glyphs, limits, vocab_search
-from components import charts, echo, exports, follow, links, memory, routing, settings, state, widgets
+from components import (
+    charts,
+    echo,
+    exports,
+    follow,
+    geometry_view,
+    links,
+    memory,
+    routing,
+    settings,
+    state,
+    widgets,
+)
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -127,24 +139,25 @@ def search() -> widgets.SearchOptions:
     query = result = None
     with state.friendly_errors(stop=False):
         query = QUERY_UIS[widgets.query_mode()]()
-    options = widgets.search_options()
+    options = widgets.search_options(geometry_view.switch(index.table.shape[1]))
     st.caption(
-        "BERT's token rows share a common direction, which crowds raw cosine scores together. Subtracting "
-        "the vocabulary's mean vector first removes that shared part and spreads the scores out."
+        "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
+        "geometries take it out in different ways. The Geometry page measures why and how much."
     )
     if query is not None and options.patterns_valid:
         with state.friendly_errors(stop=False):
-            result = state.nearest(query.vector, options.k, options.centred, options.filters(query.ids))
+            result = state.nearest(query.vector, options.k, options.shape, options.filters(query.ids))
+            geometry_view.changed_from_raw(query.vector, options.shape, options.filters(query.ids))
     if result is not None:
         memory.remember_search(query.description, result.ids)
         results_ui(query, result)
-    if alone and memory.grid_options() != (options.centred, options.filters()):
+    if alone and memory.grid_options() != (options.shape, options.filters()):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
 
 
 options = search()
-memory.remember_grid_options((options.centred, options.filters()))
+memory.remember_grid_options((options.shape, options.filters()))
 
 st.header("Every token of your sentence at once")
 encoding = state.require_encoding()
@@ -155,7 +168,7 @@ if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
 with state.friendly_errors(stop=False):
-    grid = state.nearest(vectors, 5, options.centred, options.filters(), each=True)
+    grid = state.nearest(vectors, 5, options.shape, options.filters(), each=True)
     cells = [
         [label, *(f"{glyphs.legible(p)}  {score:.2f}" for p, score in zip(n.pieces, n.scores, strict=True))]
         for label, n in zip(encoding.labels, grid, strict=True)
@@ -166,5 +179,7 @@ with state.friendly_errors(stop=False):
     )
     st.dataframe(table, hide_index=True, key="nb_grid")
     exports.table(f"{model.name} top 5 of each token at {grid_stage}", table)
-    similarity = settings.SIMILARITIES[1] if options.centred else settings.SIMILARITIES[0]
-    st.caption(f"Top 5 of each token by {similarity}, with the filters above; one matrix product for all.")
+    st.caption(
+        f"Top 5 of each token by cosine in the {geometry_view.described(options.shape)} geometry, with the "
+        "filters above; one matrix product for all."
+    )

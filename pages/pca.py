@@ -10,6 +10,7 @@ from components import (
     exports,
     links,
     map_marks,
+    map_state,
     map_view,
     maps,
     memory,
@@ -74,7 +75,7 @@ def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
     """The t-SNE map of every row, once computed; meanwhile its progress (other tabs and pages
     go on as usual: the computation runs in its own low-priority process)."""
     try:
-        result = state.neighbour_map_of_model()
+        result = map_state.neighbour_map_of_model()
     except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
         st.error(echo.plain(problem), icon=":material/error:")
         st.button("Try again", key="map_retry")
@@ -95,7 +96,7 @@ def finished_tsne_map(result: map_jobs.Done, kinds: list[int], highlights: list[
     with st.container(horizontal=True, vertical_alignment="bottom"):
         colour = map_view.colour_option()
         labelled = map_view.labels_switch()
-    labels = state.map_labels()
+    labels = map_state.map_labels()
     map_view.vocabulary(
         "tsne_vocabulary",
         result.coords,

@@ -340,7 +340,7 @@ def test_filters_and_k():
     at = neighbours_page(nb_k=25, nb_hide_continuation=True, nb_include="^q")
     pieces = result_pieces(at)
     assert 0 < len(pieces) <= 25 and all(p.startswith("q") for p in pieces)
-    at = neighbours_page(nb_similarity="cosine after subtracting the mean", nb_exclude="^queen$")
+    at = neighbours_page(geometry="centred", nb_exclude="^queen$")
     assert "queen" not in result_pieces(at) and not at.exception
 
 
@@ -360,7 +360,7 @@ def test_a_search_is_computed_once_for_every_session(bundled, monkeypatch):
     index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
     query = vocab_search.word_query(index, bundled.tokenizer, "harbour", None)
     expected = vocab_search.nearest(
-        index, query.vector, 10, False, vocab_search.Filters(exclude_ids=query.ids)
+        index, query.vector, 10, None, vocab_search.Filters(exclude_ids=query.ids)
     )
     for at in (first, second):
         assert result_pieces(at) == list(expected.pieces)

@@ -360,7 +360,7 @@ def test_the_input_check_finds_an_unlinked_input():
         'k = widgets.whole_number_box("k", **widgets.seeded(settings.NB_K))\n'
         'widgets.whole_number_box("Keyless")\n'
         'st.toggle("Presenter", key=settings.PRESENTER_KEY)\n'
-        'col.radio("Similarity", [], **widgets.seeded(settings.NB_SIMILARITY, None))\n'
+        'col.radio("Geometry", [], **widgets.seeded(settings.GEOMETRY, None))\n'
         "def box(label, key=settings.NB_WORD):\n"
         "    return st.text_input(label, key=key)\n"
         'box("Word")\n'

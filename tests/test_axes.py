@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import axes, limits
+from bert_embeddings import axes, geometry, limits
 from bert_embeddings import vocab_search as vs
 from bert_embeddings.errors import (
     EmptyQueryError,
@@ -21,6 +21,7 @@ from bert_embeddings.errors import (
     ZeroVectorError,
 )
 from components import settings
+from testkit import brute
 from tests.conftest import ROOT
 from tests.test_app import array, figures, messages, offline  # noqa: F401 - offline: an autouse fixture
 
@@ -35,10 +36,20 @@ def brute_direction(table: np.ndarray, start: list[list[int]], end: list[list[in
     return (high - low) / np.linalg.norm(high - low)
 
 
-def brute_extremes(table, pieces, direction, centred, filters, k=axes.EXTREMES):
-    """Every row's coordinate in float64; the k highest and k lowest allowed rows, ties by id."""
-    w = table.astype(np.float64)
-    scores = (w - w.mean(axis=0)) @ direction if centred else w @ direction
+SHAPES = [("raw", 0), ("centred", 0), ("all-but-the-top", 3), ("standardised", 0)]
+
+
+def brute_direction_in(table, direction, length, name, removed):
+    """An axis' direction in a geometry: its two ends transformed explicitly, subtracted, made unit."""
+    ends = brute.transformed(table, name, removed, np.stack([np.zeros_like(direction), direction * length]))
+    along = ends[1] - ends[0]
+    return along / np.linalg.norm(along)
+
+
+def brute_extremes(table, pieces, direction, shape, filters, k=axes.EXTREMES):
+    """Every row's coordinate in float64 (explicitly transformed rows on the axis' direction
+    there); the k highest and k lowest allowed rows, ties by id."""
+    scores = brute.transformed(table, *shape) @ direction
     keep = [
         i
         for i, piece in enumerate(pieces)
@@ -83,8 +94,8 @@ FILTERS = [
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("centred", [False, True])
-def test_coordinates_equal_brute_force_on_random_tables(seed, centred):
+@pytest.mark.parametrize("shape", SHAPES)
+def test_coordinates_equal_brute_force_on_random_tables(seed, shape):
     """Placed words and the axes' cosine, for one-word and several-word ends, to 1e-6."""
     index, tokenizer, table, _ = random_setup(seed)
     rng = np.random.default_rng(50 + seed)
@@ -94,31 +105,46 @@ def test_coordinates_equal_brute_force_on_random_tables(seed, centred):
         "x": (f"w{ids[0]}", f"w{ids[1]}"),
         "y": (f"w{ids[2]}, w{ids[3]}", f"w{ids[4]}, w{ids[5]}, w{ids[6]}"),
     }
-    chosen = axes.build_axes(index, tokenizer, {**ends, "z": (f"w{ids[7]}", f"w{ids[8]}")})
-    expected = [
-        brute_direction(table, [[ids[0]]], [[ids[1]]]),
-        brute_direction(table, [[ids[2]], [ids[3]]], [[ids[4]], [ids[5]], [ids[6]]]),
-        brute_direction(table, [[ids[7]]], [[ids[8]]]),
+    space = geometry.fit(table, *shape)
+    chosen = axes.in_space(
+        axes.build_axes(index, tokenizer, {**ends, "z": (f"w{ids[7]}", f"w{ids[8]}")}), space
+    )
+    ends_ids = [
+        ([[ids[0]]], [[ids[1]]]),
+        ([[ids[2]], [ids[3]]], [[ids[4]], [ids[5]], [ids[6]]]),
+        ([[ids[7]]], [[ids[8]]]),
     ]
+    expected = []
+    for start, end in ends_ids:
+        low = brute.transformed(
+            table, *shape, rows=np.mean([table[i].astype(np.float64).mean(0) for i in start], 0)
+        )
+        high = brute.transformed(
+            table, *shape, rows=np.mean([table[i].astype(np.float64).mean(0) for i in end], 0)
+        )
+        expected.append(((high - low) / np.linalg.norm(high - low))[0])
     words, problems = axes.words_to_place(index, tokenizer, ", ".join(f"w{i}" for i in ids[9:]))
     assert not problems and [w.ids for w in words] == [(i,) for i in ids[9:]]
-    got = axes.coordinates(np.array([w.vector for w in words]), chosen, centred, index.mean)
-    w = table[ids[9:]].astype(np.float64)
-    origin = table.astype(np.float64).mean(axis=0) if centred else 0
-    np.testing.assert_allclose(got, (w - origin) @ np.array(expected).T, atol=1e-6)
+    got = axes.coordinates(np.array([w.vector for w in words]), chosen, space)
+    w = brute.transformed(table, *shape, rows=table[ids[9:]])
+    np.testing.assert_allclose(got, w @ np.array(expected).T, atol=1e-6)
     np.testing.assert_allclose(axes.between(chosen), np.array(expected) @ np.array(expected).T, atol=1e-12)
 
 
 @pytest.mark.parametrize("filters", FILTERS)
-@pytest.mark.parametrize("centred", [False, True])
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_extremes_equal_brute_force_on_random_tables(filters, centred, seed):
+def test_extremes_equal_brute_force_on_random_tables(filters, shape, seed):
     """The 20 rows furthest towards each end: the same ids in the same order, coordinates to 1e-5."""
     index, tokenizer, table, pieces = random_setup(seed)
-    axis = axes.build_axis(index, tokenizer, "x", "w10, w11", "w12")
+    space = geometry.fit(table, *shape)
+    raw = axes.build_axis(index, tokenizer, "x", "w10, w11", "w12")
+    (axis,) = axes.in_space([raw], space)
     direction = brute_direction(table, [[10], [11]], [[12]])
-    towards_end, towards_start = axes.extremes(index, axis, centred, filters)
-    (high, high_scores), (low, low_scores) = brute_extremes(table, pieces, direction, centred, filters)
+    direction = brute_direction_in(table, direction, raw.length, *shape)
+    np.testing.assert_allclose(axis.direction, direction, atol=1e-12)
+    towards_end, towards_start = axes.extremes(index, axis, space, filters)
+    (high, high_scores), (low, low_scores) = brute_extremes(table, pieces, direction, shape, filters)
     np.testing.assert_array_equal(towards_end.ids, high)
     np.testing.assert_array_equal(towards_start.ids, low)
     np.testing.assert_allclose(towards_end.scores, high_scores, atol=1e-5)
@@ -145,21 +171,25 @@ def bert_index(bundled):
     return vs.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
 
 
-@pytest.mark.parametrize("centred", [False, True])
-def test_bundled_model_default_axes_equal_brute_force(bundled, bert_index, centred):
+@pytest.mark.parametrize("shape", SHAPES)
+def test_bundled_model_default_axes_equal_brute_force(bundled, bert_index, shape):
     """The page's own axes and words on the bundled model's 30,522 rows, against brute force."""
     tok = bundled.tokenizer
     table = bundled.tables.word_embeddings
-    chosen = axes.build_axes(bert_index, tok, axes.DEFAULT_ENDS)
+    space = geometry.fit(table, *shape)
+    raw_axes = axes.build_axes(bert_index, tok, axes.DEFAULT_ENDS)
+    chosen = axes.in_space(raw_axes, space)
     assert [a.name for a in chosen] == ["x", "y"]
-    for axis in chosen:
+    for raw, axis in zip(raw_axes, chosen, strict=True):
         start = [tok.encode(w, add_special_tokens=False).ids for w in (x.text for x in axis.start)]
         end = [tok.encode(w, add_special_tokens=False).ids for w in (x.text for x in axis.end)]
         direction = brute_direction(table, start, end)
-        np.testing.assert_allclose(axis.direction, direction, atol=1e-12)
+        np.testing.assert_allclose(raw.direction, direction, atol=1e-12)
+        direction = brute_direction_in(table, direction, raw.length, *shape)
+        np.testing.assert_allclose(axis.direction, direction, atol=1e-9)
         filters = vs.Filters(hide_continuation=True, exclude=r"^k", exclude_ids=axis.ids)
-        (high, _), (low, _) = brute_extremes(table, bert_index.pieces, direction, centred, filters)
-        towards_end, towards_start = axes.extremes(bert_index, axis, centred, filters)
+        (high, _), (low, _) = brute_extremes(table, bert_index.pieces, direction, shape, filters)
+        towards_end, towards_start = axes.extremes(bert_index, axis, space, filters)
         np.testing.assert_array_equal(towards_end.ids, high)
         np.testing.assert_array_equal(towards_start.ids, low)
     words, problems = axes.words_to_place(bert_index, tok, "king, queen, embeddings, nurse")
@@ -167,11 +197,10 @@ def test_bundled_model_default_axes_equal_brute_force(bundled, bert_index, centr
     rows = np.array(
         [table[tok.encode(w.text, add_special_tokens=False).ids].astype(np.float64).mean(0) for w in words]
     )
-    origin = table.astype(np.float64).mean(axis=0) if centred else 0
     directions = np.array([a.direction for a in chosen])
     np.testing.assert_allclose(
-        axes.coordinates(np.array([w.vector for w in words]), chosen, centred, bert_index.mean),
-        (rows - origin) @ directions.T,
+        axes.coordinates(np.array([w.vector for w in words]), chosen, space),
+        brute.transformed(table, *shape, rows=rows) @ directions.T,
         atol=1e-6,
     )
 
@@ -305,13 +334,13 @@ def test_the_link_carries_the_axes_and_gives_them_back():
     at = open_axes()
     at.text_input(key=settings.AX_ENDS["x"][0]).set_value("cold").run()
     at.text_input(key=settings.AX_ENDS["x"][1]).set_value("hot").run()
-    at.radio(key=settings.AX_ORIGIN).set_value(settings.ORIGINS[1]).run()
+    at.segmented_control(key=settings.GEOMETRY).set_value("standardised").run()
     at.text_input(key=settings.AX_INCLUDE).set_value("^s").run()
     params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
-    assert params["x_from"] == "cold" and params["origin"] == "centred" and params["ax_only"] == "^s"
+    assert params["x_from"] == "cold" and params["geometry"] == "standardised" and params["ax_only"] == "^s"
     again = open_axes(params)
     assert again.text_input(key=settings.AX_ENDS["x"][1]).value == "hot"
-    assert again.radio(key=settings.AX_ORIGIN).value == settings.ORIGINS[1]
+    assert again.segmented_control(key=settings.GEOMETRY).value == "standardised"
     lists = [d.value for d in again.dataframe if "coordinate" in d.value.columns]
     assert lists and all(p.startswith("s") for t in lists for p in t["piece"])
 
@@ -321,7 +350,7 @@ def test_downloads_hold_the_exact_coordinates(bundled, bert_index, downloads):
     at = open_axes()
     chosen = axes.build_axes(bert_index, bundled.tokenizer, axes.DEFAULT_ENDS)
     words, _ = axes.words_to_place(bert_index, bundled.tokenizer, axes.DEFAULT_WORDS)
-    expected = axes.coordinates(np.array([w.vector for w in words]), chosen, False, bert_index.mean)
+    expected = axes.coordinates(np.array([w.vector for w in words]), chosen)
     name = next(n for n in downloads if n and n.endswith("coordinates-on-your-axes.npy"))
     saved = np.load(io.BytesIO(downloads[name]()), allow_pickle=False)
     assert saved.dtype == np.float64 and np.array_equal(saved[: len(words)], expected)

@@ -370,7 +370,10 @@ def test_a_shared_link_opens_the_same_view(page, tmp_path):
         assert page.get_by_label("Sentence B (optional)", exact=True).input_value() == ""
         assert page.get_by_label("Word or piece").input_value() == "dogs"
         assert page.get_by_label("How many neighbours (k)", exact=True).input_value() == "7"
-        assert page.get_by_label("cosine after subtracting the mean").is_checked()
+        # An earlier link's sim=centred is today's centred geometry, said so in the address bar.
+        chosen = page.locator("[data-testid='stBaseButton-segmented_controlActive']")
+        assert chosen.filter(has_text=re.compile("^centred$")).count() == 1
+        assert "geometry=centred" in page.url and "sim=" not in page.url
         bars = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
         assert bars.locator("g.point").count() == 7
         assert page.locator("[data-testid='stException']").count() == 0
@@ -411,16 +414,19 @@ def test_dark_theme_and_presenter_mode(browser, app_url):
     context.close()
 
 
-def test_a_new_similarity_redraws_the_sentence_grid_too(app_url, page):
-    """A query reruns only the search part of the page; a similarity change reaches the grid."""
+def test_a_new_geometry_redraws_the_sentence_grid_too(app_url, page):
+    """A query reruns only the search part of the page; a geometry change reaches the grid."""
     open_page(page, f"{app_url}/neighbours")
-    page.get_by_text("Top 5 of each token by cosine,").wait_for(state="visible", timeout=30_000)
-    page.get_by_text("cosine after subtracting the mean", exact=True).click()
-    page.get_by_text("Top 5 of each token by cosine after subtracting the mean").wait_for(
+    page.get_by_text("Top 5 of each token by cosine in the raw geometry").wait_for(
         state="visible", timeout=30_000
     )
+    page.get_by_role("button", name="standardised", exact=True).click()
+    page.get_by_text("Top 5 of each token by cosine in the standardised geometry").wait_for(
+        state="visible", timeout=30_000
+    )
+    page.get_by_text("of the 10 nearest change from raw cosine").wait_for(state="visible", timeout=30_000)
     page.wait_for_selector(APP_IDLE)
-    assert "sim=centred" in page.url
+    assert "geometry=standardised" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
 
 

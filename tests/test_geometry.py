@@ -10,6 +10,7 @@ import pytest
 
 from bert_embeddings import geometry
 from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
+from testkit import brute
 
 
 def anisotropic_table(rows: int = 300, hidden: int = 16, seed: int = 0) -> np.ndarray:
@@ -60,18 +61,7 @@ def test_the_bundled_models_mean_cosine_equals_brute_force(bundled):
 
 def explicit(table: np.ndarray, name: str, removed: int = 0) -> np.ndarray:
     """Each geometry's rows, written out with numpy and scikit-learn."""
-    from sklearn.decomposition import PCA
-
-    w = table.astype(np.float64)
-    if name == "raw":
-        return w
-    centred = w - w.mean(axis=0)
-    if name == "centred":
-        return centred
-    if name == "standardised":
-        return centred / w.std(axis=0)
-    components = PCA(n_components=removed).fit(w).components_
-    return centred - centred @ components.T @ components
+    return brute.transformed(table, name, removed)
 
 
 CASES = [("raw", 0), ("centred", 0), ("all-but-the-top", 1), ("all-but-the-top", 5), ("standardised", 0)]

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import checkpoints
-from components import links, settings, widgets
+from components import geometry_view, links, settings, widgets
 from tests.conftest import ROOT, shown
 from tests.test_app import figures, messages
 
@@ -39,14 +39,15 @@ def widget_values(at: AppTest, keys) -> dict:
 
 
 def test_a_neighbour_view_survives_the_round_trip():
-    """Model, sentences, word, k, similarity and a filter: the reopened link shows the same table."""
+    """Model, sentences, word, k, geometry and a filter: the reopened link shows the same table."""
     at = fresh("pages/neighbours.py")
     at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
     at.text_area(key=settings.SENTENCE_A_KEY).set_value("Dogs chase the cars.").run()
     at.text_area(key=settings.SENTENCE_B_KEY).set_value("").run()
     at.text_input(key=settings.NB_WORD).set_value("dogs").run()
     at.number_input(key=settings.NB_K).set_value(17).run()
-    at.radio(key=settings.NB_SIMILARITY).set_value(settings.SIMILARITIES[1]).run()
+    at.segmented_control(key=settings.GEOMETRY).set_value("all-but-the-top").run()
+    at.slider(key=settings.GEOMETRY_REMOVED).set_value(5).run()
     at.text_input(key=settings.NB_EXCLUDE).set_value("^c").run()
     assert not at.exception and not at.error
     link = dict(at.query_params)
@@ -56,14 +57,15 @@ def test_a_neighbour_view_survives_the_round_trip():
         "b": "",
         "q": "dogs",
         "k": "17",
-        "sim": "centred",
+        "geometry": "abtt",
+        "d": "5",
         "not": "^c",
     }
 
     again = open_link(link, "pages/neighbours.py")
     assert not again.exception and not again.error and not again.warning
     keys = [settings.MODEL_KEY, settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY, settings.NB_WORD]
-    keys += [settings.NB_K, settings.NB_SIMILARITY, settings.NB_EXCLUDE]
+    keys += [settings.NB_K, settings.GEOMETRY, settings.GEOMETRY_REMOVED, settings.NB_EXCLUDE]
     assert widget_values(again, keys) == widget_values(at, keys)
     assert neighbour_table(again) == neighbour_table(at)
     assert len(neighbour_table(again)) == 17
@@ -152,7 +154,10 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
         ("k", "ten", settings.NB_K),
         ("id", "-4", settings.NB_ID),
         ("mode", "telepathy", settings.NB_MODE),
-        ("sim", "euclid", settings.NB_SIMILARITY),
+        ("geometry", "euclid", settings.GEOMETRY),
+        ("sim", "euclid", settings.GEOMETRY),  # an earlier link's name, read as "geometry"
+        ("d", "21", settings.GEOMETRY_REMOVED),
+        ("d", "0", settings.GEOMETRY_REMOVED),
         ("only", "(", settings.NB_INCLUDE),
         ("special", "maybe", settings.SPECIAL_TOKENS_KEY),
         ("a", "x" * 10_001, settings.SENTENCE_A_KEY),
@@ -180,10 +185,32 @@ def test_an_invalid_value_falls_back_to_the_default_with_a_notice(name, value, k
     assert "could not be used" in notice and f"{name}={value[:60]!r}" in notice
     at.switch_page(page).run()
     assert not at.exception and not at.error
-    default = widgets.model_options()[0] if key == settings.MODEL_KEY else settings.DEFAULTS[key]
+    default = widgets.model_options()[0] if key == settings.MODEL_KEY else settings.DEFAULTS.get(key)
+    if key == settings.GEOMETRY_REMOVED:  # the model's own default: its width / 100
+        default = geometry_view.default_removed(checkpoints.load_bundled().tables.word_embeddings.shape[1])
     assert at.session_state.get(key, default) == default  # absent: its widget is not on this page
     assert at.session_state[settings.SENTENCE_B_KEY] == "A valid part of the same link."
     assert "could not be used" not in messages(at)  # said once, not on every run after
+
+
+@pytest.mark.parametrize(
+    ("old", "page", "shown"),
+    [
+        ({"sim": "centred"}, "pages/neighbours.py", "centred"),
+        ({"sim": "cosine"}, "pages/neighbours.py", "raw"),
+        ({"origin": "centred"}, "pages/axes.py", "centred"),
+        ({"sim": "cosine", "geometry": "standardised"}, "pages/neighbours.py", "standardised"),
+    ],
+)
+def test_an_earlier_links_similarity_or_origin_opens_as_the_geometry(old, page, shown):
+    """Links made before the geometry switch (sim=, origin=) still open as they meant, without a
+    notice, and the address bar then says it the new way."""
+    at = open_link(old, page)
+    assert not at.exception and not at.error
+    assert "could not be used" not in messages(at)
+    assert at.session_state[settings.GEOMETRY] == shown
+    assert "sim" not in at.query_params and "origin" not in at.query_params
+    assert at.query_params.get("geometry", "raw") == shown
 
 
 def test_a_cleared_sentence_a_reopens_as_it_was_left():
@@ -240,7 +267,8 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.NB_TOKEN: 3,
         settings.NB_STAGE: "+ segment",
         settings.NB_K: 100,
-        settings.NB_SIMILARITY: settings.SIMILARITIES[1],
+        settings.GEOMETRY: "standardised",
+        settings.GEOMETRY_REMOVED: 12,
         settings.NB_HIDE_CONTINUATION: True,
         settings.NB_HIDE_SPECIAL: False,
         settings.NB_LEAVE_OUT: False,
@@ -253,7 +281,6 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.PCA_HIGHLIGHT: ".",
         **{key: "cold, ice" for key in settings.AX_ENDS["x"] + settings.AX_ENDS["y"] + settings.AX_ENDS["z"]},
         settings.AX_WORDS: "a, b\nc",
-        settings.AX_ORIGIN: settings.ORIGINS[1],
         settings.AX_STAGE: "LayerNorm output",
         settings.AX_HIDE_CONTINUATION: True,
         settings.AX_HIDE_SPECIAL: False,
@@ -291,14 +318,16 @@ def test_every_parameter_reads_back_what_it_writes():
 
 def test_a_fresh_neighbours_page_uses_the_default_search_options():
     """The options the settings table gives a fresh page are the ones the page searches with."""
-    from bert_embeddings import vocab_search
+    from bert_embeddings import geometry, vocab_search
 
     at = open_link({}, "pages/neighbours.py")
     model = checkpoints.load_bundled()
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     options = widgets.SearchOptions.defaults()
     query = vocab_search.word_query(index, model.tokenizer, settings.default(settings.NB_WORD))
-    found = vocab_search.nearest(index, query.vector, options.k, options.centred, options.filters(query.ids))
+    found = vocab_search.nearest(
+        index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
+    )
     assert [row.piece for row in neighbour_table(at)] == list(found.pieces)
 
 

@@ -77,7 +77,7 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
     if at.get("progress"):  # the first test computed it already, unless run alone
         wait_for_the_map()
         at = open_maps({"method": "tsne"})
-    from components.state import map_settings
+    from components.map_state import map_settings
 
     table = bundled.tables.word_embeddings
     done = map_jobs.load(map_jobs.folder_for(map_jobs.fingerprint(table), map_settings()), len(table))
@@ -93,7 +93,7 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
 
 def finished_map(bundled, params: dict) -> tuple[AppTest, map_jobs.Done]:
     """The Maps page with the t-SNE map computed, and that map as it is on disk."""
-    from components.state import map_settings
+    from components.map_state import map_settings
 
     wait_for_the_map()
     at = open_maps(params)
@@ -220,7 +220,7 @@ def failed_map(monkeypatch, tmp_path):
     import subprocess
     import sys
 
-    from components import state
+    from components import map_state
 
     (tmp_path / map_jobs.LOG).write_text("Traceback ...\nMemoryError: out of memory\n")
     dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
@@ -228,9 +228,9 @@ def failed_map(monkeypatch, tmp_path):
     failed = map_jobs.Job(tmp_path, dead, time.time())
     monkeypatch.setattr(map_jobs, "load", lambda folder, rows=None: None)  # no map on disk
     monkeypatch.setattr(map_jobs, "start", lambda *args, **kwargs: failed)
-    state._finished_map.clear()
+    map_state._finished_map.clear()
     yield tmp_path
-    state._finished_map.clear()
+    map_state._finished_map.clear()
 
 
 def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, failed_map):
@@ -247,12 +247,12 @@ def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, faile
 def test_a_cache_folder_that_is_a_file_says_what_to_fix_and_can_be_tried_again(monkeypatch, tmp_path):
     """BERT_EXPLORER_CACHE naming a file: a message naming the setting, no traceback, and once
     the host points it at a folder, "Try again" starts the map."""
-    from components import state
+    from components import map_state
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(blocker))
-    state._finished_map.clear()
+    map_state._finished_map.clear()
     at = open_maps({"method": "tsne"})
     assert not at.exception
     assert "not a folder" in messages(at) and "BERT_EXPLORER_CACHE" in messages(at)
@@ -311,17 +311,17 @@ def test_t_sne_shows_no_pca_controls_and_says_why(failed_map):
 def test_a_host_can_have_the_default_map_computed_at_start_up(monkeypatch):
     """BERT_EXPLORER_PRECOMPUTE_MAPS=1: the server's first run starts the default model's map,
     once per process, whatever page is opened."""
-    from components import state
+    from components import map_state
 
     started = []
     monkeypatch.setattr(map_jobs, "start", lambda table, *args, **kwargs: started.append(table.shape))
-    monkeypatch.setattr(state, "_precompute_started", [])
+    monkeypatch.setattr(map_state, "_precompute_started", [])
     monkeypatch.setenv("BERT_EXPLORER_PRECOMPUTE_MAPS", "1")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception and started == [(30522, 384)]
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert started == [(30522, 384)]  # not again
     monkeypatch.setenv("BERT_EXPLORER_PRECOMPUTE_MAPS", "0")
-    monkeypatch.setattr(state, "_precompute_started", [])
+    monkeypatch.setattr(map_state, "_precompute_started", [])
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert started == [(30522, 384)]  # switched off: nothing started

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from bert_embeddings import geometry
 from bert_embeddings import vocab_search as vs
 from bert_embeddings.errors import (
     EmptyQueryError,
@@ -17,16 +18,17 @@ from bert_embeddings.errors import (
     UnknownWordError,
     ZeroVectorError,
 )
+from testkit import brute
+
+SHAPES = [("raw", 0), ("centred", 0), ("all-but-the-top", 3), ("standardised", 0)]
 
 
-def brute_force(table, pieces, query, k, centred=False, filters=None):
-    """Cosine over every row in float64, sorted by (-score, id); filters applied by hand."""
+def brute_force(table, pieces, query, k, shape=("raw", 0), filters=None):
+    """Cosine over every explicitly transformed row in float64, sorted by (-score, id); filters
+    applied by hand."""
     filters = filters or vs.Filters()
-    w = table.astype(np.float64)
-    q = np.asarray(query, dtype=np.float64)
-    if centred:
-        mean = w.mean(axis=0)
-        w, q = w - mean, q - mean
+    w = brute.transformed(table, *shape)
+    q = brute.transformed(table, *shape, rows=query)[0]
     norms = np.linalg.norm(w, axis=1)
     scores = np.where(norms > 0, w @ q / np.where(norms > 0, norms, 1) / np.linalg.norm(q), 0.0)
     keep = []
@@ -78,15 +80,16 @@ FILTERS = [
 
 
 @pytest.mark.parametrize("filters", FILTERS)
-@pytest.mark.parametrize("centred", [False, True])
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_random_tables_equal_brute_force(filters, centred, seed):
-    """Ids in the same order and scores to 1e-5, for every filter and both similarities."""
+def test_random_tables_equal_brute_force(filters, shape, seed):
+    """Ids in the same order and scores to 1e-5, for every filter and every geometry."""
     index, table, pieces = random_index(seed=seed)
+    space = geometry.fit(table, *shape)
     rng = np.random.default_rng(100 + seed)
     for query in (rng.standard_normal(table.shape[1]), table[42], table[42] * 3 - table[9]):
-        got = vs.nearest(index, query, k=25, centred=centred, filters=filters)
-        ids, scores = brute_force(table, pieces, query, 25, centred, filters)
+        got = vs.nearest(index, query, k=25, space=space, filters=filters)
+        ids, scores = brute_force(table, pieces, query, 25, shape, filters)
         np.testing.assert_array_equal(got.ids, ids)
         np.testing.assert_allclose(got.scores, scores, atol=1e-5)
         assert got.pieces == tuple(pieces[i] for i in ids)
@@ -106,10 +109,11 @@ def test_grid_equals_one_query_at_a_time():
     """The all-tokens grid (one matrix product) gives what single queries give."""
     index, table, _ = random_index()
     queries = np.random.default_rng(3).standard_normal((70, table.shape[1])).astype(np.float32)
-    for centred in (False, True):
-        grid = vs.nearest_for_each(index, queries, k=5, centred=centred, chunk=32)
+    for shape in SHAPES:
+        space = geometry.fit(table, *shape)
+        grid = vs.nearest_for_each(index, queries, k=5, space=space, chunk=32)
         for query, row in zip(queries, grid, strict=True):
-            single = vs.nearest(index, query, k=5, centred=centred)
+            single = vs.nearest(index, query, k=5, space=space)
             np.testing.assert_array_equal(row.ids, single.ids)
             np.testing.assert_allclose(row.scores, single.scores, atol=1e-6)
 
@@ -126,15 +130,16 @@ def bert_index(bundled):
     return vs.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
 
 
-@pytest.mark.parametrize("centred", [False, True])
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("filters", [vs.Filters(), vs.Filters(hide_continuation=True, exclude=r"^k")])
-def test_bundled_model_equals_brute_force(bundled, bert_index, centred, filters):
-    """On the bundled model's 30,522 rows, results equal the brute-force reference."""
+def test_bundled_model_equals_brute_force(bundled, bert_index, shape, filters):
+    """On the bundled model's 30,522 rows, results equal the brute-force reference, in every geometry."""
+    space = geometry.fit(bundled.tables.word_embeddings, *shape)
     for word in ("king", "running", "paris"):
         query = vs.word_query(bert_index, bundled.tokenizer, word)
-        got = vs.nearest(bert_index, query.vector, k=20, centred=centred, filters=filters)
+        got = vs.nearest(bert_index, query.vector, k=20, space=space, filters=filters)
         ids, scores = brute_force(
-            bundled.tables.word_embeddings, bert_index.pieces, query.vector, 20, centred, filters
+            bundled.tables.word_embeddings, bert_index.pieces, query.vector, 20, shape, filters
         )
         np.testing.assert_array_equal(got.ids, ids)
         np.testing.assert_allclose(got.scores, scores, atol=1e-5)

@@ -1,0 +1,70 @@
+"""The t-SNE map's caches: which map the model in use has, read from disk once per process,
+and its region labels (the caches of components/state.py, continued for maps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from bert_embeddings import checkpoints, config, glyphs, map_jobs, map_reading, neighbour_map
+from components.state import _active, _model, _open, _vocab_index, friendly_errors
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _table_fingerprint(spec: str, revision: str) -> str:
+    return map_jobs.fingerprint(_model(spec, revision).tables.word_embeddings)
+
+
+class _NotFinishedError(Exception):
+    """Raised inside _finished_map, so that "no map yet" is not cached."""
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _finished_map(folder: str) -> map_jobs.Done:
+    # A finished map is about 2 MB of arrays, read and checked once per process.
+    done = map_jobs.load(Path(folder))
+    if done is None:
+        raise _NotFinishedError(folder)
+    return done
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _map_labels(key: str, revision: str, settings: neighbour_map.Settings) -> tuple[map_reading.Label, ...]:
+    done = _finished_map(str(map_jobs.folder_for(_table_fingerprint(key, revision), settings)))
+    index = _vocab_index(key, revision)
+    return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
+
+
+def map_labels() -> tuple[map_reading.Label, ...]:
+    """The finished t-SNE map's region labels, made once per process (after the map is read)."""
+    return _map_labels(*_active(), map_settings())
+
+
+def map_settings() -> neighbour_map.Settings:
+    return neighbour_map.Settings(iterations=config.map_iterations())
+
+
+def neighbour_map_of_model() -> map_jobs.Done | map_jobs.Job:
+    """The t-SNE map of the model in use: finished (read from disk once), or the job computing
+    it, which this call starts unless it already runs for any session of this process."""
+    table, print_ = _model(*_active()).tables.word_embeddings, _table_fingerprint(*_active())
+    folder = str(map_jobs.folder_for(print_, map_settings()))
+    try:
+        return _finished_map(folder)
+    except _NotFinishedError:
+        pass
+    result = map_jobs.start(table, map_settings(), print_)
+    return _finished_map(folder) if isinstance(result, map_jobs.Done) else result
+
+
+def precompute_default_map() -> None:
+    """At a server's first run (if the host asked for it): start the default model's map."""
+    if config.precompute_maps() and not _precompute_started:
+        _precompute_started.append(True)
+        with friendly_errors(stop=False):
+            model, active = _open(checkpoints.default_spec(), config.revision())
+            map_jobs.start(model.tables.word_embeddings, map_settings(), _table_fingerprint(*active))
+
+
+_precompute_started: list[bool] = []
