@@ -42,6 +42,7 @@ def _pages() -> tuple[st.Page, list[st.Page]]:
         st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
         st.Page("pages/pca.py", title="Maps", icon=":material/scatter_plot:", url_path="pca"),
         st.Page("pages/axes.py", title="Your own axes", icon=":material/straighten:", url_path="axes"),
+        st.Page("pages/geometry.py", title="Geometry", icon=":material/blur_on:", url_path="geometry"),
         st.Page("pages/compare.py", title="Compare models", icon=":material/compare:", url_path="compare"),
         st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
     ]
@@ -68,6 +69,7 @@ def main() -> None:
         st.switch_page(next(p for p in pages if p.url_path == target))
     if navigation.url_path == opening.url_path:
         navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there
+    links.carry(navigation.url_path)  # before the view is published
     links.show_unused()
     inputs.use(widgets.sidebar())
     follow.sidebar()

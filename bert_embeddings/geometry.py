@@ -26,7 +26,7 @@ Pure computation: numpy and scipy only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -104,31 +104,44 @@ def check_removed(removed: float, rows: int, hidden: int) -> int:
 
 def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
     """The geometry ``name`` (one of GEOMETRIES) for ``table`` (n, hidden), with its row norms."""
-    n, hidden = table.shape
     if name not in GEOMETRIES:
         raise OutOfRangeError(f"'{name}' is not a geometry here: one of {', '.join(GEOMETRIES)}.")
-    mean, scale, directions = np.zeros(hidden), np.ones(hidden), np.zeros((0, hidden))
-    removed = check_removed(removed, n, hidden) if name == "all-but-the-top" else 0
-    if name != "raw":
-        total, gram = _moments(table)
-        mean = total / n
-        covariance = gram / n - np.outer(mean, mean)
-        if name == "standardised":
-            variance = np.maximum(np.diag(covariance), 0.0)
-            flat = np.flatnonzero(variance <= 1e-12 * max(float(variance.max()), 1e-300))
-            if flat.size:
-                raise ZeroVectorError(
-                    f"Dimension {int(flat[0])} has the same value in every row, so it cannot be "
-                    "standardised (its variance is 0): pick another geometry."
-                )
-            scale = np.sqrt(variance)
-        if removed:
-            directions = _top_directions(covariance, removed)
-    geometry = Geometry(name, removed, mean, scale, directions, np.zeros(0))
-    norms = np.concatenate(
-        [np.linalg.norm(geometry.transform(table[i : i + BLOCK]), axis=1) for i in range(0, n, BLOCK)]
-    )
-    return Geometry(name, removed, mean, scale, directions, norms)
+    return fit_all(table, removed, (name,))[name]
+
+
+def fit_all(table: np.ndarray, removed: float, names: tuple[str, ...] = GEOMETRIES) -> dict[str, Geometry]:
+    """Each geometry of ``names`` for ``table``, from one pass for the moments they share."""
+    n, hidden = table.shape
+    removed = check_removed(removed, n, hidden) if "all-but-the-top" in names else 0
+    moments = _moments(table) if set(names) - {"raw"} else None
+    fitted = {}
+    for name in names:
+        mean, scale, directions = np.zeros(hidden), np.ones(hidden), np.zeros((0, hidden))
+        if name != "raw":
+            total, gram = moments
+            mean = total / n
+            covariance = gram / n - np.outer(mean, mean)
+            if name == "standardised":
+                scale = _deviations(covariance)
+            if name == "all-but-the-top":
+                directions = _top_directions(covariance, removed)
+        geometry = Geometry(
+            name, removed if name == "all-but-the-top" else 0, mean, scale, directions, np.zeros(0)
+        )
+        norms = [np.linalg.norm(geometry.transform(table[i : i + BLOCK]), axis=1) for i in range(0, n, BLOCK)]
+        fitted[name] = replace(geometry, norms=np.concatenate(norms))
+    return fitted
+
+
+def _deviations(covariance: np.ndarray) -> np.ndarray:
+    variance = np.maximum(np.diag(covariance), 0.0)
+    flat = np.flatnonzero(variance <= 1e-12 * max(float(variance.max()), 1e-300))
+    if flat.size:
+        raise ZeroVectorError(
+            f"Dimension {int(flat[0])} has the same value in every row, so it cannot be "
+            "standardised (its variance is 0): pick another geometry."
+        )
+    return np.sqrt(variance)
 
 
 def _moments(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,25 +177,41 @@ def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarr
     return result[0] if np.ndim(query) == 1 else result
 
 
-def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10) -> np.ndarray:
+def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10, block: int = 256) -> np.ndarray:
     """Every row's k nearest other rows under ``geometry``, best first (ties by the lower id):
-    (n, k) int32. A block of rows at a time, each block one product with the raw table."""
+    (n, k) int32. ``block`` rows at a time (31 MB of float32 scores for 30,522 rows), each block
+    one product with the raw table. A row's ranking needs only w_j's side of the cosine:
+    T(w_i) . T(w_j) / |T(w_j)|, its own length being the same along the row."""
     n = len(table)
     k = min(k, n - 1)
     found = np.empty((n, k), dtype=np.int32)
-    ids = np.arange(n)
-    for start in range(0, n, STATS_BLOCK):
-        stop = min(n, start + STATS_BLOCK)
-        along = geometry.transform(table[start:stop]) / geometry.scale  # (block, hidden)
-        raw = (along.astype(table.dtype) @ table.T).astype(np.float64) - (along @ geometry.mean)[:, None]
-        lengths = geometry.norms[start:stop, None] * geometry.norms[None, :]
-        scores = np.divide(raw, lengths, out=np.zeros_like(raw), where=lengths > 0)
+    inverse = np.divide(1.0, geometry.norms, out=np.zeros_like(geometry.norms), where=geometry.norms > 0)
+    inverse = inverse.astype(np.float32)
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        along = geometry.transform(table[start:stop]) / geometry.scale  # (block, hidden) float64
+        scores = along.astype(np.float32) @ table.T.astype(np.float32, copy=False)  # (block, n)
+        scores -= (along @ geometry.mean).astype(np.float32)[:, None]
+        scores *= inverse[None, :]
         scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not itself
-        for row, line in enumerate(scores):
-            kth = np.partition(line, n - k)[n - k]
-            candidates = np.flatnonzero(line >= kth)
-            found[start + row] = candidates[np.lexsort((ids[candidates], -line[candidates]))[:k]]
+        found[start:stop] = _best(scores, k)
     return found
+
+
+def _best(scores: np.ndarray, k: int) -> np.ndarray:
+    """Each row's k best columns, best first, ties by the lower column."""
+    n = scores.shape[1]
+    kth = np.partition(scores, n - k, axis=1)[:, n - k]
+    chosen = scores >= kth[:, None]
+    plain = chosen.sum(axis=1) == k  # no tie at the k-th place: exactly k candidates
+    best = np.empty((len(scores), k), dtype=np.int32)
+    columns = np.nonzero(chosen[plain])[1].reshape(-1, k)  # ascending columns in each row
+    values = np.take_along_axis(scores[plain], columns, axis=1)
+    best[plain] = np.take_along_axis(columns, np.argsort(-values, axis=1, kind="stable"), axis=1)
+    for row in np.flatnonzero(~plain):
+        candidates = np.flatnonzero(chosen[row])
+        best[row] = candidates[np.lexsort((candidates, -scores[row, candidates]))[:k]]
+    return best
 
 
 def overlap(first: np.ndarray, second: np.ndarray) -> float:

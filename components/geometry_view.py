@@ -1,13 +1,14 @@
-"""The geometry switch, one setting for every page that compares vectors (Geometry,
-Neighbours, Maps, Your own axes), and what those pages say about it."""
+"""The geometry switch, one setting for the pages that compare vectors in it (Geometry,
+Neighbours, Your own axes), and what those pages say about it."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
-from bert_embeddings import geometry, vocab_search
-from components import links, settings, state, widgets
+from bert_embeddings import geometry, geometry_lab, overlap_jobs, vocab_search
+from components import echo, links, settings, state, widgets
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
 MEANINGS = {
@@ -25,20 +26,17 @@ def default_removed(hidden: int) -> int:
     return max(1, min(geometry.MOST_REMOVED, hidden // 100))
 
 
-def switch(hidden: int) -> tuple[str, int]:
+def switch(hidden: int, page: str) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
-    for the others). The same keys on every page, kept across pages for the session."""
+    for the others), on ``page`` (its url path). The same keys on every page that shows it,
+    carried from page to page (links.carry_from)."""
     default = default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True
     )
     left, right = st.columns([3, 2])
     name = left.segmented_control(
-        "Geometry",
-        settings.GEOMETRIES,
-        **widgets.seeded(settings.GEOMETRY, "default"),
-        persist_state="session",
-        help=HELP,
+        "Geometry", settings.GEOMETRIES, **widgets.seeded(settings.GEOMETRY, "default"), help=HELP
     )
     name = name or settings.GEOMETRIES[0]  # a segmented control can be left with nothing chosen
     removed = st.session_state[settings.GEOMETRY_REMOVED]
@@ -48,9 +46,9 @@ def switch(hidden: int) -> tuple[str, int]:
             1,
             geometry.MOST_REMOVED,
             key=settings.GEOMETRY_REMOVED,
-            persist_state="session",
             help=f"About the width / 100 is the usual choice: {default} for this model.",
         )
+    links.carry_from(page, {settings.GEOMETRY: name, settings.GEOMETRY_REMOVED: removed})
     return name, int(removed)
 
 
@@ -61,6 +59,7 @@ def described(shape: tuple[str, int]) -> str:
 
 
 COMPARED = 10  # "k of the 10 nearest change from raw"
+LISTED = 5  # the leading dimensions listed beside LayerNorm's parameters
 
 
 def changed_from_raw(query: np.ndarray, shape: tuple[str, int], filters: vocab_search.Filters) -> None:
@@ -74,3 +73,161 @@ def changed_from_raw(query: np.ndarray, shape: tuple[str, int], filters: vocab_s
     st.caption(
         f"{changed} of the {len(here.ids)} nearest change from raw cosine in the {described(shape)} geometry."
     )
+
+
+def finding(model_name: str, lab: geometry_lab.Lab) -> str:
+    """The page's first sentence: how alike the layer's outputs are, and who makes them so."""
+    tokens, output = (lab.stats[name]["raw"] for name in geometry_lab.TABLES)
+    top, share = geometry_lab.shares(output)
+    pairs = output.rows * (output.rows - 1) // 2
+    return (
+        f"In {model_name}, two different vocabulary pieces leave the embedding layer with a mean cosine of "
+        f"{output.mean_cosine:.3f} over all {pairs:,} pairs (their token rows: {tokens.mean_cosine:.3f}), "
+        f"and {len(top)} dimensions ({', '.join(str(d) for d in top)}) give {share:.0%} of it."
+    )
+
+
+def _column(name: str, removed: int) -> str:
+    return described((name, removed))
+
+
+def cosine_table(lab: geometry_lab.Lab, sentence: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Rows: the two tables, then the sentence's stages; columns: the geometries."""
+    rows = {
+        "token rows (every piece)": {n: s.mean_cosine for n, s in lab.stats[geometry_lab.TABLES[0]].items()},
+        "layer output (every piece)": {
+            n: s.mean_cosine for n, s in lab.stats[geometry_lab.TABLES[1]].items()
+        },
+        **{f"your sentence: {stage}": values for stage, values in sentence.items()},
+    }
+    frame = pd.DataFrame.from_dict(rows, orient="index")[list(geometry.GEOMETRIES)]
+    return frame.rename(columns=lambda n: _column(n, lab.removed))
+
+
+def cosine_columns(frame: pd.DataFrame) -> dict:
+    return {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns}
+
+
+def pending(figures: dict) -> bool:
+    return any(isinstance(f, overlap_jobs.Pending) for f in figures.values())
+
+
+def show_overlaps(figures: dict, removed: int, pieces: int) -> bool:
+    """Each geometry's mean overlap@10 with raw, as far as computed; whether any is still pending."""
+    rows, ahead, failed = [], 0, []
+    for name, figure in figures.items():
+        if isinstance(figure, float):
+            rows.append({"geometry": _column(name, removed), "of the 10 nearest by raw cosine, kept": figure})
+        elif isinstance(figure, overlap_jobs.Failed):
+            failed.append(f"{_column(name, removed)}: {figure.reason}")
+        else:
+            ahead = max(ahead, figure.ahead)
+    if rows:
+        frame = pd.DataFrame(rows)
+        st.dataframe(
+            frame,
+            hide_index=True,
+            column_config={"of the 10 nearest by raw cosine, kept": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            )},
+        )  # fmt: skip
+    if ahead:
+        st.info(
+            f"Comparing every piece's 10 nearest with raw cosine's, over all {pieces:,} pieces, in the "
+            f"background ({ahead} geometr{'y' if ahead == 1 else 'ies'} to go, about half a minute "
+            "each). This part fills in by itself; the rest of the app is free meanwhile.",
+            icon=":material/hourglass_top:",
+        )
+    for problem in failed:
+        st.warning(echo.plain(f"Could not compare {problem}"), icon=":material/error:")
+    return bool(ahead)
+
+
+def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:
+    """Which dimensions lead in each table, and their share, in geometry ``name``."""
+    parts = []
+    for table in geometry_lab.TABLES:
+        top, share = geometry_lab.shares(lab.stats[table][name])
+        parts.append(f"in the {table}, dimensions {', '.join(str(d) for d in top)} give {share:.0%}")
+    return f"Of the mean cosine in the {_column(name, lab.removed)} geometry: " + "; ".join(parts) + "."
+
+
+def gamma_table(lab: geometry_lab.Lab, tables, name: str) -> pd.DataFrame:
+    """The layer output's leading dimensions with their share and LayerNorm's γ and β there."""
+    stats = lab.stats[geometry_lab.TABLES[1]][name]
+    top = stats.top(LISTED)
+    gamma, beta = tables.layer_norm_weight, tables.layer_norm_bias
+    median = float(np.median(np.abs(gamma)))
+    return pd.DataFrame(
+        {
+            "dimension": top,
+            "part of the layer output's mean cosine": stats.contributions[top],
+            "γ (LayerNorm scale)": gamma[top],
+            "β (LayerNorm shift)": beta[top],
+            "|γ| / median |γ|": np.abs(gamma[top]) / median,
+        }
+    )
+
+
+def lengths_sentence(lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> str:
+    """What the lengths do along the whole words' ids, as measured on this table."""
+    rho = lab.whole_word_spearman
+    words = int((lab.layout == geometry_lab.WHOLE_WORD).sum())
+    trend = "longer" if rho > 0 else "shorter"
+    said = (
+        f"Among the {words:,} whole words, a later id goes with a {trend} row: the Spearman rank correlation "
+        f"of length with id is {rho:+.2f}."
+    )
+    if _bert_uncased_layout(pieces):
+        said += (
+            " This model uses bert-base-uncased's vocabulary, whose whole words come roughly in order of "
+            f"frequency, so here rarer words tend to have {trend} rows."
+        )
+    return said
+
+
+def _bert_uncased_layout(pieces: tuple[str, ...]) -> bool:
+    """Whether the vocabulary is laid out as bert-base-uncased's (its landmarks at their ids)."""
+    landmarks = {0: "[PAD]", 100: "[UNK]", 101: "[CLS]", 102: "[SEP]", 103: "[MASK]", 1996: "the", 2003: "is"}
+    return len(pieces) == 30522 and all(pieces[i] == piece for i, piece in landmarks.items())
+
+
+TRIES = (
+    ("standardised", "the", "the most common word: its raw neighbours are other frequent words"),
+    ("all-but-the-top", "king", "a word with clear neighbours: which of them stay?"),
+    ("centred", "1990", "a year: years and other numbers crowd together"),
+)
+
+
+def _prepare_try(name: str, word: str) -> None:
+    st.session_state[settings.GEOMETRY] = name
+    st.session_state[settings.NB_MODE] = "word"
+    st.session_state[settings.NB_WORD] = word
+    st.session_state.pop(settings.NB_PIECE, None)
+
+
+def tries() -> None:
+    """Buttons that open Neighbours with a geometry and a word, and what each shows."""
+    for name, word, why in TRIES:
+        left, right = st.columns([2, 3], vertical_alignment="center")
+        if left.button(
+            f"Neighbours of “{word}”, {name}", on_click=_prepare_try, args=(name, word), key=f"try_{name}"
+        ):
+            st.switch_page("pages/neighbours.py")
+        said = f"{why[:1].upper()}{why[1:]}. The page says how many of the 10 nearest change from raw."
+        right.caption(said)
+
+
+SOURCES = "\n".join(
+    (
+        "- **Ethayarajh (2019)**, *How Contextual are Contextualized Word Representations?*: the average "
+        "cosine between random words' vectors at bert-base's embedding output is 0.105.",
+        "- **Mu and Viswanath (2018)**, *All-but-the-Top*: subtracting the mean and then the top few "
+        "principal directions (about the width / 100) spreads word vectors more evenly over every direction "
+        "and makes them better at word-similarity tasks.",
+        "- **Timkey and van Schijndel (2021)**, *All Bark and No Bite*: one to three rogue dimensions "
+        "dominate cosine similarity in transformer models; standardising each dimension removes their hold.",
+        "- **Kovaleva et al. (2021)**, *BERT Busters*: LayerNorm has outlier dimensions (308 and 381 in "
+        "bert-base) with large scale factors, and the model depends on them.",
+    )
+)

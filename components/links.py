@@ -124,6 +124,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
     elif reset:
         model_default()
     for setting in settings.LINKED:
+        state.pop(_carried(setting.key), None)  # a value carried between pages gives way
         if setting.url in params:
             try:
                 if not _offered(setting):
@@ -315,6 +316,28 @@ def keep_within(
         del state[key]
     if key not in state and default is not None:
         state[key] = default
+
+
+def _carried(key: str) -> str:
+    return f"_carried_{key}"
+
+
+def carry_from(page: str, values: dict[str, object]) -> None:
+    """After the widgets of settings shown on several pages: their values, as ``page`` showed them."""
+    for key, value in values.items():
+        st.session_state[_carried(key)] = (page, value)
+
+
+def carry(page: str) -> None:
+    """Before anything reads a view: to Streamlit, each page's widget is its own, so a value
+    chosen on one page would be gone on the next. A setting shown on several pages gets the
+    value last shown on another one (carry_from), which this page's widget then starts at.
+    A link or a room that sets the setting drops the value carried."""
+    state = st.session_state
+    for setting in settings.LINKED:
+        kept = state.get(_carried(setting.key))
+        if kept is not None and kept[0] != page and setting.on(page):
+            state[setting.key] = kept[1]
 
 
 def follow_link(code: str) -> str:

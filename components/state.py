@@ -28,6 +28,8 @@ from bert_embeddings import (
     contextual,
     decompose,
     geometry,
+    geometry_lab,
+    overlap_jobs,
     projection,
     threads,
     tokenize,
@@ -291,6 +293,30 @@ def space(name: str, removed: int) -> geometry.Geometry:
     all-but-the-top), once per model for every session."""
     with st.spinner(f"Fitting the {name} geometry to the token table..."):
         return _space(*_active(), name, removed if name == "all-but-the-top" else 0)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _lab(key: str, revision: str, removed: int) -> geometry_lab.Lab:
+    # The output table (94 MB for bert-base) is made for this and dropped; what is kept is a
+    # few MB of statistics and row norms.
+    model, index = _model(key, revision), _vocab_index(key, revision)
+    outputs = lambda start, stop: decompose.vocabulary_outputs(model, start, stop)  # noqa: E731
+    return geometry_lab.measure(index.table, outputs, index.pieces, removed)
+
+
+def overlaps(removed: int) -> dict[str, float | overlap_jobs.Pending | overlap_jobs.Failed]:
+    """Each geometry but raw: its mean overlap@10 with raw cosine over the model's vocabulary,
+    or where its background computation stands (started here if no session has)."""
+    key, revision = _active()
+    table = _vocab_index(key, revision).table
+    shapes = [name for name in geometry.GEOMETRIES if name != "raw"]
+    return {name: overlap_jobs.overlap_with_raw(f"{key}@{revision}", table, name, removed) for name in shapes}
+
+
+def lab(removed: int) -> geometry_lab.Lab:
+    """The Geometry page's measurements of the model in use, once per model and D."""
+    with friendly_errors(), st.spinner("Measuring every row of both tables in every geometry..."):
+        return _lab(*_active(), removed)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

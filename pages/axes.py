@@ -39,7 +39,7 @@ text = st.text_area(
     height=90,
     help=f"Separated by commas or new lines, up to {limits.AXIS_WORDS.most} words.",
 )
-shape = geometry_view.switch(index.table.shape[1])
+shape = geometry_view.switch(index.table.shape[1], "axes")
 # The sentence is read only when its pieces are asked for; a family without segment rows
 # has no "+ segment" stage.
 choices = [settings.NO_SENTENCE, *decompose.STAGES]

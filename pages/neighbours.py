@@ -139,7 +139,7 @@ def search() -> widgets.SearchOptions:
     query = result = None
     with state.friendly_errors(stop=False):
         query = QUERY_UIS[widgets.query_mode()]()
-    options = widgets.search_options(geometry_view.switch(index.table.shape[1]))
+    options = widgets.search_options(geometry_view.switch(index.table.shape[1], "neighbours"))
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."

@@ -41,6 +41,7 @@ PAGES = {
     "neighbours": "Neighbours",
     "pca": "Maps",
     "axes": "Your own axes",
+    "geometry": "Geometry",
     "compare": "Compare models",
     "context": "Context",
 }

@@ -29,6 +29,7 @@ PAGES = [
     *SENTENCE_PAGES,
     "pages/positions.py",
     "pages/axes.py",
+    "pages/geometry.py",
     "pages/compare.py",
     "pages/context.py",
 ]

@@ -45,6 +45,7 @@ EXPECTED_CHARTS = {
     "neighbours": 1,
     "pca": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
     "axes": 2,
+    "geometry": 2,
     "compare": 0,
     "context": 2,
 }
@@ -371,8 +372,10 @@ def test_a_shared_link_opens_the_same_view(page, tmp_path):
         assert page.get_by_label("Word or piece").input_value() == "dogs"
         assert page.get_by_label("How many neighbours (k)", exact=True).input_value() == "7"
         # An earlier link's sim=centred is today's centred geometry, said so in the address bar.
-        chosen = page.locator("[data-testid='stBaseButton-segmented_controlActive']")
-        assert chosen.filter(has_text=re.compile("^centred$")).count() == 1
+        geometry = page.get_by_role("radiogroup", name="Geometry")
+        assert (
+            geometry.get_by_role("radio", name="centred", exact=True).get_attribute("aria-checked") == "true"
+        )
         assert "geometry=centred" in page.url and "sim=" not in page.url
         bars = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
         assert bars.locator("g.point").count() == 7
@@ -420,7 +423,9 @@ def test_a_new_geometry_redraws_the_sentence_grid_too(app_url, page):
     page.get_by_text("Top 5 of each token by cosine in the raw geometry").wait_for(
         state="visible", timeout=30_000
     )
-    page.get_by_role("button", name="standardised", exact=True).click()
+    page.get_by_role("radiogroup", name="Geometry").get_by_role(
+        "radio", name="standardised", exact=True
+    ).click()
     page.get_by_text("Top 5 of each token by cosine in the standardised geometry").wait_for(
         state="visible", timeout=30_000
     )

@@ -172,7 +172,13 @@ def test_a_token_id_typed_as_1e3_is_1000_and_1_5_is_refused():
 # Every link parameter (and the model) against hostile values: opened as a first visit.
 LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 20_000]
 # Values that pass a parameter's check but lie beyond what the model or the word has.
-BEYOND = {"dims": ("0-99999", "99999-99999"), "layer": ("999",), "piece": ("100",), "p1": ("9" * 18,)}
+BEYOND = {
+    "dims": ("0-99999", "99999-99999"),
+    "layer": ("999",),
+    "piece": ("100",),
+    "p1": ("9" * 18,),
+    "d": ("0", "21", "-3", "2.5"),
+}
 
 
 @pytest.mark.parametrize(
@@ -182,13 +188,15 @@ BEYOND = {"dims": ("0-99999", "99999-99999"), "layer": ("999",), "piece": ("100"
         *("highlight", "x", "tab", "method", "x_from", "words", "ax_not"),
         *("basis", "grid", "items", "s1", "word", "cmp_word", "cmp_k"),
         *("piece", "kinds", "dims", "p1", "p2", "layer", "cmp", "cmp_id"),
+        *("geometry", "d", "sim", "origin"),
     ],
 )
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
     pages = {
         **dict.fromkeys(("highlight", "x", "tab", "method", "basis", "kinds"), "pages/pca.py"),
-        **dict.fromkeys(("x_from", "words", "ax_not"), "pages/axes.py"),
+        **dict.fromkeys(("x_from", "words", "ax_not", "origin"), "pages/axes.py"),
+        **dict.fromkeys(("geometry", "d"), "pages/geometry.py"),
         **dict.fromkeys(("s1", "word", "layer"), "pages/context.py"),
         **dict.fromkeys(("cmp_word", "cmp_k", "cmp", "cmp_id"), "pages/compare.py"),
         **dict.fromkeys(("p1", "p2"), "pages/positions.py"),

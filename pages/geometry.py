@@ -1,0 +1,87 @@
+"""Geometry: why BERT's vectors look alike, measured exactly, and the geometries that see past it."""
+
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings import decompose, geometry_lab
+from components import echo, exports, geometry_view, lab_charts, routing, state, widgets
+
+routing.through_app()
+st.title("Geometry: why every vector looks alike")
+
+model = state.require_model()
+index = state.vocab_index()
+shape = geometry_view.switch(index.table.shape[1], "geometry")
+lab = state.lab(shape[1])
+st.markdown(echo.plain(geometry_view.finding(model.name, lab)))
+st.caption(
+    "The mean is over every pair of different rows, nothing sampled: with each row scaled to length 1, "
+    "it is (|sum of the rows|² − n) / (n (n − 1)), one pass over the table."
+)
+
+st.header("How alike: the mean cosine in each geometry")
+encoding = state.require_encoding(stop=False, notices=False)
+sentence = {}
+if encoding is not None:
+    sentence = geometry_lab.sentence_cosines(
+        lab, decompose.stage_vectors(state.breakdown(model, encoding)), decompose.STAGES[-1]
+    )
+table = geometry_view.cosine_table(lab, sentence)
+st.dataframe(table, column_config=geometry_view.cosine_columns(table))
+exports.table(f"{model.name} mean cosine by geometry", table.reset_index())
+st.caption(
+    "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors are "
+    "measured under the token table's geometries up to the sum, and the layer output's after LayerNorm. "
+    "The layer output is every vocabulary piece alone at position 1 in segment A, computed exactly."
+)
+
+st.subheader("How many of each piece's neighbours change")
+st.markdown(
+    "For every piece of the vocabulary, its 10 nearest pieces in each geometry against its 10 nearest by raw "
+    "cosine, exactly: the share that stays, on average."
+)
+
+
+def overlaps() -> None:
+    if not geometry_view.show_overlaps(state.overlaps(shape[1]), shape[1], index.size) and waiting:
+        st.rerun()  # all in: draw this part once more without the timer
+
+
+waiting = geometry_view.pending(state.overlaps(shape[1]))
+st.fragment(overlaps, run_every=5 if waiting else None)()
+
+st.header("Which dimensions make them alike")
+choice = geometry_view.described(shape)
+contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
+widgets.chart(
+    lab_charts.dimension_shares(
+        contributions, f"Each dimension's part of the mean cosine ({choice} geometry)"
+    ),
+    key="geo_shares",
+)
+st.markdown(echo.plain(geometry_view.rogue_sentence(lab, shape[0])))
+st.dataframe(geometry_view.gamma_table(lab, model.tables, shape[0]), hide_index=True)
+st.caption(
+    "γ and β are LayerNorm's scale and shift for each dimension. A dimension that LayerNorm scales up "
+    "far beyond the median |γ| can come to decide most of every cosine after it."
+)
+exports.matrix(
+    f"{model.name} parts of the mean cosine ({choice})",
+    pd.DataFrame(contributions).to_numpy(),
+    columns=list(contributions),
+    corner="dim",
+)
+
+st.header("How long the rows are, id by id")
+widgets.chart(
+    lab_charts.lengths_by_id(
+        lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of each token row by its id"
+    ),
+    key="geo_lengths",
+)
+st.markdown(echo.plain(geometry_view.lengths_sentence(lab, index.pieces)))
+
+st.header("What to try")
+geometry_view.tries()
+st.header("Where this comes from")
+st.markdown(geometry_view.SOURCES)
