@@ -194,7 +194,7 @@ def _bert_uncased_layout(pieces: tuple[str, ...]) -> bool:
 
 TRIES = (
     ("standardised", "the", "the most common word: its raw neighbours are other frequent words"),
-    ("all-but-the-top", "king", "a word with clear neighbours: which of them stay?"),
+    ("all-but-the-top", "king", "a word with clear neighbours: see which of them stay"),
     ("centred", "1990", "a year: years and other numbers crowd together"),
 )
 

@@ -55,7 +55,8 @@ choice = geometry_view.described(shape)
 contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
 widgets.chart(
     lab_charts.dimension_shares(
-        contributions, f"Each dimension's part of the mean cosine ({choice} geometry)"
+        contributions,
+        f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension ({choice} geometry)",
     ),
     key="geo_shares",
 )
