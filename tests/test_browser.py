@@ -293,7 +293,7 @@ def test_neighbour_query_and_click(app_url, page):
     chart_title = page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dogs")
     chart_title.wait_for(state="visible", timeout=30_000)
     page.wait_for_selector(APP_IDLE)
-    pills = page.locator("[data-testid='stButtonGroup']").nth(1)  # the first is "Query by"
+    pills = page.locator("[data-testid='stButtonGroup']").filter(has_text="Search a neighbour next")
     pills.locator("button").filter(has_text=re.compile(r"^dog$")).click()
     page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dog", exact=True).wait_for(
         state="visible", timeout=30_000

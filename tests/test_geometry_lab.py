@@ -144,7 +144,7 @@ def test_the_page_states_the_figures_it_shows(bundled_lab):
     bars = next(f for f in figures(at) if f.data[0].type == "bar")
     top = output.top(3)
     assert list(bars.data[1].x[:3]) == [f"dim {d}" for d in top]
-    gamma = at.dataframe[1].value
+    gamma = next(d.value for d in at.dataframe if "dimension" in d.value.columns)
     assert list(gamma["dimension"][:3]) == top.tolist()
 
 
