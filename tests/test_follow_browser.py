@@ -144,7 +144,11 @@ def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser
     preview.get_by_role("button", name=f"Lead room {code} again").wait_for(timeout=30_000)
     assert preview.get_by_text(f"You lead room {code}").count() == 0
     time.sleep(2)
-    assert follower.get_by_role("heading", name="Tokens", exact=True).is_visible()
+    # the follower stays on Tokens (a run it may be drawing just then is let finish before looking)
+    follower.wait_for_selector(APP_IDLE, timeout=60_000)
+    follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=10_000)
+    assert follower.get_by_role("heading", name="What is an embedding?").count() == 0
+    assert "/tokens" in follower.url
     preview.close()
 
     leader.get_by_role("button", name="Close the room").click()
