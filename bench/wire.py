@@ -200,6 +200,13 @@ def main() -> None:
 
             neighbours_s = neighbours_times(page)
             print("neighbours, Enter to drawn (s):", " ".join(f"{s:.2f}" for s in neighbours_s))
+
+            # Last, as its overlap figures go on in a background thread once the page is opened.
+            counter.take()
+            page.locator("[data-testid='stSidebarNav']").get_by_text("Geometry", exact=True).click()
+            page.get_by_role("heading", name="Where this comes from").wait_for(timeout=180_000)
+            settle(page)
+            print(f"geometry visit (its figures, charts and tables): {counter.take():.2f} MB")
         browser.close()
     print(
         f"wire positions_mb={positions_mb:.2f} long_embedding_mb={long_mb:.2f} "

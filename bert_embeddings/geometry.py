@@ -20,6 +20,11 @@ So a query q scores every row with one product with the raw table: T(w_i) . T(q)
 w_i . a - m . a with a = T(q) / s, divided by |T(w_i)| (kept per row, one float each) and
 |T(q)|. No transformed copy of the table is made.
 
+A query made of signed terms (king - man + woman) stands for the same sum of the terms'
+transformed rows: T(k) - T(m) + T(w) = P((q - c m) / s) with q the raw sum and c the sum of
+the signs (its ``weight``; 1 for a single row or a mean of rows). So king - king is zero in
+every geometry, and king + queen is not centred twice.
+
 Pure computation: numpy and scipy only.
 """
 
@@ -30,6 +35,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bert_embeddings import projection
 from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
 
 GEOMETRIES = ("raw", "centred", "all-but-the-top", "standardised")
@@ -84,9 +90,12 @@ class Geometry:
     directions: np.ndarray  # (removed, hidden) float64, orthonormal: what P projects out
     norms: np.ndarray  # (n,) float64: |T(w_i)| for every row of the table
 
-    def transform(self, rows: np.ndarray) -> np.ndarray:
-        """T of each row, explicitly, in float64 (for a sentence's few rows, or for checking)."""
-        shifted = (np.atleast_2d(np.asarray(rows, dtype=np.float64)) - self.mean) / self.scale
+    def transform(self, rows: np.ndarray, weight: float | np.ndarray = 1.0) -> np.ndarray:
+        """T of each row, explicitly, in float64 (for a sentence's few rows, or for checking).
+        A row that is a signed sum of rows whose signs add up to ``weight`` (a float, or one per
+        row) maps to the same signed sum of their transforms."""
+        weight = np.reshape(np.asarray(weight, dtype=np.float64), (-1, 1))
+        shifted = (np.atleast_2d(np.asarray(rows, dtype=np.float64)) - weight * self.mean) / self.scale
         return shifted - (shifted @ self.directions.T) @ self.directions
 
 
@@ -102,6 +111,11 @@ def check_removed(removed: float, rows: int, hidden: int) -> int:
     return int(removed)
 
 
+def shape(name: str, removed: int | None) -> tuple[str, int]:
+    """The key of a geometry: its name and D, which is 0 for every geometry but all-but-the-top."""
+    return (name, int(removed or 0) if name == "all-but-the-top" else 0)
+
+
 def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
     """The geometry ``name`` (one of GEOMETRIES) for ``table`` (n, hidden), with its row norms."""
     if name not in GEOMETRIES:
@@ -109,28 +123,42 @@ def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
     return fit_all(table, removed, (name,))[name]
 
 
-def fit_all(table: np.ndarray, removed: float, names: tuple[str, ...] = GEOMETRIES) -> dict[str, Geometry]:
-    """Each geometry of ``names`` for ``table``, from one pass for the moments they share."""
+def fit_all(
+    table: np.ndarray, removed: float, names: tuple[str, ...] = GEOMETRIES, problems: dict | None = None
+) -> dict[str, Geometry]:
+    """Each geometry of ``names`` for ``table``, from one pass for the moments they share.
+    With ``problems`` (a dict), a geometry that cannot be fitted (D out of range, a dimension
+    with no variance) is left out and the reason put there under its name; else it raises."""
     n, hidden = table.shape
-    removed = check_removed(removed, n, hidden) if "all-but-the-top" in names else 0
     moments = _moments(table) if set(names) - {"raw"} else None
     fitted = {}
     for name in names:
-        mean, scale, directions = np.zeros(hidden), np.ones(hidden), np.zeros((0, hidden))
-        if name != "raw":
-            total, gram = moments
-            mean = total / n
-            covariance = gram / n - np.outer(mean, mean)
-            if name == "standardised":
-                scale = _deviations(covariance)
-            if name == "all-but-the-top":
-                directions = _top_directions(covariance, removed)
-        geometry = Geometry(
-            name, removed if name == "all-but-the-top" else 0, mean, scale, directions, np.zeros(0)
-        )
+        try:
+            geometry = _fitted(name, n, hidden, moments, removed)
+        except (OutOfRangeError, ZeroVectorError) as problem:
+            if problems is None:
+                raise
+            problems[name] = str(problem)
+            continue
         norms = [np.linalg.norm(geometry.transform(table[i : i + BLOCK]), axis=1) for i in range(0, n, BLOCK)]
         fitted[name] = replace(geometry, norms=np.concatenate(norms))
     return fitted
+
+
+def _fitted(name: str, n: int, hidden: int, moments, removed: float) -> Geometry:
+    """The geometry ``name`` from the table's moments, without its row norms."""
+    mean, scale, directions = np.zeros(hidden), np.ones(hidden), np.zeros((0, hidden))
+    if name == "all-but-the-top":
+        removed = check_removed(removed, n, hidden)
+    if name != "raw":
+        total, gram = moments
+        mean = total / n
+        covariance = gram / n - np.outer(mean, mean)
+        if name == "standardised":
+            scale = _deviations(covariance)
+        if name == "all-but-the-top":
+            directions = _top_directions(covariance, removed)
+    return Geometry(name, removed if name == "all-but-the-top" else 0, mean, scale, directions, np.zeros(0))
 
 
 def _deviations(covariance: np.ndarray) -> np.ndarray:
@@ -163,10 +191,13 @@ def _top_directions(covariance: np.ndarray, count: int) -> np.ndarray:
     return np.ascontiguousarray(vectors[:, ::-1].T)  # (count, hidden), largest variance first
 
 
-def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarray:
+def scores(
+    table: np.ndarray, geometry: Geometry, query: np.ndarray, weight: float | np.ndarray = 1.0
+) -> np.ndarray:
     """The cosine of T(q) with T(w_i) for every row and every query q: one product with the
-    raw table. A query (hidden,) gives (n,); queries (m, hidden) give (m, n)."""
-    transformed = geometry.transform(query)  # (m, hidden) float64
+    raw table. A query (hidden,) gives (n,); queries (m, hidden) give (m, n). ``weight``: the
+    sum of the signs of the rows a query adds up (see the module's note)."""
+    transformed = geometry.transform(query, weight)  # (m, hidden) float64
     lengths = np.linalg.norm(transformed, axis=1)
     if not np.all(lengths > 0):
         raise ZeroVectorError(f"The query is all zeros in the {geometry.name} geometry: it has no direction.")
@@ -175,6 +206,39 @@ def scores(table: np.ndarray, geometry: Geometry, query: np.ndarray) -> np.ndarr
     result = (raw.astype(np.float64) - (along @ geometry.mean)[:, None]) / lengths[:, None]
     result = np.divide(result, geometry.norms, out=np.zeros_like(result), where=geometry.norms > 0)
     return result[0] if np.ndim(query) == 1 else result
+
+
+def transformed_table(table: np.ndarray, geometry: Geometry, dtype=np.float32) -> np.ndarray:
+    """T of every row, made a block at a time, in ``dtype`` (for a worker that needs the rows
+    themselves, such as the t-SNE map's; searches never do)."""
+    if geometry.name == "raw":
+        return np.asarray(table, dtype=dtype)
+    out = np.empty(table.shape, dtype=dtype)
+    for start in range(0, len(table), BLOCK):
+        out[start : start + BLOCK] = geometry.transform(table[start : start + BLOCK])
+    return out
+
+
+def pca(
+    table: np.ndarray, geometry: Geometry, components: int = projection.DEFAULT_COMPONENTS
+) -> tuple[projection.PcaBasis, np.ndarray]:
+    """PCA of the transformed rows T(w_i), and every row's coordinates, with no transformed
+    copy of the table: their covariance is P S (C_m) S P, with C_m the raw rows' second moments
+    about the geometry's mean and S the scaling (the raw table goes the usual way). So PCA of
+    centred rows is the raw map (PCA centres anyway), and all-but-the-top D's components are
+    raw's D+1st onward."""
+    if geometry.name == "raw":
+        basis = projection.fit(table, components)
+        return basis, projection.project(basis, table)
+    n, hidden = table.shape
+    total, gram = _moments(table)
+    mean, shift = total / n, geometry.mean
+    about = gram - n * (np.outer(mean, shift) + np.outer(shift, mean) - np.outer(shift, shift))
+    scaled = about / np.outer(geometry.scale, geometry.scale)
+    keep = np.eye(hidden) - geometry.directions.T @ geometry.directions  # P
+    basis = projection.fit_moments(n, geometry.transform(mean)[0], keep @ scaled @ keep, components)
+    coords = [projection.project(basis, geometry.transform(table[i : i + BLOCK])) for i in range(0, n, BLOCK)]
+    return basis, np.concatenate(coords)
 
 
 def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10, block: int = 256) -> np.ndarray:

@@ -37,6 +37,7 @@ class Lab:
     lengths: np.ndarray  # (n,) float32: each token row's length
     layout: np.ndarray  # (n,) int8: index into LAYOUT
     whole_word_spearman: float  # rank correlation of length with id among whole words
+    problems: dict[str, dict[str, str]]  # table -> geometry -> why it could not be fitted there
 
 
 def layout(pieces: Sequence[str]) -> np.ndarray:
@@ -67,9 +68,11 @@ def output_table(outputs: Callable[[int, int], np.ndarray], n: int) -> np.ndarra
     )
 
 
-def measure_table(table: np.ndarray, removed: int) -> tuple[dict, dict]:
-    """Each geometry fitted to ``table``, and the table's mean cosine and shares under each."""
-    fitted = geometry.fit_all(table, removed)
+def measure_table(table: np.ndarray, removed: int) -> tuple[dict, dict, dict]:
+    """Each geometry fitted to ``table``, the table's mean cosine and shares under each, and
+    why any geometry could not be fitted (it is then left out of the other two)."""
+    problems: dict[str, str] = {}
+    fitted = geometry.fit_all(table, removed, problems=problems)
     stats = {}
     for name, space in fitted.items():
         if name == "raw":
@@ -79,7 +82,7 @@ def measure_table(table: np.ndarray, removed: int) -> tuple[dict, dict]:
             stats[name] = geometry.anisotropy_in_blocks(
                 lambda a, b, s=space: s.transform(table[a:b]), n, hidden
             )
-    return fitted, stats
+    return fitted, stats, problems
 
 
 def measure(
@@ -88,14 +91,15 @@ def measure(
     """The lab's figures for a model: ``table`` its token rows, ``outputs`` its layer's output."""
     from scipy.stats import spearmanr
 
-    fitted, stats = {}, {}
-    fitted[TABLES[0]], stats[TABLES[0]] = measure_table(table, removed)
-    fitted[TABLES[1]], stats[TABLES[1]] = measure_table(output_table(outputs, len(table)), removed)
+    fitted, stats, problems = {}, {}, {}
+    fitted[TABLES[0]], stats[TABLES[0]], problems[TABLES[0]] = measure_table(table, removed)
+    output = output_table(outputs, len(table))
+    fitted[TABLES[1]], stats[TABLES[1]], problems[TABLES[1]] = measure_table(output, removed)
     lengths = np.linalg.norm(table, axis=1).astype(np.float32)
     kinds = layout(pieces)
     words = np.flatnonzero(kinds == WHOLE_WORD)
     rho = float(spearmanr(words, lengths[words]).statistic) if len(words) > 2 else float("nan")
-    return Lab(removed, stats, fitted, lengths, kinds, rho)
+    return Lab(removed, stats, fitted, lengths, kinds, rho, problems)
 
 
 def sentence_cosines(

@@ -11,7 +11,9 @@ The computation runs in its own process (``python -m bert_embeddings.map_jobs FO
 the lowest CPU priority (SCHED_IDLE, and nice 19), so that a server's sessions keep the cores
 they need; it reads the
 table from ``table.npy`` in the folder, writes ``progress.json`` as it goes, and the finished
-map last. Within one server process, every request for the same map joins the one job.
+map last. Within one server process, every request for the same map joins the one job, and
+one map is computed at a time: a worker holds some hundred MB, and a host's memory is small. A
+map asked for meanwhile waits, queued, and starts at the first request after the other is done.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -198,15 +201,21 @@ def estimate(progress: dict | None) -> tuple[float, forecast.TimeLeft | None]:
 @dataclass
 class Job:
     folder: Path
-    process: subprocess.Popen
+    process: subprocess.Popen | None  # None while it waits for another map to be done
     started: float
 
     def running(self) -> bool:
+        """Under way: computing, or waiting while another map is computed."""
+        if self.process is None:
+            return _computing(besides=self.folder)
         return self.process.poll() is None
+
+    def waiting(self) -> bool:
+        return self.process is None
 
     def failure(self) -> str | None:
         """Why the worker stopped without a map, if it did."""
-        code = self.process.poll()
+        code = None if self.process is None else self.process.poll()
         if code is None or code == 0:
             return None
         try:
@@ -220,6 +229,12 @@ _jobs: dict[Path, Job] = {}
 _lock = threading.Lock()
 
 
+def _computing(besides: Path) -> bool:
+    return any(
+        j.process is not None and j.process.poll() is None for f, j in list(_jobs.items()) if f != besides
+    )
+
+
 def _lower_priority() -> None:
     """Runs in the child before it starts Python: the lowest priority there is. SCHED_IDLE runs
     the worker only on time no other process wants; nice 19 where that policy is missing."""
@@ -231,10 +246,15 @@ def _lower_priority() -> None:
 
 
 def start(
-    table: np.ndarray, settings: neighbour_map.Settings, table_fingerprint: str | None = None
+    table: np.ndarray,
+    settings: neighbour_map.Settings,
+    table_fingerprint: str | None = None,
+    prepare: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Job | Done:
     """The finished map if it is on disk; else the job computing it (started now unless this
-    process already runs it: every caller then shares that one job)."""
+    process already runs it: every caller then shares that one job; or waiting, if another map
+    is being computed). ``prepare``: what to map instead of ``table`` itself (e.g. its rows in
+    another geometry, named by ``table_fingerprint``), made only when the worker starts."""
     folder = folder_for(table_fingerprint or fingerprint(table), settings)
     with _lock:
         job = _jobs.get(folder)
@@ -245,9 +265,12 @@ def start(
             return done
         if job is not None and job.failure():
             return job  # the page says why; ``retry`` starts again
+        if _computing(besides=folder):
+            job = _jobs[folder] = Job(folder, None, time.time())
+            return job
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            _save_table(folder / TABLE, table)
+            _save_table(folder / TABLE, table if prepare is None else prepare(table))
             (folder / PROGRESS).unlink(missing_ok=True)
             log = open(folder / LOG, "w")
         except OSError as error:

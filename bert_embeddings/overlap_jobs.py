@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bert_embeddings import geometry
+from bert_embeddings.errors import ExplorerError
 
 log = logging.getLogger("bert_explorer")
 
@@ -48,8 +49,7 @@ def overlap_with_raw(key: str, table: np.ndarray, name: str, removed: int = 0) -
     """The mean overlap@10 of ``name`` (with D ``removed``) with raw cosine for ``table``
     (``key`` names its exact contents): the figure once computed, else Pending (and the
     computation is queued, once) or Failed."""
-    removed = removed if name == "all-but-the-top" else 0
-    task = (key, name, removed)
+    task = (key, *geometry.shape(name, removed))
     with _lock:
         found = _figures.get(task)
         if isinstance(found, Pending):
@@ -83,6 +83,8 @@ def _work() -> None:
         key, name, removed = task
         try:
             figure = compute(table, name, removed, _raw_lists(key, table))
+        except ExplorerError as problem:  # e.g. D beyond the table's rank: said as it is
+            figure = Failed(str(problem))
         except Exception as problem:  # a worker must not die silently: the page says why
             log.exception("overlap of %s with raw failed", name)
             figure = Failed(f"{type(problem).__name__}: {problem}")

@@ -92,6 +92,7 @@ class Query:
     vector: np.ndarray  # (hidden,)
     ids: tuple[int, ...]
     description: str  # for people: pieces as glyphs.legible shows them
+    weight: float = 1.0  # the sum of its terms' signs: how often a geometry's mean counts in it
 
 
 def build_index(table: np.ndarray, tokenizer: Tokenizer) -> VocabIndex:
@@ -192,9 +193,8 @@ def arithmetic_query(index: VocabIndex, tokenizer: Tokenizer, expression: str) -
         term = word_query(index, tokenizer, word)
         vector += sign * term.vector
         ids.extend(term.ids)
-    return Query(
-        vector, tuple(dict.fromkeys(ids)), " ".join(f"{'-' if s < 0 else '+'} {w}" for s, w in terms)
-    )
+    described = " ".join(f"{'-' if s < 0 else '+'} {w}" for s, w in terms)
+    return Query(vector, tuple(dict.fromkeys(ids)), described, float(sum(s for s, _ in terms)))
 
 
 # --- search ------------------------------------------------------------------------------
@@ -234,13 +234,14 @@ def check_k(k: float) -> int:
 
 
 def similarities(
-    index: VocabIndex, queries: np.ndarray, space: geometry.Geometry | None = None
+    index: VocabIndex, queries: np.ndarray, space: geometry.Geometry | None = None, weight: float = 1.0
 ) -> np.ndarray:
     """Cosine of every row with every query: (queries, hidden) -> (queries, vocab); under
-    ``space`` (a geometry fitted to this table), the cosine of the transformed vectors."""
+    ``space`` (a geometry fitted to this table), the cosine of the transformed vectors (a
+    query's ``weight`` as Query has it)."""
     queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
     if space is not None and space.name != "raw":
-        return geometry.scores(index.table, space, queries).astype(np.float32)
+        return geometry.scores(index.table, space, queries, weight).astype(np.float32)
     query_norms = np.linalg.norm(queries, axis=1)  # (queries,)
     if not np.all(query_norms > 0):
         raise ZeroVectorError("The query vector is all zeros (e.g. 'king - king'): it has no direction.")
@@ -274,11 +275,13 @@ def nearest(
     space: geometry.Geometry | None = None,
     filters: Filters = Filters(),
     match: Matcher = matching_rows,
+    weight: float = 1.0,
 ) -> Neighbours:
-    """The k rows of the token table most cosine-similar to one query vector."""
+    """The k rows of the token table most cosine-similar to one query vector (``weight``: the
+    sum of its terms' signs, as Query has it)."""
     k = check_k(k)
     allowed = allowed_rows(index, filters, match)
-    return top(similarities(index, query, space)[0], allowed, k, index.pieces)
+    return top(similarities(index, query, space, weight)[0], allowed, k, index.pieces)
 
 
 def nearest_for_each(

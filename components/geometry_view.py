@@ -39,15 +39,16 @@ def switch(hidden: int, page: str) -> tuple[str, int]:
         "Geometry", settings.GEOMETRIES, **widgets.seeded(settings.GEOMETRY, "default"), help=HELP
     )
     name = name or settings.GEOMETRIES[0]  # a segmented control can be left with nothing chosen
-    removed = st.session_state[settings.GEOMETRY_REMOVED]
-    if name == "all-but-the-top":
-        removed = right.slider(
-            "Directions removed (D)",
-            1,
-            geometry.MOST_REMOVED,
-            key=settings.GEOMETRY_REMOVED,
-            help=f"About the width / 100 is the usual choice: {default} for this model.",
-        )
+    # Drawn for every geometry (disabled but for all-but-the-top), so that D stays as it was set
+    # while another geometry is looked at: Streamlit forgets the value of a widget not drawn.
+    removed = right.slider(
+        "Directions removed (D)",
+        1,
+        geometry.MOST_REMOVED,
+        key=settings.GEOMETRY_REMOVED,
+        disabled=name != "all-but-the-top",
+        help=f"All-but-the-top's D. About the width / 100 is the usual choice: {default} for this model.",
+    )
     links.carry_from(page, {settings.GEOMETRY: name, settings.GEOMETRY_REMOVED: removed})
     return name, int(removed)
 
@@ -62,13 +63,15 @@ COMPARED = 10  # "k of the 10 nearest change from raw"
 LISTED = 5  # the leading dimensions listed beside LayerNorm's parameters
 
 
-def changed_from_raw(query: np.ndarray, shape: tuple[str, int], filters: vocab_search.Filters) -> None:
+def changed_from_raw(
+    query: vocab_search.Query, shape: tuple[str, int], filters: vocab_search.Filters
+) -> None:
     """Under any geometry but raw: how many of the query's 10 nearest (with the same filters)
     are not among its 10 nearest by raw cosine."""
     if shape[0] == settings.GEOMETRIES[0]:
         return
-    raw = state.nearest(query, COMPARED, (settings.GEOMETRIES[0], 0), filters)
-    here = state.nearest(query, COMPARED, shape, filters)
+    raw = state.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), filters)
+    here = state.nearest(query.vector, COMPARED, shape, filters, weight=query.weight)
     changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
     st.caption(
         f"{changed} of the {len(here.ids)} nearest change from raw cosine in the {described(shape)} geometry."
@@ -100,8 +103,18 @@ def cosine_table(lab: geometry_lab.Lab, sentence: dict[str, dict[str, float]]) -
         },
         **{f"your sentence: {stage}": values for stage, values in sentence.items()},
     }
-    frame = pd.DataFrame.from_dict(rows, orient="index")[list(geometry.GEOMETRIES)]
+    frame = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=list(geometry.GEOMETRIES))
     return frame.rename(columns=lambda n: _column(n, lab.removed))
+
+
+def problems(lab: geometry_lab.Lab) -> list[str]:
+    """Each geometry that could not be fitted to a table, with why, for the page to say (its
+    cells in the table are left empty)."""
+    return [
+        f"Not measured in the {_column(name, lab.removed)} geometry for the {table}: {reason}"
+        for table, found in lab.problems.items()
+        for name, reason in found.items()
+    ]
 
 
 def cosine_columns(frame: pd.DataFrame) -> dict:

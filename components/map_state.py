@@ -7,8 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, config, glyphs, map_jobs, map_reading, neighbour_map
-from components.state import _active, _model, _open, _vocab_index, friendly_errors
+from bert_embeddings import checkpoints, config, geometry, glyphs, map_jobs, map_reading, neighbour_map
+from components.state import _active, _model, _open, _vocab_index, friendly_errors, space
+
+RAW = ("raw", 0)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -29,32 +31,46 @@ def _finished_map(folder: str) -> map_jobs.Done:
     return done
 
 
+def _fingerprint(key: str, revision: str, shape: tuple[str, int]) -> str:
+    """What a map is of: the table's own fingerprint, and the geometry (fitted to that table,
+    so the two name the rows mapped) for any but raw."""
+    print_ = _table_fingerprint(key, revision)
+    return print_ if shape == RAW else f"{print_}-{shape[0]}{shape[1] or ''}"
+
+
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _map_labels(key: str, revision: str, settings: neighbour_map.Settings) -> tuple[map_reading.Label, ...]:
-    done = _finished_map(str(map_jobs.folder_for(_table_fingerprint(key, revision), settings)))
+def _map_labels(
+    key: str, revision: str, settings: neighbour_map.Settings, shape: tuple[str, int]
+) -> tuple[map_reading.Label, ...]:
+    done = _finished_map(str(map_jobs.folder_for(_fingerprint(key, revision, shape), settings)))
     index = _vocab_index(key, revision)
     return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
 
 
-def map_labels() -> tuple[map_reading.Label, ...]:
+def map_labels(shape: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:
     """The finished t-SNE map's region labels, made once per process (after the map is read)."""
-    return _map_labels(*_active(), map_settings())
+    return _map_labels(*_active(), map_settings(), geometry.shape(*shape))
 
 
 def map_settings() -> neighbour_map.Settings:
     return neighbour_map.Settings(iterations=config.map_iterations())
 
 
-def neighbour_map_of_model() -> map_jobs.Done | map_jobs.Job:
-    """The t-SNE map of the model in use: finished (read from disk once), or the job computing
-    it, which this call starts unless it already runs for any session of this process."""
-    table, print_ = _model(*_active()).tables.word_embeddings, _table_fingerprint(*_active())
+def neighbour_map_of_model(shape: tuple[str, int] = RAW) -> map_jobs.Done | map_jobs.Job:
+    """The t-SNE map of the model in use in the geometry ``shape`` (its name and D): finished
+    (read from disk once), or the job computing it, which this call starts unless it already
+    runs for any session of this process. A geometry's map is of the transformed rows, made
+    only for the worker to read, so that its cosine neighbours are that geometry's."""
+    shape = geometry.shape(*shape)
+    table, print_ = _model(*_active()).tables.word_embeddings, _fingerprint(*_active(), shape)
     folder = str(map_jobs.folder_for(print_, map_settings()))
     try:
         return _finished_map(folder)
     except _NotFinishedError:
         pass
-    result = map_jobs.start(table, map_settings(), print_)
+    fitted = None if shape == RAW else space(*shape)
+    prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
+    result = map_jobs.start(table, map_settings(), print_, prepare)
     return _finished_map(folder) if isinstance(result, map_jobs.Done) else result
 
 

@@ -63,15 +63,22 @@ def clicked(key: str) -> int | None:
     return picked.get(key)
 
 
-def click_marks(key: str, coords: np.ndarray, axes: tuple[int, ...], index: vocab_search.VocabIndex):
+def click_marks(
+    key: str,
+    coords: np.ndarray,
+    axes: tuple[int, ...],
+    index: vocab_search.VocabIndex,
+    shape: tuple[str, int],
+):
     """(underlays, highlights, the overlap in words) for the piece clicked on chart ``key``;
-    nothing while none is. Its true neighbours are the Neighbours page's answer (every piece,
-    specials too, but itself); its nearest points are map_reading's, as the colours count them."""
+    nothing while none is. Its true neighbours are the Neighbours page's answer in the map's
+    geometry ``shape`` (every piece, specials too, but itself); its nearest points are
+    map_reading's, as the colours count them."""
     row = clicked(key)
     if row is None or row >= index.size:
         return [], [], None
     true = state.nearest(
-        index.table[row], 10, ("raw", 0), vocab_search.Filters(hide_special=False, exclude_ids=(row,))
+        index.table[row], 10, shape, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
     )
     on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]
     piece = legible(index.pieces[row])
@@ -90,6 +97,7 @@ def vocabulary(
     axes: tuple[int, ...],
     ratios: np.ndarray | None,
     index: vocab_search.VocabIndex,
+    shape: tuple[str, int],
     kinds: list[int],
     highlights: list[tuple],
     colour: map_marks.Colouring | None = None,
@@ -98,7 +106,7 @@ def vocabulary(
 ) -> None:
     """A vocabulary map (maps.vocabulary_map) whose clicks mark a piece, with the marks of the
     piece clicked last and, if given, the regions' ``labels`` trace; then the overlap in words."""
-    lines, marks, sentence = click_marks(key, coords, axes, index)
+    lines, marks, sentence = click_marks(key, coords, axes, index, shape)
     underlays, marked = [*lines, *([labels] if labels is not None else [])], [*highlights, *marks]
     figure = maps.vocabulary_map(
         coords,
@@ -204,3 +212,33 @@ def downloads(done: map_jobs.Done, index: vocab_search.VocabIndex, labels, name:
     )
     st.caption("Every region's label, size, most central pieces and members:")
     exports.table(f"{name} t-SNE regions", frame)
+
+
+@st.fragment(run_every=1.0)
+def map_progress(job, rows: int) -> None:
+    """While a t-SNE map is computed: its stage, how far along, and an estimate of the time left.
+    Only this part of the page reruns, once a second; the page reruns whole when the map is done."""
+    if not job.running():
+        st.rerun(scope="app")
+    if job.waiting():
+        st.info(
+            "Another t-SNE map is being computed on this server: this one starts as soon as it is done "
+            "(one at a time, so that the server keeps memory for everyone's pages).",
+            icon=":material/hourglass_top:",
+        )
+        return
+    progress = map_jobs.read_progress(job.folder)
+    done, left = map_jobs.estimate(progress)
+    stage = progress["stage"] if progress else "starting"
+    eta = ""
+    if left is not None and left.high - left.low > max(5.0, 0.2 * left.high):
+        eta = f", {left.low:.0f} to {left.high:.0f} s left (closer once the layout's pace is known)"
+    elif left is not None:
+        eta = f", about {(left.low + left.high) / 2:.0f} s left"
+    st.progress(
+        done, text=f"Computing the t-SNE map of all {rows:,} pieces, once for everyone: {stage}{eta}."
+    )
+    st.caption(
+        "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
+        "else asking for this map waits for the same computation. Once done, it is kept on disk."
+    )

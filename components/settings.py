@@ -70,7 +70,7 @@ AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 # The pages whose vectors the geometry changes (url paths).
-GEOMETRY_PAGES = ("geometry", "neighbours", "axes")
+GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "pca")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")

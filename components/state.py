@@ -126,12 +126,13 @@ def _vocab_index(spec: str, revision: str) -> vocab_search.VocabIndex:
     return vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _vocabulary_pca(spec: str, revision: str) -> tuple[projection.PcaBasis, np.ndarray]:
-    """The basis fitted on every vocabulary row, and every row's coordinates (vocab, 10)."""
-    table = _model(spec, revision).tables.word_embeddings
-    basis = projection.fit(table)
-    return basis, projection.project(basis, table)
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _vocabulary_pca(
+    spec: str, revision: str, name: str, removed: int
+) -> tuple[projection.PcaBasis, np.ndarray]:
+    """The basis fitted on every vocabulary row in a geometry, and every row's coordinates
+    (vocab, 10): 1.2 MB for bert-base, kept; the geometry's rows are never held whole."""
+    return geometry.pca(_model(spec, revision).tables.word_embeddings, _space(spec, revision, name, removed))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -292,7 +293,7 @@ def space(name: str, removed: int) -> geometry.Geometry:
     """The geometry ``name`` fitted to the model in use's token table (``removed``: D for
     all-but-the-top), once per model for every session."""
     with st.spinner(f"Fitting the {name} geometry to the token table..."):
-        return _space(*_active(), name, removed if name == "all-but-the-top" else 0)
+        return _space(*_active(), *geometry.shape(name, removed))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -321,7 +322,15 @@ def lab(removed: int) -> geometry_lab.Lab:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _nearest(
-    key: str, revision: str, queries: bytes, hidden: int, k: int, shape: tuple[str, int], filters, each: bool
+    key: str,
+    revision: str,
+    queries: bytes,
+    hidden: int,
+    k: int,
+    shape: tuple[str, int],
+    filters,
+    each: bool,
+    weight: float,
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
     # Keyed by the query vectors' float32 bytes (the search reads them as float32 anyway): a
     # workshop's followers all ask for the same search, and only the first one pays for it.
@@ -329,27 +338,35 @@ def _nearest(
     index, fitted = _vocab_index(key, revision), _space(key, revision, *shape)
     if each:
         return vocab_search.nearest_for_each(index, vectors, k, fitted, filters, match=pattern_rows)
-    return vocab_search.nearest(index, vectors[0], k, fitted, filters, pattern_rows)
+    return vocab_search.nearest(index, vectors[0], k, fitted, filters, pattern_rows, weight)
 
 
 def nearest(
-    query: np.ndarray, k: float, shape: tuple[str, int], filters: vocab_search.Filters, each: bool = False
+    query: np.ndarray,
+    k: float,
+    shape: tuple[str, int],
+    filters: vocab_search.Filters,
+    each: bool = False,
+    weight: float = 1.0,
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
     """vocab_search.nearest over the model in use under the geometry ``shape`` (its name and
     D), or with ``each``, nearest_for_each for every row of ``query``; cached for every
-    session: the same search gives the same answer."""
+    session: the same search gives the same answer. ``weight`` as vocab_search.Query has it."""
     vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)
     k = vocab_search.check_k(k)
-    name, removed = shape
-    space(name, removed)  # fitted here, with its spinner, if no session has yet
-    shape = (name, removed if name == "all-but-the-top" else 0)
-    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, shape, filters, each)
+    shape = geometry.shape(*shape)
+    space(*shape)  # fitted here, with its spinner, if no session has yet
+    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, shape, filters, each, float(weight))
 
 
-def vocabulary_pca() -> tuple[projection.PcaBasis, np.ndarray]:
-    """PCA of the whole token table: fitted once per model, shared by every session."""
+def vocabulary_pca(shape: tuple[str, int] = ("raw", 0)) -> tuple[projection.PcaBasis, np.ndarray]:
+    """PCA of the whole token table in the geometry ``shape`` (its name and D): fitted once
+    per model, shared by every session. PCA centres the rows itself, so centred is raw's map."""
+    name, removed = geometry.shape(*shape)
+    name = "raw" if name == "centred" else name  # the same map: computed and kept once
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
-        return _vocabulary_pca(*_active())
+        space(name, removed)
+        return _vocabulary_pca(*_active(), name, removed)
 
 
 def position_pca() -> tuple[projection.PcaBasis, np.ndarray]:

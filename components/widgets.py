@@ -359,31 +359,6 @@ def map_method() -> str:
     return method or settings.MAP_METHODS[0]
 
 
-@st.fragment(run_every=1.0)
-def map_progress(job, rows: int) -> None:
-    """While a t-SNE map is computed: its stage, how far along, and an estimate of the time left.
-    Only this part of the page reruns, once a second; the page reruns whole when the map is done."""
-    from bert_embeddings import map_jobs
-
-    if not job.running():
-        st.rerun(scope="app")
-    progress = map_jobs.read_progress(job.folder)
-    done, left = map_jobs.estimate(progress)
-    stage = progress["stage"] if progress else "starting"
-    eta = ""
-    if left is not None and left.high - left.low > max(5.0, 0.2 * left.high):
-        eta = f", {left.low:.0f} to {left.high:.0f} s left (closer once the layout's pace is known)"
-    elif left is not None:
-        eta = f", about {(left.low + left.high) / 2:.0f} s left"
-    st.progress(
-        done, text=f"Computing the t-SNE map of all {rows:,} pieces, once for everyone: {stage}{eta}."
-    )
-    st.caption(
-        "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
-        "else asking for this map waits for the same computation. Once done, it is kept on disk."
-    )
-
-
 def piece_kinds() -> list[int]:
     shown = st.pills(
         "Kinds of piece to show",

@@ -28,6 +28,8 @@ if encoding is not None:
     )
 table = geometry_view.cosine_table(lab, sentence)
 st.dataframe(table, column_config=geometry_view.cosine_columns(table))
+for problem in geometry_view.problems(lab):
+    st.warning(echo.plain(problem), icon=":material/block:")
 exports.table(f"{model.name} mean cosine by geometry", table.reset_index())
 st.caption(
     "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors are "
@@ -50,28 +52,41 @@ def overlaps() -> None:
 waiting = geometry_view.pending(state.overlaps(shape[1]))
 st.fragment(overlaps, run_every=5 if waiting else None)()
 
+
+def dimensions_section() -> None:
+    """The chosen geometry's largest parts of the mean cosine, by dimension, with LayerNorm's
+    γ and β there."""
+    choice = geometry_view.described(shape)
+    if any(shape[0] not in lab.stats[name] for name in geometry_lab.TABLES):
+        st.info(
+            f"The {choice} geometry could not be fitted here (see above): pick another.",
+            icon=":material/block:",
+        )
+        return
+    contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
+    widgets.chart(
+        lab_charts.dimension_shares(
+            contributions,
+            f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension ({choice} geometry)",
+        ),
+        key="geo_shares",
+    )
+    st.markdown(echo.plain(geometry_view.rogue_sentence(lab, shape[0])))
+    st.dataframe(geometry_view.gamma_table(lab, model.tables, shape[0]), hide_index=True)
+    st.caption(
+        "γ and β are LayerNorm's scale and shift for each dimension. A dimension that LayerNorm scales up "
+        "far beyond the median |γ| can come to decide most of every cosine after it."
+    )
+    exports.matrix(
+        f"{model.name} parts of the mean cosine ({choice})",
+        pd.DataFrame(contributions).to_numpy(),
+        columns=list(contributions),
+        corner="dim",
+    )
+
+
 st.header("Which dimensions make them alike")
-choice = geometry_view.described(shape)
-contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
-widgets.chart(
-    lab_charts.dimension_shares(
-        contributions,
-        f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension ({choice} geometry)",
-    ),
-    key="geo_shares",
-)
-st.markdown(echo.plain(geometry_view.rogue_sentence(lab, shape[0])))
-st.dataframe(geometry_view.gamma_table(lab, model.tables, shape[0]), hide_index=True)
-st.caption(
-    "γ and β are LayerNorm's scale and shift for each dimension. A dimension that LayerNorm scales up "
-    "far beyond the median |γ| can come to decide most of every cosine after it."
-)
-exports.matrix(
-    f"{model.name} parts of the mean cosine ({choice})",
-    pd.DataFrame(contributions).to_numpy(),
-    columns=list(contributions),
-    corner="dim",
-)
+dimensions_section()
 
 st.header("How long the rows are, id by id")
 widgets.chart(

@@ -146,8 +146,9 @@ def search() -> widgets.SearchOptions:
     )
     if query is not None and options.patterns_valid:
         with state.friendly_errors(stop=False):
-            result = state.nearest(query.vector, options.k, options.shape, options.filters(query.ids))
-            geometry_view.changed_from_raw(query.vector, options.shape, options.filters(query.ids))
+            filters = options.filters(query.ids)
+            result = state.nearest(query.vector, options.k, options.shape, filters, weight=query.weight)
+            geometry_view.changed_from_raw(query, options.shape, filters)
     if result is not None:
         memory.remember_search(query.description, result.ids)
         results_ui(query, result)

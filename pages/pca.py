@@ -4,10 +4,11 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose, map_jobs, projection
-from bert_embeddings.errors import MapStorageError
+from bert_embeddings.errors import ExplorerError, MapStorageError
 from components import (
     echo,
     exports,
+    geometry_view,
     links,
     map_marks,
     map_state,
@@ -71,38 +72,44 @@ MARKS_CAPTION = (
 )
 
 
-def tsne_map(kinds: list[int], highlights: list[tuple]) -> None:
-    """The t-SNE map of every row, once computed; meanwhile its progress (other tabs and pages
-    go on as usual: the computation runs in its own low-priority process)."""
+def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[tuple]) -> None:
+    """The t-SNE map of every row in the geometry ``shape``, once computed; meanwhile its
+    progress (other tabs and pages go on as usual: it runs in its own low-priority process)."""
     try:
-        result = map_state.neighbour_map_of_model()
+        result = map_state.neighbour_map_of_model(shape)
     except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
         st.error(echo.plain(problem), icon=":material/error:")
         st.button("Try again", key="map_retry")
+        return
+    except ExplorerError as problem:  # the geometry cannot be fitted to this table (e.g. D)
+        st.error(echo.plain(problem), icon=":material/error:")
         return
     if isinstance(result, map_jobs.Job):
         if failure := result.failure():
             st.error(echo.plain(f"The t-SNE map could not be computed: {failure}."), icon=":material/error:")
             st.button("Try again", key="map_retry", on_click=map_jobs.retry, args=(result.folder,))
             return
-        widgets.map_progress(result, index.size)
+        map_view.map_progress(result, index.size)
         return
     with state.friendly_errors(stop=False):
-        finished_tsne_map(result, kinds, highlights)
+        finished_tsne_map(shape, result, kinds, highlights)
 
 
-def finished_tsne_map(result: map_jobs.Done, kinds: list[int], highlights: list[tuple]) -> None:
+def finished_tsne_map(
+    shape: tuple[str, int], result: map_jobs.Done, kinds: list[int], highlights: list[tuple]
+) -> None:
     """The finished t-SNE map: its options, the map, its downloads and how to read it."""
     with st.container(horizontal=True, vertical_alignment="bottom"):
         colour = map_view.colour_option()
         labelled = map_view.labels_switch()
-    labels = map_state.map_labels()
+    labels, described = map_state.map_labels(shape), geometry_view.described(shape)
     map_view.vocabulary(
         "tsne_vocabulary",
         result.coords,
         (0, 1),
         None,
         index,
+        shape,
         kinds,
         highlights,
         map_view.colouring(colour, result),
@@ -110,15 +117,16 @@ def finished_tsne_map(result: map_jobs.Done, kinds: list[int], highlights: list[
         if labelled
         else None,
         axis_titles=("t-SNE 1", "t-SNE 2"),
-        title=f"The whole vocabulary ({index.size:,} pieces), t-SNE",
+        title=f"The whole vocabulary ({index.size:,} pieces), t-SNE, {described} geometry",
     )
-    map_view.downloads(result, index, labels, model.name)
+    map_view.downloads(result, index, labels, f"{model.name} {described}")
     meta = result.meta
     recall, pca_recall = meta["recall_at_10"], meta["pca_recall_at_10"]
     st.markdown(
         f"**Faithfulness: neighbour recall@10 = {recall:.3f}.** On average {10 * recall:.1f} of each "
-        f"piece's 10 nearest neighbours by cosine (as the Neighbours page finds them) are among its 10 "
-        f"nearest points on this map; on the PCA map it is {10 * pca_recall:.2f} ({pca_recall:.4f})."
+        f"piece's 10 nearest neighbours by cosine in this geometry (as the Neighbours page finds them in "
+        f"it) are among its 10 nearest points on this map; on the PCA map of the same geometry it is "
+        f"{10 * pca_recall:.2f} ({pca_recall:.4f})."
     )
     map_view.kept_caption(result)
     used = meta["settings"]
@@ -143,25 +151,48 @@ TSNE_AXES = (
 )
 
 
+GEOMETRY_ON_MAPS = (
+    "In a geometry, each map is of the rows as that geometry transforms them, and a click marks the "
+    "nearest pieces in it. PCA centres the rows itself, so raw and centred draw the same PCA map, and "
+    "all-but-the-top D shows raw's components D+1 onward; standardising gives every dimension the same "
+    "weight. Each geometry's t-SNE map is computed once, on its own."
+)
+
+
 def vocabulary_section() -> None:
-    """Every row of the token table: PCA, or t-SNE once computed. The PCA map's 2-D / 3-D and
-    components are shown only with PCA; in their place, t-SNE says why it has none."""
-    if widgets.map_method() == settings.MAP_METHODS[1]:
+    """Every row of the token table: PCA, or t-SNE once computed, in the geometry chosen. The
+    PCA map's 2-D / 3-D and components are shown only with PCA; in their place, t-SNE says why
+    it has none."""
+    tsne = widgets.map_method() == settings.MAP_METHODS[1]
+    shape = geometry_view.switch(index.table.shape[1], "pca")
+    st.caption(GEOMETRY_ON_MAPS)
+    if tsne:
         st.caption(TSNE_AXES)
-        tsne_map(widgets.piece_kinds(), highlight_marks())
+        tsne_map(shape, widgets.piece_kinds(), highlight_marks())
     else:
-        pca_map(widgets.map_axes(), widgets.piece_kinds(), highlight_marks())
+        pca_map(shape, widgets.map_axes(), widgets.piece_kinds(), highlight_marks())
 
 
-def pca_map(wanted: tuple[float, ...], kinds: list[int], highlights: list[tuple]) -> None:
+def pca_map(
+    shape: tuple[str, int], wanted: tuple[float, ...], kinds: list[int], highlights: list[tuple]
+) -> None:
     """Every row of the token table on the chosen components, and the variance of each."""
-    basis, coords = state.vocabulary_pca()
+    basis, coords = state.vocabulary_pca(shape)
+    described = geometry_view.described(shape)
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
         map_view.vocabulary(
-            "pca_vocabulary", coords, axes, basis.explained_variance_ratio, index, kinds, highlights
+            "pca_vocabulary",
+            coords,
+            axes,
+            basis.explained_variance_ratio,
+            index,
+            shape,
+            kinds,
+            highlights,
+            title=f"The whole vocabulary ({index.size:,} pieces), PCA, {described} geometry",
         )
-        export_map("vocabulary", coords, axes, index.pieces, "piece")
+        export_map(f"vocabulary ({described})", coords, axes, index.pieces, "piece")
         st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
     widgets.chart(
         maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),

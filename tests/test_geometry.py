@@ -91,6 +91,46 @@ def test_scores_and_top_10_equal_a_ranking_of_the_transformed_table(name, remove
         assert np.lexsort((np.arange(len(got)), -got))[:10].tolist() == ranking.tolist()
 
 
+def structured_table(rows: int = 600, hidden: int = 24, seed: int = 9) -> np.ndarray:
+    """Rows with 9 well-separated directions of variance (so that PCA's components are well
+    defined in every geometry), a common offset and a rogue dimension."""
+    rng = np.random.default_rng(seed)
+    directions = np.linalg.qr(rng.standard_normal((hidden, 9)))[0].T  # (9, hidden) orthonormal
+    latent = rng.standard_normal((rows, 9)) * np.array([9, 7.5, 6, 5, 4, 3.2, 2.5, 2, 1.6])
+    table = latent @ directions + 0.1 * rng.standard_normal((rows, hidden)) + 2.0
+    table[:, 3] += 8.0
+    return table.astype(np.float32)
+
+
+@pytest.mark.parametrize("name, removed", CASES)
+def test_pca_in_a_geometry_equals_scikit_learns_on_the_transformed_rows(name, removed):
+    """The Maps page's PCA in a geometry: components, shares and every row's coordinates equal
+    scikit-learn's PCA of the explicitly transformed table (signs by the same rule); and the
+    rows the t-SNE worker is given are the explicit transform's, in float32."""
+    from sklearn.decomposition import PCA
+
+    table = structured_table()
+    fitted = geometry.fit(table, name, removed)
+    rows = explicit(table, name, removed)
+    basis, coords = geometry.pca(table, fitted, 5)
+    reference = PCA(5).fit(rows)
+    np.testing.assert_allclose(basis.components, reference.components_, atol=1e-6)
+    np.testing.assert_allclose(basis.explained_variance_ratio, reference.explained_variance_ratio_, atol=1e-6)
+    np.testing.assert_allclose(coords, reference.transform(rows), atol=1e-4 * np.abs(rows).max())
+    np.testing.assert_allclose(geometry.transformed_table(table, fitted), rows.astype(np.float32), atol=1e-5)
+
+
+def test_what_the_maps_page_says_of_pca_in_each_geometry():
+    """'PCA centres the rows itself, so raw and centred draw the same PCA map, and all-but-the-top
+    D shows raw's components D+1 onward.'"""
+    table = structured_table()
+    _, raw = geometry.pca(table, geometry.fit(table, "raw"), 8)
+    _, centred = geometry.pca(table, geometry.fit(table, "centred"), 8)
+    np.testing.assert_allclose(centred, raw, atol=1e-4)
+    _, top = geometry.pca(table, geometry.fit(table, "all-but-the-top", 3), 5)
+    np.testing.assert_allclose(top, raw[:, 3:8], atol=1e-4)
+
+
 @pytest.mark.parametrize(
     "removed, rows, problem",
     [(0, 300, "1 to 20"), (21, 300, "1 to 20"), (2.5, 300, "1 to 20"), (10, 8, "too few to remove 10")],
@@ -107,6 +147,19 @@ def test_a_dimension_with_no_variance_cannot_be_standardised():
         geometry.fit(table, "standardised")
     with pytest.raises(OutOfRangeError, match="not a geometry"):
         geometry.fit(table, "sphered")
+
+
+def test_geometries_that_cannot_be_fitted_are_left_out_with_their_reason():
+    """The lab fits all four at once: a flat dimension and a D beyond the rank leave out only
+    their own geometry, with the message the single fit would raise."""
+    table = anisotropic_table(rows=12)
+    table[:, 5] = 0.25
+    problems = {}
+    fitted = geometry.fit_all(table, 15, problems=problems)
+    assert set(fitted) == {"raw", "centred"}
+    assert "Dimension 5 has the same value in every row" in problems["standardised"]
+    assert "too few to remove 15 directions" in problems["all-but-the-top"]
+    np.testing.assert_allclose(fitted["centred"].transform(table), explicit(table, "centred"), atol=1e-9)
 
 
 def test_the_layer_output_of_every_piece_is_the_modules_and_its_mean_cosine_is_exact(bundled):

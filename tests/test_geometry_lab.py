@@ -160,6 +160,19 @@ def test_the_switch_changes_the_chart_and_d_travels_in_the_link():
     assert "d" not in at.query_params or at.query_params["d"] == "5"
 
 
+def test_d_is_kept_while_another_geometry_is_looked_at():
+    """Set D, look at another geometry, come back: D is as it was set (the slider stays drawn,
+    disabled, so Streamlit does not forget it)."""
+    at = open_geometry({"geometry": "abtt"})
+    at.slider(key=settings.GEOMETRY_REMOVED).set_value(11).run()
+    at.segmented_control(key=settings.GEOMETRY).set_value("centred").run()
+    assert at.slider(key=settings.GEOMETRY_REMOVED).disabled
+    at.segmented_control(key=settings.GEOMETRY).set_value("all-but-the-top").run()
+    assert not at.exception
+    assert at.slider(key=settings.GEOMETRY_REMOVED).value == 11
+    assert not at.slider(key=settings.GEOMETRY_REMOVED).disabled
+
+
 def test_d_beyond_a_small_tables_rank_gets_a_message(tmp_path):
     """A 16-wide model cannot lose 20 directions: the page says so, and nothing breaks."""
     from testkit.random_models import write_random_bert
@@ -169,6 +182,12 @@ def test_d_beyond_a_small_tables_rank_gets_a_message(tmp_path):
     at.slider(key=settings.GEOMETRY_REMOVED).set_value(20).run()
     assert not at.exception
     assert "too few to remove 20 directions" in messages(at)
+    table = at.dataframe[0].value
+    assert table["all-but-the-top 20"].isna().all() and table["raw"].notna().all()  # the rest measured
+    assert not [f for f in figures(at) if f.data[0].type == "bar"]  # no chart of what is not there
+    # D stays 20 while another geometry is looked at: that one is measured and drawn in full
+    at.segmented_control(key=settings.GEOMETRY).set_value("centred").run()
+    assert not at.exception and [f for f in figures(at) if f.data[0].type == "bar"]
 
 
 def test_a_try_button_opens_neighbours_in_that_geometry():

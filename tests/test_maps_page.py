@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import glyphs, map_jobs, map_reading, vocab_search
+from bert_embeddings import geometry, glyphs, map_jobs, map_reading, vocab_search
 from components import charts, map_marks, settings
 from tests.conftest import ROOT
 from tests.test_app import figures, messages, offline  # noqa: F401 - offline: an autouse fixture
@@ -22,6 +22,7 @@ def quick_maps(tmp_path_factory):
     saved = {k: os.environ.get(k) for k in ("BERT_EXPLORER_CACHE", "BERT_EXPLORER_MAP_ITERATIONS")}
     os.environ["BERT_EXPLORER_CACHE"] = str(tmp_path_factory.mktemp("maps-cache"))
     os.environ["BERT_EXPLORER_MAP_ITERATIONS"] = "30"
+    map_jobs._jobs.clear()  # a map another test file left computing does not queue these
     yield
     for name, value in saved.items():
         if value is None:
@@ -186,6 +187,62 @@ def test_a_clicked_piece_is_marked_with_the_neighbours_pages_answer(bundled, met
         next(t for t in figure.data if t.name == "its 10 nearest points here").marker.symbol == "triangle-up"
     )
     assert "clicked: king" in [t.name for t in figure.data]
+
+
+def test_the_pca_map_in_a_geometry_is_pca_of_its_rows_and_a_click_marks_its_neighbours(bundled):
+    """geometry=standardised: the map is PCA of the standardised rows (geometry.pca, tested
+    against scikit-learn), and a clicked piece's marks are its nearest in that geometry."""
+    from tests.test_app import array
+
+    table = bundled.tables.word_embeddings
+    index = vocab_search.build_index(table, bundled.tokenizer)
+    space = geometry.fit(table, "standardised")
+    row = index.pieces.index("king")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"geometry": "standardised"})
+    at.run()
+    at.switch_page("pages/pca.py")
+    at.session_state["map_clicked"] = {"pca_vocabulary": row}
+    at.run()
+    assert not at.exception and not at.error
+    figure = next(f for f in figures(at) if "The whole vocabulary" in (f.layout.title.text or ""))
+    assert "PCA, standardised geometry" in figure.layout.title.text
+    whole_words = np.flatnonzero(index.kinds == vocab_search.WHOLE_WORD)
+    _, coords = geometry.pca(table, space)
+    np.testing.assert_allclose(array(figure.data[0].x), coords[whole_words, 0], atol=1e-4)
+    found = vocab_search.nearest(
+        index, table[row], 10, space, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
+    )
+    marked = next(t for t in figure.data if t.name == "its 10 nearest by cosine (joined)")
+    assert list(marked.hovertext) == charts.texts([glyphs.legible(p) for p in found.pieces])
+    assert dict(at.query_params)["geometry"] == "standardised"
+
+
+def test_a_geometrys_t_sne_map_is_a_job_of_its_own_on_its_rows(bundled):
+    """geometry=centred with t-SNE: its own job and folder; the neighbour lists it keeps are the
+    centred rows' (brute force on the very rows the worker was given), not raw's."""
+    from components.map_state import map_settings
+
+    wait_for_the_map()
+    params = {"method": "tsne", "geometry": "centred"}
+    at = open_maps(params)
+    assert not at.exception and not at.error
+    if at.get("progress"):
+        wait_for_the_map()
+        at = open_maps(params)
+    table = bundled.tables.word_embeddings
+    folder = map_jobs.folder_for(f"{map_jobs.fingerprint(table)}-centred", map_settings())
+    done = map_jobs.load(folder, len(table))
+    assert done is not None
+    assert "t-SNE, centred geometry" in tsne_figure(at).layout.title.text
+    rows = geometry.transformed_table(table, geometry.fit(table, "centred")).astype(np.float64)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    sample = np.random.default_rng(3).choice(len(table), 20, replace=False)
+    scores = unit[sample] @ unit.T
+    scores[np.arange(20), sample] = -np.inf
+    expected = [np.lexsort((np.arange(len(table)), -s))[:10] for s in scores]
+    shared = np.mean([np.isin(done.neighbours[r], e).mean() for r, e in zip(sample, expected, strict=True)])
+    assert shared >= 0.98, shared
 
 
 def test_a_clicked_point_names_its_piece():

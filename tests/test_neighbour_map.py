@@ -172,6 +172,7 @@ for blas in (1, 2):
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    map_jobs._jobs.clear()  # a map another test file left computing does not queue this one's
     yield tmp_path / "cache"
     map_jobs._jobs.clear()
 
@@ -292,6 +293,25 @@ def test_the_time_left_follows_what_the_stages_really_cost(speed, layout):
             singles += 1
             assert left.low == pytest.approx(truth, rel=0.15, abs=1), (step, left, truth)
     assert singles >= 10  # most of the layout shows one figure
+
+
+def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache):
+    """A second table's map waits while the first is computed (no second worker's memory), and
+    the first request after that starts it; mapping a prepared table keeps the original's size."""
+    first, second = random_table(rows=400), random_table(rows=300, seed=5)
+    job = map_jobs.start(first, SMALL)
+    queued = map_jobs.start(second, SMALL, "second", prepare=lambda t: -t)
+    assert queued.waiting() and queued.running() and queued.failure() is None
+    assert not (queued.folder / map_jobs.TABLE).exists()  # nothing prepared while it waits
+    wait(job)
+    assert not queued.running()
+    started = map_jobs.start(second, SMALL, "second", prepare=lambda t: -t)
+    assert not started.waiting()
+    wait(started)
+    done = map_jobs.start(second, SMALL, "second")
+    assert isinstance(done, map_jobs.Done)
+    expected = _map_under(1, 1, -second)
+    np.testing.assert_array_equal(done.coords, expected.coords)
 
 
 def test_progress_gives_a_stage_and_an_estimate(cache):

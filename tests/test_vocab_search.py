@@ -23,12 +23,16 @@ from testkit import brute
 SHAPES = [("raw", 0), ("centred", 0), ("all-but-the-top", 3), ("standardised", 0)]
 
 
-def brute_force(table, pieces, query, k, shape=("raw", 0), filters=None):
+def brute_force(table, pieces, query, k, shape=("raw", 0), filters=None, terms=None):
     """Cosine over every explicitly transformed row in float64, sorted by (-score, id); filters
-    applied by hand."""
+    applied by hand. With ``terms`` [(sign, row), ...] the query is the signed sum of the
+    terms' transformed rows (``query`` unused)."""
     filters = filters or vs.Filters()
     w = brute.transformed(table, *shape)
-    q = brute.transformed(table, *shape, rows=query)[0]
+    if terms is None:
+        q = brute.transformed(table, *shape, rows=query)[0]
+    else:
+        q = sum(sign * brute.transformed(table, *shape, rows=row)[0] for sign, row in terms)
     norms = np.linalg.norm(w, axis=1)
     scores = np.where(norms > 0, w @ q / np.where(norms > 0, norms, 1) / np.linalg.norm(q), 0.0)
     keep = []
@@ -143,6 +147,27 @@ def test_bundled_model_equals_brute_force(bundled, bert_index, shape, filters):
         )
         np.testing.assert_array_equal(got.ids, ids)
         np.testing.assert_allclose(got.scores, scores, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_arithmetic_in_a_geometry_adds_the_transformed_words(bundled, bert_index, shape):
+    """king - man + woman in a geometry is T(king) - T(man) + T(woman): the mean counts once per
+    sign, so king + queen (signs add to 2) and paris - france + italy - rome (to 0) rank as the
+    brute-force sum of explicitly transformed rows does, and king - king has no direction."""
+    table = bundled.tables.word_embeddings
+    space = geometry.fit(table, *shape)
+    for expression in ("king - man + woman", "king + queen", "paris - france + italy - rome", "- dog"):
+        query = vs.arithmetic_query(bert_index, bundled.tokenizer, expression)
+        parsed = vs.parse_arithmetic(expression)
+        terms = [(sign, table[bundled.tokenizer.token_to_id(word)]) for sign, word in parsed]
+        assert query.weight == sum(sign for sign, _ in terms)
+        got = vs.nearest(bert_index, query.vector, k=10, space=space, weight=query.weight)
+        ids, scores = brute_force(table, bert_index.pieces, None, 10, shape, terms=terms)
+        np.testing.assert_array_equal(got.ids, ids, err_msg=expression)
+        np.testing.assert_allclose(got.scores, scores, atol=1e-5, err_msg=expression)
+    nothing = vs.arithmetic_query(bert_index, bundled.tokenizer, "king - king")
+    with pytest.raises(ZeroVectorError):
+        vs.nearest(bert_index, nothing.vector, space=space, weight=nothing.weight)
 
 
 @pytest.mark.parametrize(
