@@ -82,10 +82,14 @@ def _layer_norm(summed: np.ndarray, t) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return mean, std, normalized, normalized * t.layer_norm_weight + t.layer_norm_bias
 
 
-def vocabulary_outputs(model: LoadedModel, start: int, stop: int, position: int = 1, segment: int = 0):
+def vocabulary_outputs(
+    model: LoadedModel, start: int, stop: int, position: int | None = None, segment: int = 0
+):
     """The embedding layer's LayerNorm output for vocabulary ids ``start:stop``, each alone at
-    ``position`` with ``segment`` (where the family has segments): (stop - start, width)."""
+    ``position`` (by default as the first piece after the start token: row 1, or RoBERTa's
+    3) with ``segment`` (where the family has segments): (stop - start, width)."""
     t = model.tables
+    position = model.position_offset + 1 if position is None else position
     token = t.word_embeddings[start:stop]
     summed = token if t.token_type_embeddings is None else token + t.token_type_embeddings[segment]
     return _layer_norm(summed + t.position_embeddings[position], t)[3]

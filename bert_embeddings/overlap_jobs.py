@@ -2,8 +2,8 @@
 mean share of each row's 10 nearest by raw cosine that stay among its 10 nearest in the
 geometry (geometry.all_neighbours, geometry.overlap), exactly.
 
-That is a full n x n product per geometry (about half a minute for 30,522 rows on two
-cores), so it runs once per table and geometry, in one background thread per process at the
+That is a full n x n product per geometry (some 15 s for 30,522 rows on two idle cores),
+so it runs once per table and geometry, in one background thread per process at the
 lowest CPU priority, one geometry at a time; every session asking for the same figure waits
 for that one computation. The figures stay in memory for the process (a few floats each);
 each table's raw neighbour lists (n x 10 int32, 1.2 MB) are kept while its geometries are
@@ -13,9 +13,11 @@ computed.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,10 +38,17 @@ class Pending:
 @dataclass(frozen=True)
 class Failed:
     reason: str
+    again_after: float = math.inf  # time.monotonic() after which it is computed again if asked
+
+
+RETRY_AFTER = 60.0  # seconds an unexpected failure is shown before it is tried again
 
 
 _lock = threading.Lock()
 _figures: dict[tuple[str, str, int], float | Pending | Failed] = {}
+_places: dict[tuple[str, str, int], tuple[int, np.ndarray]] = {}  # each pending task's place in line
+_finished: list[int] = [0]  # the place of the task finished last
+_current: list = [None]  # the task the worker computes now
 _raw: dict[str, np.ndarray] = {}
 _tasks: queue.Queue = queue.Queue()
 _worker: list[threading.Thread] = []
@@ -48,20 +57,31 @@ _worker: list[threading.Thread] = []
 def overlap_with_raw(key: str, table: np.ndarray, name: str, removed: int = 0) -> float | Pending | Failed:
     """The mean overlap@10 of ``name`` (with D ``removed``) with raw cosine for ``table``
     (``key`` names its exact contents): the figure once computed, else Pending (and the
-    computation is queued, once) or Failed."""
+    computation is queued, once) or Failed. A figure that failed unexpectedly is computed
+    again when asked for a minute later; a worker that died is replaced, and takes up its
+    last task."""
     task = (key, *geometry.shape(name, removed))
     with _lock:
+        if _worker and not _worker[0].is_alive():
+            if _current[0] is not None:
+                _tasks.put((_current[0], _places[_current[0]][1]))
+            _start_worker()
         found = _figures.get(task)
-        if isinstance(found, Pending):
-            return Pending(sum(isinstance(f, Pending) for f in _figures.values()))
-        if found is not None:
+        if found is None or isinstance(found, Failed) and time.monotonic() > found.again_after:
+            _figures[task] = Pending(1)
+            _places[task] = (max((p for p, _ in _places.values()), default=_finished[0]) + 1, table)
+            _tasks.put((task, table))
+            if not _worker:
+                _start_worker()
+        elif not isinstance(found, Pending):
             return found
-        _figures[task] = Pending(1)
-        _tasks.put((task, table))
-        if not _worker or not _worker[0].is_alive():
-            _worker[:] = [threading.Thread(target=_work, name="geometry-overlap", daemon=True)]
-            _worker[0].start()
-        return Pending(sum(isinstance(f, Pending) for f in _figures.values()))
+        return Pending(_places[task][0] - _finished[0])
+
+
+def _start_worker() -> None:
+    _current[0] = None
+    _worker[:] = [threading.Thread(target=_work, name="geometry-overlap", daemon=True)]
+    _worker[0].start()
 
 
 def _lowest_priority() -> None:
@@ -81,15 +101,18 @@ def _work() -> None:
     while True:
         task, table = _tasks.get()
         key, name, removed = task
+        _current[0] = task
         try:
             figure = compute(table, name, removed, _raw_lists(key, table))
         except ExplorerError as problem:  # e.g. D beyond the table's rank: said as it is
             figure = Failed(str(problem))
         except Exception as problem:  # a worker must not die silently: the page says why
             log.exception("overlap of %s with raw failed", name)
-            figure = Failed(f"{type(problem).__name__}: {problem}")
+            figure = Failed(f"{type(problem).__name__}: {problem}", time.monotonic() + RETRY_AFTER)
         with _lock:
             _figures[task] = figure
+            _finished[0] = _places.pop(task)[0]
+            _current[0] = None
             if not any(isinstance(f, Pending) and t[0] == key for t, f in _figures.items()):
                 _raw.pop(key, None)  # nothing else of this table to compare
 

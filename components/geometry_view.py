@@ -147,8 +147,8 @@ def show_overlaps(figures: dict, removed: int, pieces: int) -> bool:
     if ahead:
         st.info(
             f"Comparing every piece's 10 nearest with raw cosine's, over all {pieces:,} pieces, in the "
-            f"background ({ahead} geometr{'y' if ahead == 1 else 'ies'} to go, about half a minute "
-            "each). This part fills in by itself; the rest of the app is free meanwhile.",
+            f"background, one geometry after another ({ahead} still to compute), at the lowest "
+            "priority. This part fills in by itself; the rest of the app is free meanwhile.",
             icon=":material/hourglass_top:",
         )
     for problem in failed:
@@ -156,13 +156,37 @@ def show_overlaps(figures: dict, removed: int, pieces: int) -> bool:
     return bool(ahead)
 
 
+NEAR_ZERO = 0.01  # a mean cosine this close to 0 has no meaningful shares
+
+
 def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:
-    """Which dimensions lead in each table, and their share, in geometry ``name``."""
+    """Which dimensions lead in each table, and their share, in geometry ``name`` (or, where
+    the mean is near 0, their parts themselves: a share of almost nothing says little)."""
     parts = []
     for table in geometry_lab.TABLES:
-        top, share = geometry_lab.shares(lab.stats[table][name])
-        parts.append(f"in the {table}, dimensions {', '.join(str(d) for d in top)} give {share:.0%}")
+        stats = lab.stats[table][name]
+        top, share = geometry_lab.shares(stats)
+        dims = ", ".join(str(d) for d in top)
+        if abs(stats.mean_cosine) < NEAR_ZERO:
+            together = float(stats.contributions[top].sum())
+            parts.append(
+                f"in the {table}, the mean is {stats.mean_cosine:.4f}, near 0, so no dimension can "
+                f"dominate it; the largest parts, dimensions {dims}, add up to {together:.4f}"
+            )
+        else:
+            parts.append(f"in the {table}, dimensions {dims} give {share:.0%}")
     return f"Of the mean cosine in the {_column(name, lab.removed)} geometry: " + "; ".join(parts) + "."
+
+
+def output_described(model) -> str:
+    """What the 'layer output' table is, for this model's family."""
+    place = model.position_offset + 1
+    said = f"every vocabulary piece alone as the first piece after the start token (position row {place})"
+    if model.tables.token_type_embeddings is not None:
+        said += ", in segment A"
+    if model.tables.projection_weight is not None:
+        said += ", at LayerNorm's width, before the projection to the hidden width"
+    return said
 
 
 def gamma_table(lab: geometry_lab.Lab, tables, name: str) -> pd.DataFrame:
@@ -170,7 +194,7 @@ def gamma_table(lab: geometry_lab.Lab, tables, name: str) -> pd.DataFrame:
     stats = lab.stats[geometry_lab.TABLES[1]][name]
     top = stats.top(LISTED)
     gamma, beta = tables.layer_norm_weight, tables.layer_norm_bias
-    median = float(np.median(np.abs(gamma)))
+    median = float(np.median(np.abs(gamma))) or float("nan")  # all γ 0: no ratio to give
     return pd.DataFrame(
         {
             "dimension": top,
@@ -186,6 +210,14 @@ def lengths_sentence(lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> str:
     """What the lengths do along the whole words' ids, as measured on this table."""
     rho = lab.whole_word_spearman
     words = int((lab.layout == geometry_lab.WHOLE_WORD).sum())
+    if not (lab.layout == geometry_lab.CONTINUATION).any():
+        return (
+            "This vocabulary does not mark the pieces inside a word with ##, as BERT's WordPiece does, so "
+            "the layout above tells apart only [unused] rows, specials and single characters; no trend of "
+            "length along the words' ids is stated."
+        )
+    if not np.isfinite(rho):
+        return f"Only {words} whole words: too few to measure how length runs along their ids."
     trend = "longer" if rho > 0 else "shorter"
     said = (
         f"Among the {words:,} whole words, a later id goes with a {trend} row: the Spearman rank correlation "

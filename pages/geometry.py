@@ -34,7 +34,7 @@ exports.table(f"{model.name} mean cosine by geometry", table.reset_index())
 st.caption(
     "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors are "
     "measured under the token table's geometries up to the sum, and the layer output's after LayerNorm. "
-    "The layer output is every vocabulary piece alone at position 1 in segment A, computed exactly."
+    f"The layer output is {geometry_view.output_described(model)}, computed exactly."
 )
 
 st.subheader("How many of each piece's neighbours change")

@@ -59,6 +59,17 @@ def test_output_equals_the_familys_own_module(family_model):
         assert np.max(np.abs(parts.output - expected)) <= 1e-5
 
 
+def test_the_geometry_labs_layer_output_is_the_modules_for_a_piece_after_the_start_token(family_model):
+    """The Geometry page's 'layer output' of a piece (decompose.vocabulary_outputs, by default)
+    is the family's own module's output for it as the first piece of a sentence: position row
+    1, RoBERTa's 3; segment A where there are segments."""
+    family, _, model, reference = family_model
+    enc = model.encode("the")
+    expected = own_module_output(family, reference, enc).numpy()[1]
+    found = decompose.vocabulary_outputs(model, enc.ids[1], enc.ids[1] + 1)[0]
+    assert np.max(np.abs(found - expected)) <= 1e-5
+
+
 def test_verification_builds_the_familys_module(family_model):
     """The verification panel's module is the family's own class, and the check passes."""
     family, _, model, _ = family_model

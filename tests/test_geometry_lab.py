@@ -263,6 +263,48 @@ def test_the_background_job_computes_each_figure_once_and_the_same():
         assert found[name] == overlap_jobs.compute(table, name, removed)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_figure_that_failed_unexpectedly_or_whose_worker_died_is_computed_again(monkeypatch):
+    """An unexpected error is shown (for RETRY_AFTER), then computed again when asked for; a
+    worker thread that dies mid-task is replaced at the next request and the task taken up."""
+    import threading
+
+    rng = np.random.default_rng(9)
+    table = (rng.standard_normal((200, 12)) + 1).astype(np.float32)
+    key = f"test-{rng.integers(1 << 60)}"
+    real, calls = overlap_jobs.compute, []
+
+    def flaky(*args):
+        calls.append(threading.current_thread())
+        if len(calls) == 1:
+            raise MemoryError("no room just now")
+        if len(calls) == 2:
+            raise SystemExit  # ends the worker thread
+        return real(*args)
+
+    monkeypatch.setattr(overlap_jobs, "compute", flaky)
+    monkeypatch.setattr(overlap_jobs, "RETRY_AFTER", 2.0)
+    assert isinstance(overlap_jobs.overlap_with_raw(key, table, "centred"), overlap_jobs.Pending)
+    found = wait_for(lambda: overlap_jobs.overlap_with_raw(key, table, "centred"), overlap_jobs.Failed)
+    assert "MemoryError: no room just now" in found.reason
+    assert overlap_jobs.overlap_with_raw(key, table, "centred") == found  # shown, not retried at once
+    # asked again later: queued again; the worker dies on it, the next request replaces it
+    figure = wait_for(lambda: overlap_jobs.overlap_with_raw(key, table, "centred"), float)
+    assert figure == real(table, "centred", 0)
+    assert len(calls) == 3 and calls[1] is not calls[2]  # a new thread finished the task
+
+
+def wait_for(ask, kind, timeout: float = 120):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if isinstance(found := ask(), kind):
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no {kind.__name__} in time")
+
+
 def test_the_page_shows_each_geometrys_overlap_once_computed(tmp_path):
     """Pending first (with what is left), then each figure as computed over every piece."""
     import time
