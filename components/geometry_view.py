@@ -39,16 +39,17 @@ def switch(hidden: int, page: str) -> tuple[str, int]:
         "Geometry", settings.GEOMETRIES, **widgets.seeded(settings.GEOMETRY, "default"), help=HELP
     )
     name = name or settings.GEOMETRIES[0]  # a segmented control can be left with nothing chosen
-    # Drawn for every geometry (disabled but for all-but-the-top), so that D stays as it was set
-    # while another geometry is looked at: Streamlit forgets the value of a widget not drawn.
-    removed = right.slider(
-        "Directions removed (D)",
-        1,
-        geometry.MOST_REMOVED,
-        key=settings.GEOMETRY_REMOVED,
-        disabled=name != "all-but-the-top",
-        help=f"All-but-the-top's D. About the width / 100 is the usual choice: {default} for this model.",
-    )
+    # Streamlit forgets the value of a widget not drawn in a run; set again here, D stays as it
+    # was set while another geometry is looked at (and the slider is not drawn).
+    removed = st.session_state[settings.GEOMETRY_REMOVED] = st.session_state[settings.GEOMETRY_REMOVED]
+    if name == "all-but-the-top":
+        removed = right.slider(
+            "Directions removed (D)",
+            1,
+            geometry.MOST_REMOVED,
+            key=settings.GEOMETRY_REMOVED,
+            help=f"About the width / 100 is the usual choice: {default} for this model.",
+        )
     links.carry_from(page, {settings.GEOMETRY: name, settings.GEOMETRY_REMOVED: removed})
     return name, int(removed)
 
