@@ -41,7 +41,7 @@ from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
 GEOMETRIES = ("raw", "centred", "all-but-the-top", "standardised")
 MOST_REMOVED = 20  # all-but-the-top removes 1 to 20 directions
 BLOCK = 512  # rows per block of a pass over the table
-STATS_BLOCK = 256  # rows per block of the statistics' pass: small enough to stay in the cache
+STATS_BLOCK = 512  # rows per block of the statistics' pass: small enough to stay in the cache
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,16 @@ def anisotropy_in_blocks(block: Callable[[int, int], np.ndarray], n: int, hidden
     if n < 2:
         raise OutOfRangeError("The mean cosine between rows needs at least two rows.")
     total, squares = np.zeros(hidden), np.zeros(hidden)
+    scratch = np.empty(0)  # the block's squares, written into the same memory each time
     for start in range(0, n, STATS_BLOCK):
         rows = np.asarray(block(start, min(n, start + STATS_BLOCK)))
+        if scratch.dtype != rows.dtype or len(scratch) < len(rows):
+            scratch = np.empty((STATS_BLOCK, hidden), dtype=rows.dtype)
         norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
         inverse = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         total += inverse @ rows
-        squares += (inverse * inverse) @ (rows * rows)
+        inverse *= inverse
+        squares += inverse @ np.multiply(rows, rows, out=scratch[: len(rows)])
     contributions = (total * total - squares) / (n * (n - 1))
     return Anisotropy(float(contributions.sum()), contributions, n)
 
