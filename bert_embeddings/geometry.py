@@ -103,6 +103,12 @@ class Geometry:
         return shifted - (shifted @ self.directions.T) @ self.directions
 
 
+def default_removed(hidden: int) -> int:
+    """D for all-but-the-top when none is chosen: about the width / 100, as Mu and Viswanath
+    suggest (7 for bert-base's 768, 3 for a 384-wide model), from 1 to 20."""
+    return max(1, min(MOST_REMOVED, hidden // 100))
+
+
 def check_removed(removed: float, rows: int, hidden: int) -> int:
     """D for all-but-the-top: a whole number from 1 to 20, less than the table's rank allows."""
     if not float(removed).is_integer() or not 1 <= removed <= MOST_REMOVED:

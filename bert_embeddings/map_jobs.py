@@ -48,6 +48,18 @@ def fingerprint(table: np.ndarray) -> str:
     return digest.hexdigest()
 
 
+def default_settings() -> neighbour_map.Settings:
+    """The settings the app's maps use (their iterations a host may set)."""
+    return neighbour_map.Settings(iterations=config.map_iterations())
+
+
+def map_name(table_fingerprint: str, shape: tuple[str, int]) -> str:
+    """What a map is of: the table (its fingerprint) and, for any geometry but raw, the geometry
+    (name and D) fitted to that table, which together name the rows mapped."""
+    name, removed = shape
+    return table_fingerprint if name == "raw" else f"{table_fingerprint}-{name}{removed or ''}"
+
+
 def folder_for(table_fingerprint: str, settings: neighbour_map.Settings) -> Path:
     return config.explorer_cache_dir() / "maps" / table_fingerprint / settings.name()
 

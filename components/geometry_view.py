@@ -20,17 +20,11 @@ MEANINGS = {
 HELP = "  \n".join(f"**{name}**: {meaning}." for name, meaning in MEANINGS.items())
 
 
-def default_removed(hidden: int) -> int:
-    """D for all-but-the-top: about the width / 100, as Mu and Viswanath suggest (7 for
-    bert-base's 768, 3 for a 384-wide model), from 1 to 20."""
-    return max(1, min(geometry.MOST_REMOVED, hidden // 100))
-
-
 def switch(hidden: int, page: str) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
     for the others), on ``page`` (its url path). The same keys on every page that shows it,
     carried from page to page (links.carry_from)."""
-    default = default_removed(hidden)
+    default = geometry.default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True
     )

@@ -32,10 +32,7 @@ def _finished_map(folder: str) -> map_jobs.Done:
 
 
 def _fingerprint(key: str, revision: str, shape: tuple[str, int]) -> str:
-    """What a map is of: the table's own fingerprint, and the geometry (fitted to that table,
-    so the two name the rows mapped) for any but raw."""
-    print_ = _table_fingerprint(key, revision)
-    return print_ if shape == RAW else f"{print_}-{shape[0]}{shape[1] or ''}"
+    return map_jobs.map_name(_table_fingerprint(key, revision), shape)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -53,7 +50,7 @@ def map_labels(shape: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:
 
 
 def map_settings() -> neighbour_map.Settings:
-    return neighbour_map.Settings(iterations=config.map_iterations())
+    return map_jobs.default_settings()
 
 
 def neighbour_map_of_model(shape: tuple[str, int] = RAW) -> map_jobs.Done | map_jobs.Job:

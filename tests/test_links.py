@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings import checkpoints
-from components import geometry_view, links, settings, widgets
+from bert_embeddings import checkpoints, geometry
+from components import links, settings, widgets
 from tests.conftest import ROOT, shown
 from tests.test_app import figures, messages
 
@@ -187,7 +187,7 @@ def test_an_invalid_value_falls_back_to_the_default_with_a_notice(name, value, k
     assert not at.exception and not at.error
     default = widgets.model_options()[0] if key == settings.MODEL_KEY else settings.DEFAULTS.get(key)
     if key == settings.GEOMETRY_REMOVED:  # the model's own default: its width / 100
-        default = geometry_view.default_removed(checkpoints.load_bundled().tables.word_embeddings.shape[1])
+        default = geometry.default_removed(checkpoints.load_bundled().tables.word_embeddings.shape[1])
     assert at.session_state.get(key, default) == default  # absent: its widget is not on this page
     assert at.session_state[settings.SENTENCE_B_KEY] == "A valid part of the same link."
     assert "could not be used" not in messages(at)  # said once, not on every run after
