@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA
 from bench import full_or_quick
 from bench.vocab_search import median_seconds, token_table
 from bert_embeddings import checkpoints, projection, vocab_search
-from components import maps
+from bert_embeddings.figures import maps
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Pure computation behind the BERT embedding explorer: no Streamlit, no Plotly.
+"""Pure computation behind the BERT embedding explorer: no Streamlit, no Plotly. The
+subpackage ``figures`` (Plotly, still no Streamlit) draws it; nothing here imports it.
 
 checkpoints  where a model comes from and loading only its embedding layer
 tokenize     text (A, optional B) -> pieces, ids, segment ids, positions

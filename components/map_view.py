@@ -15,8 +15,9 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import map_jobs, map_reading, vocab_search
+from bert_embeddings.figures import map_marks, maps
 from bert_embeddings.glyphs import legible
-from components import echo, exports, map_marks, maps, settings, state, widgets
+from components import echo, exports, settings, state, widgets
 
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
 

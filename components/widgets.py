@@ -13,7 +13,8 @@ import streamlit as st
 from bert_embeddings import checkpoints, config, glyphs, limits, patterns, vocab_search
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.errors import ExplorerError
-from components import charts, echo, settings
+from bert_embeddings.figures import charts
+from components import echo, settings
 from components.inputs import Inputs
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room

@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import axes, cosine, decompose, glyphs, limits
-from components import charts, echo, exports, geometry_view, links, maps, routing, settings, state, widgets
+from bert_embeddings.figures import charts, maps
+from components import echo, exports, geometry_view, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Your own axes")

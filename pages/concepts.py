@@ -3,7 +3,8 @@
 import streamlit as st
 
 from bert_embeddings import concepts, cosine, limits
-from components import charts, exports, routing, settings, state, widgets
+from bert_embeddings.figures import charts
+from components import exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("What is an embedding?")

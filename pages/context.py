@@ -5,7 +5,8 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import contextual, cosine, vocab_search
-from components import charts, exports, links, routing, settings, state, widgets
+from bert_embeddings.figures import charts
+from components import exports, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Context: after the embedding layer")

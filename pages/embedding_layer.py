@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from components import charts, exports, links, routing, settings, state, widgets
+from bert_embeddings.figures import charts
+from components import exports, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")

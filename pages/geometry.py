@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import decompose, geometry_lab
-from components import echo, exports, geometry_view, lab_charts, routing, state, widgets
+from bert_embeddings.figures import lab_charts
+from components import echo, exports, geometry_view, routing, state, widgets
 
 routing.through_app()
 st.title("Geometry: why every vector looks alike")

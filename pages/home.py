@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from components import charts, exports, routing, state, widgets
+from bert_embeddings.figures import charts
+from components import exports, routing, state, widgets
 
 OVERVIEW_TOKENS = 12
 OVERVIEW_DIMS = 32

@@ -5,19 +5,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, glyphs, limits, vocab_search
-from components import (
-    charts,
-    echo,
-    exports,
-    follow,
-    geometry_view,
-    links,
-    memory,
-    routing,
-    settings,
-    state,
-    widgets,
-)
+from bert_embeddings.figures import charts
+from components import echo, exports, follow, geometry_view, links, memory, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")

@@ -5,15 +5,14 @@ import streamlit as st
 
 from bert_embeddings import decompose, map_jobs, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
+from bert_embeddings.figures import map_marks, maps
 from components import (
     echo,
     exports,
     geometry_view,
     links,
-    map_marks,
     map_state,
     map_view,
-    maps,
     memory,
     routing,
     settings,

@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import cosine, positions
-from components import charts, exports, routing, settings, state, widgets
+from bert_embeddings.figures import charts
+from components import exports, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Positions: learned, not a formula")

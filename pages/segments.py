@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import decompose
-from components import charts, echo, exports, inputs, routing, state, widgets
+from bert_embeddings.figures import charts
+from components import echo, exports, inputs, routing, state, widgets
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")

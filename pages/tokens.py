@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import glyphs
-from components import charts, exports, routing, state
+from bert_embeddings.figures import charts
+from components import exports, routing, state
 
 routing.through_app()
 st.title("Tokens")

@@ -129,7 +129,7 @@ def test_labels_on_the_bundled_model_read_as_their_pieces(bundled_slice):
 
 
 def test_labels_that_would_overlap_a_larger_regions_are_left_out_and_none_is_cut_off():
-    from components import map_marks
+    from bert_embeddings.figures import map_marks
 
     coords = np.array([[0, 0], [100, 100]], dtype=np.float32)  # a map 100 wide and high
     anchors = np.array([[50, 50], [51, 50], [50, 80], [1, 20], [99, 20]], dtype=np.float32)

@@ -11,7 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import geometry, glyphs, map_jobs, map_reading, vocab_search
-from components import charts, map_marks, settings
+from bert_embeddings.figures import charts, map_marks
+from components import settings
 from tests.conftest import ROOT
 from tests.test_app import figures, messages, offline  # noqa: F401 - offline: an autouse fixture
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from components.charts import HATCHES, PALETTE, SYMBOLS, text, title_style
+from bert_embeddings.figures.charts import HATCHES, PALETTE, SYMBOLS, text, title_style
 
 SHOWN = 30  # the dimensions drawn as bars, largest part first
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
+from bert_embeddings.figures.map_marks import Colouring, cloud_rows
 from bert_embeddings.glyphs import legible
-from components.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
-from components.map_marks import Colouring, cloud_rows
 
 
 @functools.lru_cache(maxsize=4)

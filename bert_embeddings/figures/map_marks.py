@@ -1,7 +1,7 @@
 """What a vocabulary map can show beyond its points: a colour per piece (neighbours kept,
 hubness), the labels of its regions, and a clicked piece's true and apparent neighbours.
 
-Pure figure pieces (numpy in, Plotly out, no Streamlit); components/maps.py draws them.
+Pure figure pieces (numpy in, Plotly out, no Streamlit); figures/maps.py draws them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from bert_embeddings import map_reading
-from components.charts import OKABE_ITO, gl_texts, texts
+from bert_embeddings.figures.charts import OKABE_ITO, gl_texts, texts
 
 # Viridis runs from dark blue to yellow without relying on red against green, and stays
 # ordered in lightness for readers who see no hue at all.

@@ -1,0 +1,177 @@
+"""The explorer's core for notebooks: a handful of functions that return plain data (numpy
+arrays, tuples, floats), each computed exactly as the app computes it.
+
+>>> from bert_embeddings import api
+>>> model = api.load("bundled")          # offline; a Hub id or an absolute folder works too
+>>> api.tokenize(model, "I am Sinan").ids.tolist()
+[101, 1045, 2572, 8254, 2319, 102]
+
+Every example here runs as a doctest (tests/test_api.py) on the bundled model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings import axes, checkpoints, decompose, geometry, map_jobs, prepare, vocab_search
+from bert_embeddings.errors import UnknownWordError
+from bert_embeddings.model import LoadedModel
+from bert_embeddings.tokenize import Encoding
+
+__all__ = ["load", "tokenize", "breakdown", "verify", "neighbours", "pca", "tsne_map", "axis_coordinates"]
+
+
+def load(spec: str = "bundled", revision: str = checkpoints.DEFAULT_REVISION) -> LoadedModel:
+    """A model's embedding layer: a Hub id (``bert-base-uncased``), an absolute folder path, or
+    ``bundled`` (all-MiniLM-L6-v2, offline). Where the Hub cannot be reached, a listed model
+    falls back to the bundled one and ``model.notice`` says so.
+
+    >>> model = load("bundled")
+    >>> model.tables.word_embeddings.shape
+    (30522, 384)
+    """
+    return checkpoints.load_model(spec, revision)
+
+
+def tokenize(model: LoadedModel, text_a: str, text_b: str = "") -> Encoding:
+    """A sentence (or a pair) as the model reads it: ``pieces``, ``ids``, ``segment_ids`` and
+    ``positions``, one entry per piece.
+
+    >>> enc = tokenize(load(), "hello, world!")
+    >>> enc.pieces
+    ('[CLS]', 'hello', ',', 'world', '!', '[SEP]')
+    >>> enc.ids.tolist(), enc.positions.tolist()
+    ([101, 7592, 1010, 2088, 999, 102], [0, 1, 2, 3, 4, 5])
+    """
+    return model.encode(text_a, text_b)
+
+
+def breakdown(model: LoadedModel, text_a: str, text_b: str = "") -> dict[str, np.ndarray]:
+    """The embedding layer stage by stage for a sentence (pair), each (pieces, width):
+    ``token``, ``position``, ``segment`` (absent where the family has none), ``sum`` and
+    ``output`` (LayerNorm of the sum: what the layer returns).
+
+    >>> parts = breakdown(load(), "I am Sinan")
+    >>> {name: rows.shape for name, rows in parts.items()}["output"]
+    (6, 384)
+    >>> bool(np.allclose(parts["sum"], parts["token"] + parts["position"] + parts["segment"]))
+    True
+    """
+    parts = decompose.decompose(model, model.encode(text_a, text_b))
+    stages = {"token": parts.token, "position": parts.position, "segment": parts.segment}
+    stages = {name: rows for name, rows in stages.items() if rows is not None}
+    return {**stages, "sum": parts.summed, "output": parts.output}
+
+
+def verify(model: LoadedModel, text_a: str, text_b: str = "") -> decompose.Verification:
+    """The largest difference between ``breakdown``'s output and the model's own embedding
+    module (transformers), and whether it is within the app's tolerance.
+
+    >>> check = verify(load(), "this is a test sentence")
+    >>> check.passed, check.module_name
+    (True, 'BertEmbeddings')
+    """
+    encoding = model.encode(text_a, text_b)
+    module = decompose.build_reference_module(model)
+    return decompose.verify(module, encoding, decompose.decompose(model, encoding))
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    piece: str
+    id: int
+    cosine: float
+
+
+def neighbours(
+    model: LoadedModel, query: str | int, k: int = 10, geometry_name: str = "raw", d: int | None = None
+) -> list[Neighbour]:
+    """The k vocabulary pieces nearest to ``query`` by cosine, exactly, over every row, leaving
+    out the query's own pieces: a word or piece (``"dog"``), an id (``3899``) or arithmetic
+    (``"king - man + woman"``). ``geometry_name``: raw, centred, all-but-the-top (with ``d``,
+    by default the width // 100) or standardised, as on the Geometry page.
+
+    >>> [n.piece for n in neighbours(load(), "king - man + woman", k=3)]
+    ['queen', 'kings', 'monarch']
+    >>> neighbours(load(), 3899, k=1)[0].piece    # id 3899 is "dog"
+    'dogs'
+    >>> [n.piece for n in neighbours(load(), "the", k=3, geometry_name="standardised")]
+    ['a', 'an', ',']
+    """
+    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+    if isinstance(query, int | np.integer):
+        found = vocab_search.id_query(index, int(query))
+    elif any(sign in str(query) for sign in "+-") and str(query).strip() not in "+-":
+        found = vocab_search.arithmetic_query(index, model.tokenizer, str(query))
+    else:
+        found = vocab_search.word_query(index, model.tokenizer, str(query))
+    shape = _shape(model, geometry_name, d)
+    space = geometry.fit(index.table, *shape)
+    result = vocab_search.nearest(
+        index, found.vector, k, space, vocab_search.Filters(exclude_ids=found.ids), weight=found.weight
+    )
+    return [
+        Neighbour(p, int(i), float(c))
+        for p, i, c in zip(result.pieces, result.ids, result.scores, strict=True)
+    ]
+
+
+def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, components: int = 10):
+    """Every vocabulary row's coordinates on the top principal components of the token table
+    in a geometry (vocab, components) float32, and each component's share of the variance.
+
+    >>> coords, shares = pca(load(), components=3)
+    >>> coords.shape, bool(shares[0] > shares[1] > shares[2])
+    ((30522, 3), True)
+    """
+    table = model.tables.word_embeddings
+    basis, coords = geometry.pca(table, geometry.fit(table, *_shape(model, geometry_name, d)), components)
+    return coords, basis.explained_variance_ratio
+
+
+def tsne_map(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, compute: bool = False):
+    """The t-SNE map of every vocabulary row (vocab, 2) float32, read from the cache folder the
+    app fills (BERT_EXPLORER_CACHE); with ``compute``, computed here first if it is not there
+    (as ``python -m bert_embeddings map`` does). Without it, a map not yet made is an error that
+    says how to make it."""
+    table, shape = model.tables.word_embeddings, _shape(model, geometry_name, d)
+    settings = map_jobs.default_settings()
+    folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
+    done = map_jobs.load(folder, len(table))
+    if done is None and compute:
+        prepare.prepare_map(table, shape, settings)
+        done = map_jobs.load(folder, len(table))
+    if done is None:
+        raise FileNotFoundError(
+            f"No t-SNE map of {model.name} ({shape[0]}) in {folder.parent.parent}: pass compute=True, or run "
+            f"python -m bert_embeddings map {model.spec}"
+        )
+    return done.coords
+
+
+def axis_coordinates(
+    model: LoadedModel, start: str, end: str, words: str, geometry_name: str = "raw", d: int | None = None
+) -> dict[str, float]:
+    """Each of ``words`` (separated by commas) placed on the axis from ``start`` to ``end``
+    (each end one or more words, averaged), as Your own axes places them: its row's
+    projection on the axis's unit direction, in the geometry; larger is further towards ``end``.
+
+    >>> placed = axis_coordinates(load(), "cold", "hot", "ice, fire")
+    >>> placed["ice"] < placed["fire"]
+    True
+    """
+    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+    space = geometry.fit(index.table, *_shape(model, geometry_name, d))
+    turned = axes.in_space([axes.build_axis(index, model.tokenizer, "x", start, end)], space)
+    placed, problems = axes.words_to_place(index, model.tokenizer, words)
+    if problems:
+        raise UnknownWordError(problems[0])
+    coords = axes.coordinates(np.array([w.vector for w in placed]), turned, space)
+    return {w.text: float(c) for w, c in zip(placed, coords[:, 0], strict=True)}
+
+
+def _shape(model: LoadedModel, name: str, d: int | None) -> tuple[str, int]:
+    hidden = model.tables.word_embeddings.shape[1]
+    return geometry.shape(name, geometry.default_removed(hidden) if d is None else d)

@@ -1,0 +1,13 @@
+"""The app's Plotly figures, as plain functions of data: a figure is returned, never shown.
+
+The layering runs one way: the pure core (bert_embeddings, numpy only, no Plotly or
+Streamlit), then these figures (Plotly, no Streamlit), then the Streamlit glue (components),
+then the pages. They live in the installed package, beside the core they draw, so that a
+notebook gets the very figures the app draws with `pip install .` and without importing
+Streamlit; the core itself never imports them.
+
+charts      heatmaps, bars and the shared palette (Okabe-Ito), markers and text escaping
+maps        vocabulary maps, the sentence's journey, the position path
+map_marks   a clicked piece's marks, colourings and region labels on a map
+lab_charts  the Geometry page's figures
+"""

@@ -1,0 +1,76 @@
+"""The notebook API (bert_embeddings.api): its docstrings' examples run, and its answers are
+the references' (the model's own module, brute force, scikit-learn, the map job's)."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+
+from bert_embeddings import api, map_jobs
+from testkit import brute
+
+
+def test_every_example_in_the_docstrings_runs():
+    found = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert found.attempted >= 15 and found.failed == 0, found
+    assert all(getattr(api, name).__doc__ for name in api.__all__)
+
+
+def test_the_breakdown_is_the_modules_own_output(bundled):
+    import torch
+
+    from bert_embeddings import decompose
+
+    parts = api.breakdown(bundled, "The bank of the river.", "It flooded.")
+    encoding = api.tokenize(bundled, "The bank of the river.", "It flooded.")
+    with torch.inference_mode():
+        expected = decompose.build_reference_module(bundled)(
+            input_ids=torch.tensor(encoding.ids)[None],
+            token_type_ids=torch.tensor(encoding.segment_ids)[None],
+            position_ids=torch.tensor(encoding.positions)[None],
+        )[0].numpy()
+    assert np.max(np.abs(parts["output"] - expected)) <= 1e-5
+    assert api.verify(bundled, "The bank of the river.", "It flooded.").passed
+
+
+@pytest.mark.parametrize("name", ["raw", "standardised"])
+def test_neighbours_of_arithmetic_are_brute_forces(bundled, name):
+    """king - man + woman: the signed sum of the transformed rows, ranked over every other row."""
+    table, tok = bundled.tables.word_embeddings, bundled.tokenizer
+    signs, ids = (1, -1, 1), [tok.token_to_id(w) for w in ("king", "man", "woman")]
+    rows = brute.transformed(table, name)
+    parts = [s * brute.transformed(table, name, rows=table[i])[0] for s, i in zip(signs, ids, strict=True)]
+    query = sum(parts)
+    scores = rows @ query / np.linalg.norm(rows, axis=1) / np.linalg.norm(query)
+    scores[ids] = -np.inf
+    expected = np.lexsort((np.arange(len(scores)), -scores))[:5]
+    found = api.neighbours(bundled, "king - man + woman", k=5, geometry_name=name)
+    assert [n.id for n in found] == expected.tolist()
+    np.testing.assert_allclose([n.cosine for n in found], scores[expected], atol=1e-5)
+
+
+def test_pca_is_scikit_learns(bundled):
+    from sklearn.decomposition import PCA
+
+    table = bundled.tables.word_embeddings
+    coords, shares = api.pca(bundled, components=3)
+    reference = PCA(3).fit(table.astype(np.float64))
+    np.testing.assert_allclose(shares, reference.explained_variance_ratio_, atol=1e-6)
+    np.testing.assert_allclose(coords, reference.transform(table.astype(np.float64)), atol=1e-3)
+
+
+def test_the_t_sne_map_is_read_from_the_apps_cache_or_computed_on_request(tmp_path, monkeypatch):
+    from bert_embeddings import checkpoints, neighbour_map
+    from testkit.random_models import write_random_bert
+
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", "30")
+    model = checkpoints.load_model(str(write_random_bert(tmp_path / "model", hidden=16, seed=6)))
+    with pytest.raises(FileNotFoundError, match="python -m bert_embeddings map"):
+        api.tsne_map(model)
+    coords = api.tsne_map(model, compute=True)
+    expected = neighbour_map.compute(model.tables.word_embeddings, map_jobs.default_settings(), threads=1)
+    np.testing.assert_array_equal(coords, expected.coords)
+    np.testing.assert_array_equal(api.tsne_map(model), coords)  # read back, not computed again
