@@ -15,12 +15,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bert_embeddings import axes, checkpoints, decompose, geometry, map_jobs, prepare, vocab_search
+from bert_embeddings import (
+    axes,
+    checkpoints,
+    contextual,
+    decompose,
+    geometry,
+    map_jobs,
+    prepare,
+    vocab_search,
+)
 from bert_embeddings.errors import UnknownWordError
 from bert_embeddings.model import LoadedModel
 from bert_embeddings.tokenize import Encoding
 
-__all__ = ["load", "tokenize", "breakdown", "verify", "neighbours", "pca", "tsne_map", "axis_coordinates"]
+__all__ = [
+    "load",
+    "tokenize",
+    "breakdown",
+    "verify",
+    "hidden_states",
+    "neighbours",
+    "search",
+    "pca",
+    "tsne_map",
+    "axis_coordinates",
+]
 
 
 def load(spec: str = "bundled", revision: str = checkpoints.DEFAULT_REVISION) -> LoadedModel:
@@ -78,6 +98,20 @@ def verify(model: LoadedModel, text_a: str, text_b: str = "") -> decompose.Verif
     return decompose.verify(module, encoding, decompose.decompose(model, encoding))
 
 
+def hidden_states(model: LoadedModel, text_a: str, text_b: str = "") -> np.ndarray:
+    """The sentence (pair) through the whole model, as the Contextual vectors page runs it:
+    (layers + 1, pieces, width), the embedding layer's output first, then each encoder layer's.
+    The first entry equals ``breakdown``'s output; the encoder mixes in the context after it.
+
+    >>> states = hidden_states(load(), "I love mathematics!")
+    >>> states.shape                    # 6 encoder layers after the embedding layer, 6 pieces
+    (7, 6, 384)
+    >>> bool(np.allclose(states[0], breakdown(load(), "I love mathematics!")["output"], atol=1e-5))
+    True
+    """
+    return contextual.hidden_states(contextual.load_full_model(model), model.encode(text_a, text_b))
+
+
 @dataclass(frozen=True)
 class Neighbour:
     piece: str
@@ -100,6 +134,23 @@ def neighbours(
     >>> [n.piece for n in neighbours(load(), "the", k=3, geometry_name="standardised")]
     ['a', 'an', ',']
     """
+    _, result = search(model, query, k, geometry_name, d)
+    return [
+        Neighbour(p, int(i), float(c))
+        for p, i, c in zip(result.pieces, result.ids, result.scores, strict=True)
+    ]
+
+
+def search(
+    model: LoadedModel, query: str | int, k: int = 10, geometry_name: str = "raw", d: int | None = None
+) -> tuple[vocab_search.Query, vocab_search.Neighbours]:
+    """``neighbours`` as the core returns it: the query (its vector, its pieces' ids and its
+    description as the app words it) and the ranked ``ids``, ``pieces`` and ``scores``.
+
+    >>> query, found = search(load(), "dog", k=2)
+    >>> query.ids, found.pieces
+    ((3899,), ('dogs', 'canine'))
+    """
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     if isinstance(query, int | np.integer):
         found = vocab_search.id_query(index, int(query))
@@ -107,15 +158,11 @@ def neighbours(
         found = vocab_search.arithmetic_query(index, model.tokenizer, str(query))
     else:
         found = vocab_search.word_query(index, model.tokenizer, str(query))
-    shape = _shape(model, geometry_name, d)
-    space = geometry.fit(index.table, *shape)
+    space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
     result = vocab_search.nearest(
         index, found.vector, k, space, vocab_search.Filters(exclude_ids=found.ids), weight=found.weight
     )
-    return [
-        Neighbour(p, int(i), float(c))
-        for p, i, c in zip(result.pieces, result.ids, result.scores, strict=True)
-    ]
+    return found, result
 
 
 def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, components: int = 10):
@@ -127,7 +174,8 @@ def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, co
     ((30522, 3), True)
     """
     table = model.tables.word_embeddings
-    basis, coords = geometry.pca(table, geometry.fit(table, *_shape(model, geometry_name, d)), components)
+    space = geometry.fit(table, *geometry_shape(model, geometry_name, d))
+    basis, coords = geometry.pca(table, space, components)
     return coords, basis.explained_variance_ratio
 
 
@@ -136,7 +184,7 @@ def tsne_map(model: LoadedModel, geometry_name: str = "raw", d: int | None = Non
     app fills (BERT_EXPLORER_CACHE); with ``compute``, computed here first if it is not there
     (as ``python -m bert_embeddings map`` does). Without it, a map not yet made is an error that
     says how to make it."""
-    table, shape = model.tables.word_embeddings, _shape(model, geometry_name, d)
+    table, shape = model.tables.word_embeddings, geometry_shape(model, geometry_name, d)
     settings = map_jobs.default_settings()
     folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
     done = map_jobs.load(folder, len(table))
@@ -163,7 +211,7 @@ def axis_coordinates(
     True
     """
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    space = geometry.fit(index.table, *_shape(model, geometry_name, d))
+    space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
     turned = axes.in_space([axes.build_axis(index, model.tokenizer, "x", start, end)], space)
     placed, problems = axes.words_to_place(index, model.tokenizer, words)
     if problems:
@@ -172,6 +220,12 @@ def axis_coordinates(
     return {w.text: float(c) for w, c in zip(placed, coords[:, 0], strict=True)}
 
 
-def _shape(model: LoadedModel, name: str, d: int | None) -> tuple[str, int]:
+def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple[str, int]:
+    """A geometry's key for this model: its name and D (0 but for all-but-the-top, where D
+    defaults to the width // 100, as on the Geometry page).
+
+    >>> geometry_shape(load(), "all-but-the-top")
+    ('all-but-the-top', 3)
+    """
     hidden = model.tables.word_embeddings.shape[1]
     return geometry.shape(name, geometry.default_removed(hidden) if d is None else d)

@@ -96,7 +96,7 @@ def chart(figure, key: str, on_select: bool = False):
     With ``on_select``, a click on a point reruns the page and the point is returned."""
     if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
-    figure.update_layout(colorway=charts.PALETTE)  # series without a colour of their own
+    charts.finish(figure)
     if on_select:
         return st.plotly_chart(
             figure, key=key, config=CHART_CONFIG, on_select="rerun", selection_mode="points"

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import axes, cosine, decompose, glyphs, limits
-from bert_embeddings.figures import charts, maps
+from bert_embeddings.figures import charts, views
 from components import echo, exports, geometry_view, links, routing, settings, state, widgets
 
 routing.through_app()
@@ -75,21 +75,11 @@ for first, second, value in axes.nearly_parallel(chosen):
         icon=":material/call_merge:",
     )
 
-end_words = {w.text: w.vector for a in chosen for w in (*a.start, *a.end)}  # each word once
-groups = [
-    ("words placed", [w.text for w in placed], [w.vector for w in placed]),
-    ("words at the axes' ends", list(end_words), list(end_words.values())),
-]
+sentence = None
 if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
-    stages = decompose.stage_vectors(state.breakdown(model, encoding))
-    groups.append(("your sentence's pieces", list(encoding.labels), list(stages[stage])))
-placed_groups = [
-    (name, labels, axes.coordinates(np.array(vectors), chosen, space))
-    for name, labels, vectors in groups
-    if labels
-]
-titles = [f"{a.name}: {a.label}"[:80] for a in chosen]
-widgets.chart(maps.on_axes(placed_groups, titles, f"{model.name}: words on your axes"), key="ax_chart")
+    sentence = (encoding.labels, decompose.stage_vectors(state.breakdown(model, encoding))[stage])
+placed_groups = views.axis_groups(chosen, placed, space, sentence)
+widgets.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
 st.caption(
     "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
     "words that define the axes, squares for your sentence's pieces. The axes are drawn at right angles "

@@ -3,11 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import views
 from components import exports, routing, state, widgets
-
-OVERVIEW_TOKENS = 12
-OVERVIEW_DIMS = 32
 
 routing.through_app()
 st.title("BERT's embedding layer")
@@ -32,12 +29,9 @@ sentence in the sidebar and follow it through the pages.
 model = state.require_model()
 encoding = state.require_encoding()
 parts = state.breakdown(model, encoding)
-n, d = min(len(encoding), OVERVIEW_TOKENS), min(model.hidden_size, OVERVIEW_DIMS)
-stages = [("token row", parts.token[:n, :d]), ("+ position row", parts.position[:n, :d])]
-if parts.segment is not None:  # DistilBERT has no segment table
-    stages.append(("+ segment row", parts.segment[:n, :d]))
-stages += [("= sum", parts.summed[:n, :d]), ("LayerNorm → output", parts.output[:n, :d])]
-widgets.chart(charts.layer_overview(stages, encoding.labels[:n]), key="overview")
+stages = views.overview_panels(parts, encoding.labels)
+n, d = stages[0][1].shape
+widgets.chart(views.overview(stages, encoding.labels), key="overview")
 exports.matrix(
     f"{model.name} overview panels",
     np.concatenate([values for _, values in stages]),

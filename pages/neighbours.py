@@ -5,7 +5,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, glyphs, limits, vocab_search
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import views
 from components import echo, exports, follow, geometry_view, links, memory, routing, settings, state, widgets
 
 routing.through_app()
@@ -105,10 +105,7 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> No
         )
         exports.table(f"{model.name} neighbours of {query.description}", ranked)
     with right:
-        widgets.chart(
-            charts.neighbour_bars(result.pieces, result.scores, f"Closest to {query.description}"),
-            key="nb_bars",
-        )
+        widgets.chart(views.neighbours(query, result), key="nb_bars")
     st.pills(
         "Search a neighbour next",
         result.pieces,

@@ -74,3 +74,21 @@ def test_the_t_sne_map_is_read_from_the_apps_cache_or_computed_on_request(tmp_pa
     expected = neighbour_map.compute(model.tables.word_embeddings, map_jobs.default_settings(), threads=1)
     np.testing.assert_array_equal(coords, expected.coords)
     np.testing.assert_array_equal(api.tsne_map(model), coords)  # read back, not computed again
+
+
+def test_hidden_states_are_the_whole_models(bundled):
+    """Every layer's output, against transformers' own model called on the tokenizer's ids."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    folder = str(bundled.folder)
+    model, tokenizer = AutoModel.from_pretrained(folder).eval(), AutoTokenizer.from_pretrained(folder)
+    with torch.inference_mode():
+        out = model(
+            **tokenizer("The bank of the river.", "It flooded.", return_tensors="pt"),
+            output_hidden_states=True,
+        )
+    states = api.hidden_states(bundled, "The bank of the river.", "It flooded.")
+    assert states.shape == (len(out.hidden_states), out.last_hidden_state.shape[1], 384)
+    for mine, theirs in zip(states, out.hidden_states, strict=True):
+        assert np.max(np.abs(mine - theirs[0].numpy())) <= 1e-4

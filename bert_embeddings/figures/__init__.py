@@ -10,4 +10,6 @@ charts      heatmaps, bars and the shared palette (Okabe-Ito), markers and text 
 maps        vocabulary maps, the sentence's journey, the position path
 map_marks   a clicked piece's marks, colourings and region labels on a map
 lab_charts  the Geometry page's figures
+views       whole figures as the pages arrange them (a page and a notebook call the same one)
+notebook    those figures from a model and a sentence, for Jupyter
 """

@@ -334,6 +334,12 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
     return fig
 
 
+def finish(fig: go.Figure) -> go.Figure:
+    """The last touch every figure gets before it is drawn: series without a colour of their
+    own take the palette's colours in turn."""
+    return fig.update_layout(colorway=PALETTE)
+
+
 def enlarge(fig: go.Figure, scale: float) -> go.Figure:
     """A copy of ``fig`` for a projector: every text size and the height times ``scale``."""
     fig = go.Figure(fig)

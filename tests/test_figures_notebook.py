@@ -1,0 +1,115 @@
+"""A notebook's figures (bert_embeddings.figures.notebook) are the app's: for the same input and
+settings, each equals, as a parsed Plotly spec, the figure its page sends to the browser."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import subprocess
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bert_embeddings import api
+from bert_embeddings.figures import notebook
+from components import settings
+from tests.conftest import ROOT
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def page_spec(page: str, key: str, sentences: tuple[str, str] = ("", ""), widgets=()) -> dict:
+    """The spec of the chart ``key`` on ``page`` with the bundled model, the sidebar's sentences
+    (where given), and the page's widgets (by key) set as given."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
+    for sentence_key, sentence in zip(
+        (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY), sentences, strict=True
+    ):
+        if sentence:
+            at.text_area(key=sentence_key).set_value(sentence).run()
+    at.switch_page(page).run()
+    for kind, widget_key, value in widgets:
+        getattr(at, kind)(key=widget_key).set_value(value).run()
+    assert not at.exception, at.exception
+    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id]
+    assert len(charts) == 1, [c.proto.id for c in at.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)
+
+
+def spec(figure) -> dict:
+    return json.loads(figure.to_json())
+
+
+def test_the_overview_is_the_home_pages(bundled):
+    pair = ("Streamlit draws what the notebook draws.", "Both use one function.")
+    assert spec(notebook.overview(bundled, *pair)) == page_spec("pages/home.py", "overview", pair)
+
+
+@pytest.mark.parametrize(("geometry_name", "k"), [("raw", 10), ("standardised", 7)])
+def test_the_neighbour_bars_are_the_neighbours_pages(bundled, geometry_name, k):
+    expected = page_spec(
+        "pages/neighbours.py",
+        "nb_bars",
+        widgets=[
+            ("text_input", settings.NB_WORD, "river"),
+            ("number_input", settings.NB_K, float(k)),
+            ("segmented_control", settings.GEOMETRY, geometry_name),
+        ],
+    )
+    assert spec(notebook.neighbours(bundled, "river", k=k, geometry_name=geometry_name)) == expected
+
+
+def test_the_axes_chart_is_your_own_axes_pages(bundled):
+    ends, words, keys = (
+        {"x": ("cold", "hot"), "y": ("small", "big")},
+        "ice, fire, ant, whale",
+        settings.AX_ENDS,
+    )
+    expected = page_spec(
+        "pages/axes.py",
+        "ax_chart",
+        widgets=[
+            *[
+                ("text_input", keys[name][end], text)
+                for name, (start_end) in ends.items()
+                for end, text in enumerate(start_end)
+            ],
+            ("text_input", keys["z"][0], ""),
+            ("text_input", keys["z"][1], ""),
+            ("text_area", settings.AX_WORDS, words),
+            ("segmented_control", settings.GEOMETRY, "centred"),
+        ],
+    )
+    assert spec(notebook.words_on_axes(bundled, ends, words, geometry_name="centred")) == expected
+
+
+def test_a_different_input_gives_a_different_figure(bundled):
+    """The comparisons above can fail: the spec depends on what was asked."""
+    assert spec(notebook.neighbours(bundled, "river")) != spec(notebook.neighbours(bundled, "lake"))
+
+
+def test_every_example_in_the_docstrings_runs():
+    found = doctest.testmod(notebook, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert found.attempted >= 5 and found.failed == 0, found
+    assert all(getattr(notebook, name).__doc__ for name in notebook.__all__)
+
+
+def test_the_figures_import_no_streamlit():
+    """A notebook gets the figures without Streamlit (a fresh interpreter, nothing imported yet)."""
+    code = (
+        "import sys; from bert_embeddings.figures import notebook; from bert_embeddings import api; "
+        "print('streamlit' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_search_behind_the_bars_is_the_neighbours_answer(bundled):
+    query, found = api.search(bundled, "river", k=5)
+    assert [n.id for n in api.neighbours(bundled, "river", k=5)] == list(found.ids)
+    assert query.description == "river"
