@@ -184,6 +184,14 @@ def tsne_map(model: LoadedModel, geometry_name: str = "raw", d: int | None = Non
     app fills (BERT_EXPLORER_CACHE); with ``compute``, computed here first if it is not there
     (as ``python -m bert_embeddings map`` does). Without it, a map not yet made is an error that
     says how to make it."""
+    return finished_map(model, geometry_name, d, compute).coords
+
+
+def finished_map(
+    model: LoadedModel, geometry_name: str = "raw", d: int | None = None, compute: bool = False
+) -> map_jobs.Done:
+    """``tsne_map`` with all the app keeps of it: ``coords``, its dense ``regions``, each piece's
+    neighbours ``kept`` and its hubs' ``occurrence``, and its ``meta`` (recall@10, settings)."""
     table, shape = model.tables.word_embeddings, geometry_shape(model, geometry_name, d)
     settings = map_jobs.default_settings()
     folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
@@ -196,7 +204,7 @@ def tsne_map(model: LoadedModel, geometry_name: str = "raw", d: int | None = Non
             f"No t-SNE map of {model.name} ({shape[0]}) in {folder.parent.parent}: pass compute=True, or run "
             f"python -m bert_embeddings map {model.spec}"
         )
-    return done.coords
+    return done
 
 
 def axis_coordinates(

@@ -236,8 +236,8 @@ def pca(
     copy of the table: their covariance is P S (C_m) S P, with C_m the raw rows' second moments
     about the geometry's mean and S the scaling (the raw table goes the usual way). So PCA of
     centred rows is the raw map (PCA centres anyway), and all-but-the-top D's components are
-    raw's D+1st onward."""
-    if geometry.name == "raw":
+    raw's D+1st onward: the centred map is computed as raw's, the same to the last bit."""
+    if geometry.name in ("raw", "centred"):
         basis = projection.fit(table, components)
         return basis, projection.project(basis, table)
     n, hidden = table.shape

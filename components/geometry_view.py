@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import geometry, geometry_lab, overlap_jobs, vocab_search
+from bert_embeddings.figures import views
 from components import echo, links, settings, state, widgets
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
@@ -48,10 +49,7 @@ def switch(hidden: int, page: str) -> tuple[str, int]:
     return name, int(removed)
 
 
-def described(shape: tuple[str, int]) -> str:
-    """'standardised' or 'all-but-the-top 7', for titles and captions."""
-    name, removed = shape
-    return f"{name} {removed}" if name == "all-but-the-top" else name
+described = views.described  # 'standardised' or 'all-but-the-top 7', for titles and captions
 
 
 COMPARED = 10  # "k of the 10 nearest change from raw"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, config, geometry, glyphs, map_jobs, map_reading, neighbour_map
+from bert_embeddings import checkpoints, config, geometry, map_jobs, map_reading, neighbour_map
+from bert_embeddings.figures import views
 from components.state import _active, _model, _open, _vocab_index, friendly_errors, space
 
 RAW = ("raw", 0)
@@ -40,8 +41,7 @@ def _map_labels(
     key: str, revision: str, settings: neighbour_map.Settings, shape: tuple[str, int]
 ) -> tuple[map_reading.Label, ...]:
     done = _finished_map(str(map_jobs.folder_for(_fingerprint(key, revision, shape), settings)))
-    index = _vocab_index(key, revision)
-    return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
+    return views.map_labels(done, _vocab_index(key, revision))
 
 
 def map_labels(shape: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:

@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import map_jobs, map_reading, vocab_search
-from bert_embeddings.figures import map_marks, maps
+from bert_embeddings.figures import map_marks, views
 from bert_embeddings.glyphs import legible
 from components import echo, exports, settings, state, widgets
 
@@ -103,24 +103,13 @@ def vocabulary(
     highlights: list[tuple],
     colour: map_marks.Colouring | None = None,
     labels=None,
-    **figure_options,
 ) -> None:
-    """A vocabulary map (maps.vocabulary_map) whose clicks mark a piece, with the marks of the
-    piece clicked last and, if given, the regions' ``labels`` trace; then the overlap in words."""
+    """A vocabulary map (views.vocabulary: PCA with ``ratios``, else t-SNE) whose clicks mark a
+    piece, with the marks of the piece clicked last and, if given, the regions' ``labels`` trace;
+    then the overlap in words."""
     lines, marks, sentence = click_marks(key, coords, axes, index, shape)
     underlays, marked = [*lines, *([labels] if labels is not None else [])], [*highlights, *marks]
-    figure = maps.vocabulary_map(
-        coords,
-        index.pieces,
-        index.kinds,
-        axes,
-        ratios,
-        kinds,
-        marked,
-        colouring=colour,
-        underlays=underlays,
-        **figure_options,
-    )
+    figure = views.vocabulary(coords, index, axes, ratios, shape, kinds, marked, colour, underlays)
     st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
         index.kinds, kinds, colour, len(underlays), marked
     )

@@ -5,7 +5,7 @@ import streamlit as st
 
 from bert_embeddings import decompose, map_jobs, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
-from bert_embeddings.figures import map_marks, maps
+from bert_embeddings.figures import maps, views
 from components import (
     echo,
     exports,
@@ -57,7 +57,7 @@ def highlight_marks() -> list[tuple]:
                     icon=":material/search_off:",
                 )
     if encoding is not None:
-        highlights.append(("your sentence", np.unique(encoding.ids), widgets.ink(), maps.SENTENCE_SYMBOL))
+        highlights.append(views.sentence_mark(encoding.ids, widgets.ink()))
     if (last := memory.last_search()) is not None:
         highlights.append((f"neighbours of {last.description}", np.array(last.ids), *maps.NEIGHBOURS_MARK))
     return highlights
@@ -102,6 +102,7 @@ def finished_tsne_map(
         colour = map_view.colour_option()
         labelled = map_view.labels_switch()
     labels, described = map_state.map_labels(shape), geometry_view.described(shape)
+    ink = widgets.ink()
     map_view.vocabulary(
         "tsne_vocabulary",
         result.coords,
@@ -112,11 +113,7 @@ def finished_tsne_map(
         kinds,
         highlights,
         map_view.colouring(colour, result),
-        map_marks.region_labels(result.regions.anchors, labels, result.coords, widgets.ink())
-        if labelled
-        else None,
-        axis_titles=("t-SNE 1", "t-SNE 2"),
-        title=f"The whole vocabulary ({index.size:,} pieces), t-SNE, {described} geometry",
+        views.region_labels(result, labels, ink) if labelled else None,
     )
     map_view.downloads(result, index, labels, f"{model.name} {described}")
     meta = result.meta
@@ -189,7 +186,6 @@ def pca_map(
             shape,
             kinds,
             highlights,
-            title=f"The whole vocabulary ({index.size:,} pieces), PCA, {described} geometry",
         )
         export_map(f"vocabulary ({described})", coords, axes, index.pieces, "piece")
         st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)

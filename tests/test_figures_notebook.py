@@ -22,15 +22,21 @@ def offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
-def page_spec(page: str, key: str, sentences: tuple[str, str] = ("", ""), widgets=()) -> dict:
-    """The spec of the chart ``key`` on ``page`` with the bundled model, the sidebar's sentences
-    (where given), and the page's widgets (by key) set as given."""
+def page_spec(
+    page: str, key: str, sentences: tuple[str, str] | None = None, widgets=(), model: str = "bundled"
+) -> dict:
+    """The spec of the chart ``key`` on ``page`` with the bundled model (or a checkpoint folder),
+    the sidebar's sentences (if given), and the page's widgets set as given: (kind, key, value),
+    e.g. ("text_input", "nb_word", "river")."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
-    for sentence_key, sentence in zip(
-        (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY), sentences, strict=True
-    ):
-        if sentence:
+    if model == "bundled":
+        at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()
+    else:
+        at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+        at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(model).run()
+    keys = (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY)
+    for sentence_key, sentence in zip(keys, sentences or ("", ""), strict=True):
+        if sentences is not None:
             at.text_area(key=sentence_key).set_value(sentence).run()
     at.switch_page(page).run()
     for kind, widget_key, value in widgets:
@@ -46,7 +52,7 @@ def spec(figure) -> dict:
 
 
 def test_the_overview_is_the_home_pages(bundled):
-    pair = ("Streamlit draws what the notebook draws.", "Both use one function.")
+    pair = ("Streamlit draws what the notebook draws.", "Both use one function.")  # B as well
     assert spec(notebook.overview(bundled, *pair)) == page_spec("pages/home.py", "overview", pair)
 
 
@@ -86,6 +92,45 @@ def test_the_axes_chart_is_your_own_axes_pages(bundled):
         ],
     )
     assert spec(notebook.words_on_axes(bundled, ends, words, geometry_name="centred")) == expected
+
+
+@pytest.mark.parametrize(
+    ("geometry_name", "components"), [("raw", (1, 2)), ("centred", (2, 3)), ("standardised", (1, 2, 3))]
+)
+def test_the_pca_map_is_the_maps_pages(bundled, geometry_name, components):
+    """Every row of the vocabulary on the components asked for, the sentence's pieces marked."""
+    widgets = [("segmented_control", settings.GEOMETRY, geometry_name)]
+    if len(components) == 3:
+        widgets.append(("segmented_control", settings.PCA_DIMS, settings.MAP_DIMS[1]))
+    keys = (settings.PCA_X, settings.PCA_Y, settings.PCA_Z)
+    widgets += [("number_input", key, float(c)) for key, c in zip(keys, components, strict=False)]
+    sentences = ("I am Sinan", "She is Zoe")
+    expected = page_spec("pages/pca.py", "pca_vocabulary", sentences, widgets)
+    found = notebook.pca_map(
+        bundled, geometry_name, components=components, text_a=sentences[0], text_b=sentences[1]
+    )
+    assert spec(found) == expected
+
+
+def test_the_tsne_map_is_the_maps_pages(tiny_bert_dir, monkeypatch, tmp_path):
+    """A finished t-SNE map (made here as a host would, into a cache folder of its own), with its
+    region labels: the page reads the same map from the same folder and draws the same figure."""
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
+    monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", "30")
+    model = api.load(str(tiny_bert_dir))
+    api.tsne_map(model, compute=True)
+    widgets = [("segmented_control", settings.MAP_METHOD, settings.MAP_METHODS[1])]
+    expected = page_spec(
+        "pages/pca.py", "tsne_vocabulary", ("I am Sinan", ""), widgets, model=str(tiny_bert_dir)
+    )
+    assert spec(notebook.tsne_map(model, text_a="I am Sinan")) == expected
+    assert any(trace.get("name") == "regions" for trace in expected["data"])
+
+
+def test_a_map_not_made_says_how_to_make_it(tiny_bert_dir, monkeypatch, tmp_path):
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="python -m bert_embeddings map"):
+        notebook.tsne_map(api.load(str(tiny_bert_dir)))
 
 
 def test_a_different_input_gives_a_different_figure(bundled):

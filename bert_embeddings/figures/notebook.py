@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from bert_embeddings import api, axes, decompose, geometry, vocab_search
+from bert_embeddings import api, axes, decompose, geometry, projection, vocab_search
 from bert_embeddings.errors import UnknownWordError
 from bert_embeddings.figures import charts, views
 from bert_embeddings.model import LoadedModel
 
-__all__ = ["overview", "neighbours", "words_on_axes"]
+__all__ = ["overview", "neighbours", "words_on_axes", "pca_map", "tsne_map"]
+
+INK = "#111111"  # the light theme's text colour, as the app marks a sentence's pieces
 
 
 def overview(model: LoadedModel, text_a: str, text_b: str = "") -> go.Figure:
@@ -64,3 +66,57 @@ def words_on_axes(
     if problems:
         raise UnknownWordError(problems[0])
     return charts.finish(views.words_on_axes(chosen, views.axis_groups(chosen, placed, space), model.name))
+
+
+def pca_map(
+    model: LoadedModel,
+    geometry_name: str = "raw",
+    d: int | None = None,
+    components: tuple[int, ...] = (1, 2),
+    text_a: str = "",
+    text_b: str = "",
+) -> go.Figure:
+    """The Maps page's PCA map of every vocabulary row in a geometry, on two or three
+    components (numbered from 1, up to 10), with a sentence's pieces marked if one is given.
+
+    >>> fig = pca_map(api.load(), components=(1, 3), text_a="I am Sinan")
+    >>> fig.layout.title.text, fig.layout.xaxis.title.text[:4], fig.data[-1].name
+    ('The whole vocabulary (30,522 pieces), PCA, raw geometry', 'PC1 ', 'your sentence')
+    """
+    shape = api.geometry_shape(model, geometry_name, d)
+    table = model.tables.word_embeddings
+    basis, coords = geometry.pca(table, geometry.fit(table, *shape))
+    shown = projection.check_components(basis, *components)
+    ratios = basis.explained_variance_ratio
+    return _vocabulary(model, _index(model), coords, shown, ratios, shape, (text_a, text_b))
+
+
+def tsne_map(
+    model: LoadedModel,
+    geometry_name: str = "raw",
+    d: int | None = None,
+    text_a: str = "",
+    text_b: str = "",
+    labels: bool = True,
+    compute: bool = False,
+) -> go.Figure:
+    """The Maps page's t-SNE map of every vocabulary row in a geometry, with its region labels
+    (``labels``) and a sentence's pieces marked if one is given. The map is read from the cache
+    folder the app fills; ``compute`` makes it first if it is not there (see ``api.tsne_map``)."""
+    shape = api.geometry_shape(model, geometry_name, d)
+    done = api.finished_map(model, geometry_name, d, compute)  # or an error saying how to make it
+    index = _index(model)
+    underlays = [views.region_labels(done, views.map_labels(done, index), INK)] if labels else []
+    return _vocabulary(model, index, done.coords, (0, 1), None, shape, (text_a, text_b), underlays)
+
+
+def _index(model: LoadedModel) -> vocab_search.VocabIndex:
+    return vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+
+
+def _vocabulary(model, index, coords, shown, ratios, shape, texts, underlays=()) -> go.Figure:
+    """A vocabulary map with every kind of piece shown, as the page shows it at first."""
+    marks = [views.sentence_mark(model.encode(*texts).ids, INK)] if texts[0].strip() else []
+    every_kind = list(range(len(vocab_search.KINDS)))
+    figure = views.vocabulary(coords, index, shown, ratios, shape, every_kind, marks, underlays=underlays)
+    return charts.finish(figure)

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings import axes, geometry, vocab_search
+from bert_embeddings import axes, geometry, glyphs, map_jobs, map_reading, vocab_search
 from bert_embeddings.decompose import EmbeddingBreakdown
-from bert_embeddings.figures import charts, maps
+from bert_embeddings.figures import charts, map_marks, maps
 
 OVERVIEW_TOKENS = 12
 OVERVIEW_DIMS = 32
@@ -67,3 +67,56 @@ def words_on_axes(
     """Your own axes' chart: every group placed on the axes, each axis titled by its ends."""
     titles = [f"{a.name}: {a.label}"[:80] for a in chosen]
     return maps.on_axes(groups, titles, f"{model_name}: words on your axes")
+
+
+def described(shape: tuple[str, int]) -> str:
+    """'standardised' or 'all-but-the-top 7', for titles and captions."""
+    name, removed = shape
+    return f"{name} {removed}" if name == "all-but-the-top" else name
+
+
+TSNE = "t-SNE"
+
+
+def vocabulary(
+    coords: np.ndarray,
+    index: vocab_search.VocabIndex,
+    axes: tuple[int, ...],
+    ratios: np.ndarray | None,
+    shape: tuple[str, int],
+    kinds: Sequence[int],
+    highlights: Sequence[tuple] = (),
+    colour: map_marks.Colouring | None = None,
+    underlays: Sequence = (),
+) -> go.Figure:
+    """The Maps page's map of every vocabulary row: PCA (with each component's share, ``ratios``)
+    or, without ``ratios``, the t-SNE map; the kinds of piece shown, marks and underlays."""
+    method = "PCA" if ratios is not None else TSNE
+    return maps.vocabulary_map(
+        coords,
+        index.pieces,
+        index.kinds,
+        axes,
+        ratios,
+        kinds,
+        highlights,
+        axis_titles=None if ratios is not None else ("t-SNE 1", "t-SNE 2"),
+        title=f"The whole vocabulary ({index.size:,} pieces), {method}, {described(shape)} geometry",
+        colouring=colour,
+        underlays=underlays,
+    )
+
+
+def sentence_mark(ids: np.ndarray, ink: str) -> tuple:
+    """A map's mark for a sentence's pieces (each piece once), in the text colour ``ink``."""
+    return ("your sentence", np.unique(ids), ink, maps.SENTENCE_SYMBOL)
+
+
+def map_labels(done: map_jobs.Done, index: vocab_search.VocabIndex) -> tuple[map_reading.Label, ...]:
+    """A finished t-SNE map's region labels: what each dense island is, in words."""
+    return map_reading.labels(done.regions, index.pieces, index.kinds, glyphs.legible)
+
+
+def region_labels(done: map_jobs.Done, labels: Sequence[map_reading.Label], ink: str):
+    """The region labels that fit, as the map draws them over its cloud."""
+    return map_marks.region_labels(done.regions.anchors, labels, done.coords, ink)
