@@ -92,3 +92,17 @@ def test_hidden_states_are_the_whole_models(bundled):
     assert states.shape == (len(out.hidden_states), out.last_hidden_state.shape[1], 384)
     for mine, theirs in zip(states, out.hidden_states, strict=True):
         assert np.max(np.abs(mine - theirs[0].numpy())) <= 1e-4
+
+
+def test_readmes_example_prints_what_readme_says(capsys):
+    """README's "Use it in Python / Jupyter" example, run as written, prints its block below."""
+    import re
+
+    from tests.conftest import ROOT
+
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Use it in Python / Jupyter")[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"\nprints\n\n((?:    .*\n)+)", section).group(1)
+    assert len(code.strip().splitlines()) <= 10
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == [line[4:] for line in shown.splitlines()]

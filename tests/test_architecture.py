@@ -50,7 +50,9 @@ def test_the_layers_import_one_way():
         assert not {"streamlit", "components", "pages"} & imported_roots(path), path.name
     for path in sorted((ROOT / "components").glob("*.py")):
         assert "pages" not in imported_roots(path), path.name
-    loaded = modules_after_import("from bert_embeddings.figures import charts, lab_charts, map_marks, maps")
+    loaded = modules_after_import(
+        "from bert_embeddings.figures import charts, lab_charts, map_marks, maps, notebook, views"
+    )
     assert "plotly" in loaded and not {"streamlit", "components"} & loaded
 
 
