@@ -25,7 +25,7 @@ from bert_embeddings import (
     prepare,
     vocab_search,
 )
-from bert_embeddings.errors import UnknownWordError
+from bert_embeddings.errors import OutOfRangeError, QuerySyntaxError, UnknownWordError
 from bert_embeddings.model import LoadedModel
 from bert_embeddings.tokenize import Encoding
 
@@ -122,8 +122,10 @@ class Neighbour:
 def neighbours(
     model: LoadedModel, query: str | int, k: int = 10, geometry_name: str = "raw", d: int | None = None
 ) -> list[Neighbour]:
-    """The k vocabulary pieces nearest to ``query`` by cosine, exactly, over every row, leaving
-    out the query's own pieces: a word or piece (``"dog"``), an id (``3899``) or arithmetic
+    """The k vocabulary pieces nearest to ``query`` by cosine, exactly, leaving out the query's
+    own pieces and, as the Neighbours page does by default, the special and ``[unused]`` rows
+    (999 of bert-base-uncased's 30,522): a word or piece (``"dog"``, ``"well-known"``), an id
+    (``3899``) or arithmetic, where ``+`` or ``-`` stands apart from a word
     (``"king - man + woman"``). ``geometry_name``: raw, centred, all-but-the-top (with ``d``,
     by default the width // 100) or standardised, as on the Geometry page.
 
@@ -133,6 +135,8 @@ def neighbours(
     'dogs'
     >>> [n.piece for n in neighbours(load(), "the", k=3, geometry_name="standardised")]
     ['a', 'an', ',']
+    >>> [n.piece for n in neighbours(load(), "well-known", k=2)]  # one word, not well - known
+    ['know', 'renowned']
     """
     _, result = search(model, query, k, geometry_name, d)
     return [
@@ -151,11 +155,13 @@ def search(
     >>> query.ids, found.pieces
     ((3899,), ('dogs', 'canine'))
     """
+    if isinstance(query, bool | np.bool_) or not isinstance(query, str | int | np.integer):
+        raise QuerySyntaxError(f"Ask for a word, an id or arithmetic, not {type(query).__name__} {query!r}.")
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     if isinstance(query, int | np.integer):
         found = vocab_search.id_query(index, int(query))
-    elif any(sign in str(query) for sign in "+-") and str(query).strip() not in "+-":
-        found = vocab_search.arithmetic_query(index, model.tokenizer, str(query))
+    elif is_arithmetic(query):
+        found = vocab_search.arithmetic_query(index, model.tokenizer, query)
     else:
         found = vocab_search.word_query(index, model.tokenizer, str(query))
     space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
@@ -163,6 +169,17 @@ def search(
         index, found.vector, k, space, vocab_search.Filters(exclude_ids=found.ids), weight=found.weight
     )
     return found, result
+
+
+def is_arithmetic(query: str) -> bool:
+    """Whether ``search`` reads ``query`` as arithmetic: a ``+`` or ``-`` stands alone or begins
+    a word. A hyphen inside a word (``well-known``) keeps the word whole.
+
+    >>> is_arithmetic("king - man + woman"), is_arithmetic("-man +woman"), is_arithmetic("well-known")
+    (True, True, False)
+    """
+    text = query.strip()
+    return text not in ("+", "-") and any(word[0] in "+-" for word in text.split())
 
 
 def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, components: int = 10):
@@ -174,6 +191,8 @@ def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, co
     ((30522, 3), True)
     """
     table = model.tables.word_embeddings
+    if isinstance(components, bool) or not 1 <= components <= table.shape[1]:
+        raise OutOfRangeError(f"PCA keeps 1 to {table.shape[1]} components here, not {components!r}.")
     space = geometry.fit(table, *geometry_shape(model, geometry_name, d))
     basis, coords = geometry.pca(table, space, components)
     return coords, basis.explained_variance_ratio
@@ -200,9 +219,11 @@ def finished_map(
         prepare.prepare_map(table, shape, settings)
         done = map_jobs.load(folder, len(table))
     if done is None:
+        command = f"python -m bert_embeddings map {'bundled' if model.source == 'bundled' else model.spec}"
+        command += f" --geometry {shape[0]}" + (f" --d {shape[1]}" if shape[0] == "all-but-the-top" else "")
         raise FileNotFoundError(
             f"No t-SNE map of {model.name} ({shape[0]}) in {folder.parent.parent}: pass compute=True, or run "
-            f"python -m bert_embeddings map {model.spec}"
+            f"{command}"
         )
     return done
 
@@ -213,6 +234,7 @@ def axis_coordinates(
     """Each of ``words`` (separated by commas) placed on the axis from ``start`` to ``end``
     (each end one or more words, averaged), as Your own axes places them: its row's
     projection on the axis's unit direction, in the geometry; larger is further towards ``end``.
+    A word given twice is one entry, as on the page.
 
     >>> placed = axis_coordinates(load(), "cold", "hot", "ice, fire")
     >>> placed["ice"] < placed["fire"]

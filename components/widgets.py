@@ -107,7 +107,7 @@ def chart(figure, key: str, on_select: bool = False):
 
 def ink() -> str:
     """The text colour of the theme in use: near-black on light, near-white on dark."""
-    return "#f0f0f0" if st.context.theme.type == "dark" else "#111111"
+    return charts.INK["dark" if st.context.theme.type == "dark" else "light"]
 
 
 # Plotly shows a chart's toolbar only while the mouse is over the chart: a keyboard reader

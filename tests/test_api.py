@@ -45,10 +45,36 @@ def test_neighbours_of_arithmetic_are_brute_forces(bundled, name):
     query = sum(parts)
     scores = rows @ query / np.linalg.norm(rows, axis=1) / np.linalg.norm(query)
     scores[ids] = -np.inf
+    special = [i for piece, i in tok.get_vocab().items() if piece.startswith("[") and piece.endswith("]")]
+    assert len(special) == 999  # [PAD], [UNK], [CLS], [SEP], [MASK] and 994 [unusedN]: hidden by default
+    scores[special] = -np.inf
     expected = np.lexsort((np.arange(len(scores)), -scores))[:5]
     found = api.neighbours(bundled, "king - man + woman", k=5, geometry_name=name)
     assert [n.id for n in found] == expected.tolist()
     np.testing.assert_allclose([n.cosine for n in found], scores[expected], atol=1e-5)
+
+
+@pytest.mark.parametrize("query", ["well-known", "-known", "king -man +woman", 3899, True, 2.5])
+def test_a_hyphen_inside_a_word_is_not_arithmetic(bundled, query):
+    """Arithmetic where a sign stands alone or begins a word; a hyphenated word is one word, as
+    the Neighbours page's word mode reads it; a bool or a float is not a query at all."""
+    from bert_embeddings import vocab_search
+    from bert_embeddings.errors import QuerySyntaxError
+
+    index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+    if isinstance(query, bool | float):
+        with pytest.raises(QuerySyntaxError, match="a word, an id or arithmetic"):
+            api.search(bundled, query)
+        return
+    if isinstance(query, int):
+        expected = vocab_search.id_query(index, query)
+    elif query == "well-known":
+        expected = vocab_search.word_query(index, bundled.tokenizer, query)
+    else:
+        expected = vocab_search.arithmetic_query(index, bundled.tokenizer, query)
+    found, _ = api.search(bundled, query)
+    assert found.ids == expected.ids and found.description == expected.description
+    np.testing.assert_array_equal(found.vector, expected.vector)
 
 
 def test_pca_is_scikit_learns(bundled):
@@ -68,8 +94,10 @@ def test_the_t_sne_map_is_read_from_the_apps_cache_or_computed_on_request(tmp_pa
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", "30")
     model = checkpoints.load_model(str(write_random_bert(tmp_path / "model", hidden=16, seed=6)))
-    with pytest.raises(FileNotFoundError, match="python -m bert_embeddings map"):
+    with pytest.raises(FileNotFoundError, match="python -m bert_embeddings map .+ --geometry raw$"):
         api.tsne_map(model)
+    with pytest.raises(FileNotFoundError, match="--geometry all-but-the-top --d 2$"):
+        api.tsne_map(model, "all-but-the-top", d=2)
     coords = api.tsne_map(model, compute=True)
     expected = neighbour_map.compute(model.tables.word_embeddings, map_jobs.default_settings(), threads=1)
     np.testing.assert_array_equal(coords, expected.coords)

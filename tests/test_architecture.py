@@ -27,13 +27,29 @@ def test_core_imports_neither_streamlit_nor_plotly():
 
 
 def imported_roots(path) -> set[str]:
-    """The top-level names a module imports (absolute imports), and the components it names."""
+    """The top-level names a module imports, and every bert_embeddings module it names, in
+    either form (``from bert_embeddings import figures`` names bert_embeddings.figures). The
+    project imports absolutely only: a relative import is reported as "relative"."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                names.add("relative")
+                continue
+            names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
     return {name.split(".")[0] for name in names} | {
         name for name in names if name.startswith("bert_embeddings.")
     }
+
+
+def test_the_import_reader_sees_every_form(tmp_path):
+    """The layering test below reads imports in all the ways Python writes them."""
+    module = tmp_path / "m.py"
+    module.write_text("import plotly.io\nfrom bert_embeddings import figures\nfrom . import x\n")
+    found = imported_roots(module)
+    assert {"plotly", "bert_embeddings.figures", "relative"} <= found
 
 
 def test_the_layers_import_one_way():
@@ -42,6 +58,8 @@ def test_the_layers_import_one_way():
     core = sorted((ROOT / "bert_embeddings").glob("*.py"))
     figures = sorted((ROOT / "bert_embeddings" / "figures").glob("*.py"))
     assert len(core) > 30 and len(figures) >= 5
+    for path in [*core, *figures, *sorted((ROOT / "components").glob("*.py"))]:
+        assert "relative" not in imported_roots(path), path
     for path in core:
         found = imported_roots(path)
         assert not {"plotly", "streamlit", "components", "pages"} & found, path.name

@@ -56,18 +56,22 @@ def test_the_overview_is_the_home_pages(bundled):
     assert spec(notebook.overview(bundled, *pair)) == page_spec("pages/home.py", "overview", pair)
 
 
-@pytest.mark.parametrize(("geometry_name", "k"), [("raw", 10), ("standardised", 7)])
-def test_the_neighbour_bars_are_the_neighbours_pages(bundled, geometry_name, k):
+@pytest.mark.parametrize(
+    ("word", "geometry_name", "k"),
+    [("river", "raw", 10), ("river", "standardised", 7), ("well-known", "raw", 5)],
+)
+def test_the_neighbour_bars_are_the_neighbours_pages(bundled, word, geometry_name, k):
+    """In the page's word mode; a hyphenated word is a word in the notebook too."""
     expected = page_spec(
         "pages/neighbours.py",
         "nb_bars",
         widgets=[
-            ("text_input", settings.NB_WORD, "river"),
+            ("text_input", settings.NB_WORD, word),
             ("number_input", settings.NB_K, float(k)),
             ("segmented_control", settings.GEOMETRY, geometry_name),
         ],
     )
-    assert spec(notebook.neighbours(bundled, "river", k=k, geometry_name=geometry_name)) == expected
+    assert spec(notebook.neighbours(bundled, word, k=k, geometry_name=geometry_name)) == expected
 
 
 def test_the_axes_chart_is_your_own_axes_pages(bundled):
@@ -125,6 +129,20 @@ def test_the_tsne_map_is_the_maps_pages(tiny_bert_dir, monkeypatch, tmp_path):
     )
     assert spec(notebook.tsne_map(model, text_a="I am Sinan")) == expected
     assert any(trace.get("name") == "regions" for trace in expected["data"])
+
+
+def test_a_dark_notebook_gets_the_dark_themes_ink(bundled):
+    """The sentence's mark and its labels are drawn in the theme's text colour; nothing else
+    changes."""
+    from bert_embeddings.errors import OutOfRangeError
+    from bert_embeddings.figures import charts
+
+    light, dark = (notebook.pca_map(bundled, text_a="Hi", theme=t).to_json() for t in ("light", "dark"))
+    assert json.loads(dark)["data"][-1]["marker"]["color"] == charts.INK["dark"] != charts.INK["light"]
+    assert dark.count(charts.INK["dark"]) == 4  # the mark, and its three pieces' labels
+    assert json.loads(dark.replace(charts.INK["dark"], charts.INK["light"])) == json.loads(light)
+    with pytest.raises(OutOfRangeError, match="'light' or 'dark'"):
+        notebook.pca_map(bundled, text_a="I am Sinan", theme="sepia")
 
 
 def test_a_map_not_made_says_how_to_make_it(tiny_bert_dir, monkeypatch, tmp_path):

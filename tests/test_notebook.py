@@ -4,7 +4,9 @@ explorer's answers) hold, so the notebook cannot rot. A failing cell fails this 
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 
 import nbformat
 import pytest
@@ -15,17 +17,27 @@ from tests.conftest import ROOT
 NOTEBOOK = ROOT / "examples" / "seeds_replayed.ipynb"
 
 
+KERNEL = "bert-explorer-tests"  # a kernel of this interpreter, under a name no other install uses
+
+
 @pytest.fixture(scope="module")
-def executed():
-    """The notebook run afresh (outputs cleared first), as a reader would run it from examples/."""
+def executed(tmp_path_factory):
+    """The notebook run afresh (outputs cleared first), as a reader would run it from examples/,
+    in a kernel of the interpreter running the tests (not whatever "python3" names elsewhere)."""
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+    kernels = tmp_path_factory.mktemp("jupyter")
+    (kernels / "kernels" / KERNEL).mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": "the tests' Python", "language": "python"}
+    (kernels / "kernels" / KERNEL / "kernel.json").write_text(json.dumps(spec))
     client = NotebookClient(
-        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
+        notebook, timeout=600, kernel_name=KERNEL, resources={"metadata": {"path": str(NOTEBOOK.parent)}}
     )
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(kernels))  # searched before the user's and the system's kernels
         # The kernel is a child process: it finds the package in the clone, as after `pip install .`.
         patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         patch.setenv("HF_HUB_OFFLINE", "1")
@@ -76,6 +88,8 @@ def test_each_seed_has_its_section_with_asserts():
         "base.embeddings.LayerNorm(input_embed)",
         "tokenizer.convert_tokens_to_ids(tokens)",
         "api.verify(",
+        "layer.word_embeddings.weight[2088]",
+        "output_hidden_states=True",
     ):
         assert call in code, call
     assert code.count("assert ") >= 30

@@ -57,6 +57,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 HATCHES = ("", "/", ".", "x", "-", "+")
 SYMBOLS = ("circle", "square", "diamond", "x", "cross", "circle-open")  # all also drawn in 3-D
 DIVERGING = "RdBu_r"
+INK = {"light": "#111111", "dark": "#f0f0f0"}  # each theme's text colour, for marks drawn as text
 
 
 def title_style(words: str, size: int = 16) -> dict:

@@ -7,8 +7,10 @@ input and settings (returned, not shown; display it, or call ``.show()``). No St
 >>> [panel.text for panel in fig.layout.annotations][:2]
 ['token row', '+ position row']
 
-Every example here runs as a doctest (tests/test_api.py); tests/test_figures_notebook.py
-checks each figure against the one its page sends to the browser.
+Each figure takes the page's default settings (filters off, presenter mode off, no sentence
+group on the axes). Every example here runs as a doctest (tests/test_api.py);
+tests/test_figures_notebook.py checks each figure against the one its page sends to the
+browser.
 """
 
 from __future__ import annotations
@@ -16,13 +18,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from bert_embeddings import api, axes, decompose, geometry, projection, vocab_search
-from bert_embeddings.errors import UnknownWordError
+from bert_embeddings.errors import OutOfRangeError, UnknownWordError
 from bert_embeddings.figures import charts, views
 from bert_embeddings.model import LoadedModel
 
 __all__ = ["overview", "neighbours", "words_on_axes", "pca_map", "tsne_map"]
-
-INK = "#111111"  # the light theme's text colour, as the app marks a sentence's pieces
 
 
 def overview(model: LoadedModel, text_a: str, text_b: str = "") -> go.Figure:
@@ -75,9 +75,11 @@ def pca_map(
     components: tuple[int, ...] = (1, 2),
     text_a: str = "",
     text_b: str = "",
+    theme: str = "light",
 ) -> go.Figure:
     """The Maps page's PCA map of every vocabulary row in a geometry, on two or three
-    components (numbered from 1, up to 10), with a sentence's pieces marked if one is given.
+    components (numbered from 1, up to 10), with a sentence's pieces marked if one is given,
+    in the text colour of ``theme`` (``"light"`` or ``"dark"``, as the notebook's background).
 
     >>> fig = pca_map(api.load(), components=(1, 3), text_a="I am Sinan")
     >>> fig.layout.title.text, fig.layout.xaxis.title.text[:4], fig.data[-1].name
@@ -88,7 +90,7 @@ def pca_map(
     basis, coords = geometry.pca(table, geometry.fit(table, *shape))
     shown = projection.check_components(basis, *components)
     ratios = basis.explained_variance_ratio
-    return _vocabulary(model, _index(model), coords, shown, ratios, shape, (text_a, text_b))
+    return _vocabulary(model, _index(model), coords, shown, ratios, shape, (text_a, text_b, theme))
 
 
 def tsne_map(
@@ -99,15 +101,24 @@ def tsne_map(
     text_b: str = "",
     labels: bool = True,
     compute: bool = False,
+    theme: str = "light",
 ) -> go.Figure:
     """The Maps page's t-SNE map of every vocabulary row in a geometry, with its region labels
-    (``labels``) and a sentence's pieces marked if one is given. The map is read from the cache
-    folder the app fills; ``compute`` makes it first if it is not there (see ``api.tsne_map``)."""
+    (``labels``) and a sentence's pieces marked if one is given, both in ``theme``'s text
+    colour. The map is read from the cache folder the app fills; ``compute`` makes it first if
+    it is not there (see ``api.tsne_map``)."""
     shape = api.geometry_shape(model, geometry_name, d)
     done = api.finished_map(model, geometry_name, d, compute)  # or an error saying how to make it
     index = _index(model)
-    underlays = [views.region_labels(done, views.map_labels(done, index), INK)] if labels else []
-    return _vocabulary(model, index, done.coords, (0, 1), None, shape, (text_a, text_b), underlays)
+    ink = _ink(theme)
+    underlays = [views.region_labels(done, views.map_labels(done, index), ink)] if labels else []
+    return _vocabulary(model, index, done.coords, (0, 1), None, shape, (text_a, text_b, theme), underlays)
+
+
+def _ink(theme: str) -> str:
+    if theme not in charts.INK:
+        raise OutOfRangeError(f"The theme is 'light' or 'dark', not {theme!r}.")
+    return charts.INK[theme]
 
 
 def _index(model: LoadedModel) -> vocab_search.VocabIndex:
@@ -115,8 +126,10 @@ def _index(model: LoadedModel) -> vocab_search.VocabIndex:
 
 
 def _vocabulary(model, index, coords, shown, ratios, shape, texts, underlays=()) -> go.Figure:
-    """A vocabulary map with every kind of piece shown, as the page shows it at first."""
-    marks = [views.sentence_mark(model.encode(*texts).ids, INK)] if texts[0].strip() else []
+    """A vocabulary map with every kind of piece shown, as the page shows it at first; ``texts``
+    is (sentence A, sentence B, theme)."""
+    text_a, text_b, theme = texts
+    marks = [views.sentence_mark(model.encode(text_a, text_b).ids, _ink(theme))] if text_a.strip() else []
     every_kind = list(range(len(vocab_search.KINDS)))
     figure = views.vocabulary(coords, index, shown, ratios, shape, every_kind, marks, underlays=underlays)
     return charts.finish(figure)
