@@ -8,7 +8,19 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import follow, inputs, links, map_state, room_wake, routing, runs, widgets
+from components import (
+    follow,
+    inputs,
+    lead,
+    links,
+    map_state,
+    persistence,
+    room_section,
+    room_wake,
+    routing,
+    runs,
+    widgets,
+)
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -56,23 +68,24 @@ def main() -> None:
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
+    persistence.hold(navigation.url_path)  # first: a setting keeps its value until it is changed
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
         if code := st.query_params.get(links.FOLLOW):
             try:
                 follow.join_from_link(code)
             except RoomError as problem:
                 links.add_unused(f"follow={code[:20]!r} ({problem})")
-        follow.resume_leading()
+        lead.resume_leading()
     target = follow.apply_pending(navigation.url_path, woken is not None)
     room_wake.settled(woken)
     if target is not None:  # the room shows another page
         st.switch_page(next(p for p in pages if p.url_path == target))
     if navigation.url_path == opening.url_path:
         navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there
-    links.carry(navigation.url_path)  # before the view is published
     links.show_unused()
+    widgets.host_settings()
     inputs.use(widgets.sidebar())
-    follow.sidebar()
+    room_section.sidebar()
     links.share_hint()
     follow.publish(navigation.url_path)
     map_state.precompute_default_map()  # once per server process, if the host asked for it

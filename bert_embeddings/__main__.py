@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 
@@ -10,7 +11,7 @@ from bert_embeddings import checkpoints, config, geometry, map_jobs, neighbour_m
 from bert_embeddings.errors import ExplorerError, MapStorageError
 
 # Exit codes, as --help lists them.
-DONE, WRONG_INPUT, NO_STORAGE, INTERRUPTED = 0, 2, 3, 130
+DONE, WRONG_INPUT, NO_STORAGE, INTERRUPTED, TERMINATED = 0, 2, 3, 130, 143
 
 MAP_HELP = f"""\
 Compute the t-SNE map of every row of a model's token table (its exact 10 nearest neighbours,
@@ -21,16 +22,49 @@ background. Prepare a big model on a bigger machine, then ship the folder with t
 Where: BERT_EXPLORER_CACHE, now {config.explorer_cache_dir()}.
 Iterations: BERT_EXPLORER_MAP_ITERATIONS, now {config.map_iterations()} (as the server uses).
 A map already there and whole is left as it is. If anything fails, nothing half-written is
-left behind.
+left behind. It computes at the lowest CPU priority, as the app's own map worker does, so that
+a server on the same machine keeps the cores its readers need.
 
 Exit codes:
   {DONE}    the maps are there (computed now, or already)
-  {WRONG_INPUT}    the model cannot be used: an unknown name, no network to reach the Hub, a
-       folder that is not a checkpoint, a D out of range
+  {WRONG_INPUT}    the model or an option cannot be used: an unknown name, no network to reach
+       the Hub, a folder that is not a checkpoint, a revision for a model that has none,
+       a D out of range, or a setting (BERT_EXPLORER_..., HF_...) the command cannot use
   {NO_STORAGE}    the cache folder cannot take the map: a full or read-only disk, a path that
        is a file
   {INTERRUPTED}  interrupted (Ctrl-C): the unfinished map is removed
+  {TERMINATED}  stopped (SIGTERM): the unfinished map is removed
 """
+
+
+class RevisionError(ExplorerError):
+    """A revision given for a model that has none (the bundled model, a folder)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is, so that the unfinished map is removed as for Ctrl-C."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated
+
+
+def _geometry(text: str) -> str:
+    """--geometry: a geometry's name, as the notebook API and the Maps page name it, or 'all'."""
+    if text == "all":
+        return text
+    try:
+        return geometry.check_name(text)
+    except ExplorerError as problem:
+        raise argparse.ArgumentTypeError(f"{problem} Or all.") from None
+
+
+def _removed(text: str) -> int:
+    """--d: the same check as the notebook API's d and a link's d=, whichever geometry."""
+    try:
+        return geometry.check_d(text)
+    except ExplorerError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -47,18 +81,17 @@ def parser() -> argparse.ArgumentParser:
     mapping.add_argument(
         "model", metavar="MODEL", help="a Hub id (bert-base-uncased), an absolute folder path, or 'bundled'"
     )
-    mapping.add_argument(
-        "--revision", default=checkpoints.DEFAULT_REVISION, help="the Hub revision (default: main)"
-    )
+    mapping.add_argument("--revision", default=None, help="the Hub revision of a Hub model (default: main)")
     mapping.add_argument(
         "--geometry",
         action="append",
-        choices=[*geometry.GEOMETRIES, "all"],
+        type=_geometry,
+        metavar="{" + ",".join([*geometry.GEOMETRIES, "all"]) + "}",
         help="the geometry to map in, as the Maps page offers it; repeat it, or 'all' (default: raw)",
     )
     mapping.add_argument(
         "--d",
-        type=int,
+        type=_removed,
         default=None,
         metavar="D",
         help=f"directions all-but-the-top removes, 1 to {geometry.MOST_REMOVED} (default: the width // 100)",
@@ -86,8 +119,13 @@ class Bar:
 
 
 def map_command(args: argparse.Namespace) -> int:
-    resolution = checkpoints.resolve(args.model, args.revision, fallback=False)
-    model = checkpoints.load_resolved(resolution, args.revision)
+    revision = args.revision or checkpoints.DEFAULT_REVISION
+    resolution = checkpoints.resolve(args.model, revision, fallback=False)
+    if args.revision is not None and (
+        resolution.key == checkpoints.BUNDLED or resolution.key.startswith("/")
+    ):
+        raise RevisionError(f"--revision is for a Hub model; {args.model} has no revisions.")
+    model = checkpoints.load_resolved(resolution, revision)
     table = model.tables.word_embeddings
     settings = map_jobs.default_settings()
     wanted = prepare.shapes(args.geometry or ["raw"], args.d, table.shape[1])
@@ -108,7 +146,12 @@ def map_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if problems := config.problems(command=True):
+        for problem in problems:
+            print(f"error: {problem}.", file=sys.stderr)
+        return WRONG_INPUT
     args = parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         return map_command(args)
     except MapStorageError as problem:
@@ -120,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nstopped: the unfinished map was removed", file=sys.stderr)
         return INTERRUPTED
+    except Terminated:
+        print("\nstopped (SIGTERM): the unfinished map was removed", file=sys.stderr)
+        return TERMINATED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
+    map_jobs.lowest_priority()  # (the process only: never a test that calls main())
     sys.exit(main())

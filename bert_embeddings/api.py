@@ -21,11 +21,12 @@ from bert_embeddings import (
     contextual,
     decompose,
     geometry,
+    limits,
     map_jobs,
     prepare,
     vocab_search,
 )
-from bert_embeddings.errors import OutOfRangeError, QuerySyntaxError, UnknownWordError
+from bert_embeddings.errors import EmptyQueryError, QuerySyntaxError, UnknownWordError
 from bert_embeddings.model import LoadedModel
 from bert_embeddings.tokenize import Encoding
 
@@ -43,16 +44,23 @@ __all__ = [
 ]
 
 
-def load(spec: str = "bundled", revision: str = checkpoints.DEFAULT_REVISION) -> LoadedModel:
+def load(
+    spec: str = "bundled", revision: str = checkpoints.DEFAULT_REVISION, fallback: bool = False
+) -> LoadedModel:
     """A model's embedding layer: a Hub id (``bert-base-uncased``), an absolute folder path, or
-    ``bundled`` (all-MiniLM-L6-v2, offline). Where the Hub cannot be reached, a listed model
-    falls back to the bundled one and ``model.notice`` says so.
+    ``bundled`` (all-MiniLM-L6-v2, offline). A model that cannot be had is an error that says
+    why, never another model's answers: only with ``fallback=True`` does the bundled model stand
+    in for a Hub model the Hub cannot give, as in the app, and then ``model.notice`` says so.
 
     >>> model = load("bundled")
     >>> model.tables.word_embeddings.shape
     (30522, 384)
     """
-    return checkpoints.load_model(spec, revision)
+    if not isinstance(fallback, bool):
+        raise TypeError(f"fallback is True or False, not {fallback!r}")
+    for name, value in (("spec", spec), ("revision", revision)):
+        limits.MODEL_ID.check_text(f"The model's {name}", value)
+    return checkpoints.load_model(spec, revision, fallback=fallback)
 
 
 def tokenize(model: LoadedModel, text_a: str, text_b: str = "") -> Encoding:
@@ -191,8 +199,7 @@ def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, co
     ((30522, 3), True)
     """
     table = model.tables.word_embeddings
-    if isinstance(components, bool) or not 1 <= components <= table.shape[1]:
-        raise OutOfRangeError(f"PCA keeps 1 to {table.shape[1]} components here, not {components!r}.")
+    components = limits.whole_number(components, "The number of components", 1, table.shape[1])
     space = geometry.fit(table, *geometry_shape(model, geometry_name, d))
     basis, coords = geometry.pca(table, space, components)
     return coords, basis.explained_variance_ratio
@@ -242,10 +249,14 @@ def axis_coordinates(
     """
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
+    for label, text in (("The axis' start", start), ("The axis' end", end), ("The words to place", words)):
+        limits.AXIS_TEXT.check_text(label, text)
     turned = axes.in_space([axes.build_axis(index, model.tokenizer, "x", start, end)], space)
     placed, problems = axes.words_to_place(index, model.tokenizer, words)
     if problems:
         raise UnknownWordError(problems[0])
+    if not placed:
+        raise EmptyQueryError("Give at least one word to place, e.g. words='ice, fire'.")
     coords = axes.coordinates(np.array([w.vector for w in placed]), turned, space)
     return {w.text: float(c) for w, c in zip(placed, coords[:, 0], strict=True)}
 
@@ -258,4 +269,5 @@ def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple
     ('all-but-the-top', 3)
     """
     hidden = model.tables.word_embeddings.shape[1]
-    return geometry.shape(name, geometry.default_removed(hidden) if d is None else d)
+    name = geometry.check_name(name)
+    return geometry.shape(name, geometry.default_removed(hidden) if d is None else geometry.check_d(d))

@@ -109,11 +109,15 @@ def load_resolved(
 
 
 def load_model(
-    spec: str, revision: str = DEFAULT_REVISION, progress: downloads.Progress | None = None
+    spec: str,
+    revision: str = DEFAULT_REVISION,
+    progress: downloads.Progress | None = None,
+    fallback: bool = False,
 ) -> LoadedModel:
-    """Resolve a spec (Hub id, absolute folder path or ``bundled``) and load its embedding layer,
-    with the notice that says when another model stands in for it."""
-    resolution = resolve(spec, revision)
+    """Resolve a spec (Hub id, absolute folder path or ``bundled``) and load its embedding layer.
+    A model that cannot be had is an error; with ``fallback``, the bundled model stands in for a
+    Hub model the Hub cannot give, and the model's notice says so."""
+    resolution = resolve(spec, revision, fallback)
     model = load_resolved(resolution, revision, progress)
     return dataclasses.replace(model, notice=resolution.notice) if resolution.notice else model
 

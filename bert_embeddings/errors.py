@@ -13,6 +13,10 @@ class EmptyInputError(ExplorerError):
     """The sentence is empty, or nothing in it survives BERT's text clean-up."""
 
 
+class NotTextError(ExplorerError):
+    """Something that is not text where text goes (a sentence, a word list)."""
+
+
 class InputTooLongError(ExplorerError):
     """The raw text is so long that tokenizing it would burden a shared server."""
 

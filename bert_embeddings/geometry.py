@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bert_embeddings import projection
+from bert_embeddings import limits, projection
 from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
 
 GEOMETRIES = ("raw", "centred", "all-but-the-top", "standardised")
@@ -109,10 +109,25 @@ def default_removed(hidden: int) -> int:
     return max(1, min(MOST_REMOVED, hidden // 100))
 
 
+REMOVED_LABEL = "D, the directions all-but-the-top removes,"
+
+
+def check_d(removed: object) -> int:
+    """D as given (by the notebook API, a link or the command line): a whole number from 1 to 20,
+    whichever geometry it goes with."""
+    return limits.whole_number(removed, REMOVED_LABEL, 1, MOST_REMOVED)
+
+
+def check_name(name: object) -> str:
+    """A geometry's name as given: one of GEOMETRIES."""
+    if not isinstance(name, str) or name not in GEOMETRIES:
+        raise OutOfRangeError(f"{str(name)[:40]!r} is not a geometry here: one of {', '.join(GEOMETRIES)}.")
+    return name
+
+
 def check_removed(removed: float, rows: int, hidden: int) -> int:
     """D for all-but-the-top: a whole number from 1 to 20, less than the table's rank allows."""
-    if not float(removed).is_integer() or not 1 <= removed <= MOST_REMOVED:
-        raise OutOfRangeError(f"All-but-the-top removes 1 to {MOST_REMOVED} directions, not {removed:g}.")
+    removed = check_d(removed)
     if removed >= min(rows - 1, hidden):
         raise OutOfRangeError(
             f"This table has {rows:,} rows of {hidden:,} numbers: "
@@ -128,9 +143,7 @@ def shape(name: str, removed: int | None) -> tuple[str, int]:
 
 def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
     """The geometry ``name`` (one of GEOMETRIES) for ``table`` (n, hidden), with its row norms."""
-    if name not in GEOMETRIES:
-        raise OutOfRangeError(f"'{name}' is not a geometry here: one of {', '.join(GEOMETRIES)}.")
-    return fit_all(table, removed, (name,))[name]
+    return fit_all(table, removed, (check_name(name),))[name]
 
 
 def fit_all(

@@ -8,10 +8,11 @@ that names the limit, so the page can say exactly what was too much.
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 
-from bert_embeddings.errors import InputTooLongError, OutOfRangeError
+from bert_embeddings.errors import InputTooLongError, NotTextError, OutOfRangeError
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,11 @@ class Limit:
             )
 
     def check_text(self, label: str, text: str | None) -> str:
-        """A text's length checked against the limit (characters); returns the text."""
-        text = text or ""
+        """A text (None counts as empty) checked against the limit (characters); returns it.
+        Anything but text gets a message, never a TypeError from deep inside."""
+        text = "" if text is None else text
+        if not isinstance(text, str):
+            raise NotTextError(f"{label} must be text, not {type(text).__name__} {str(text)[:40]}.")
         self.check(label, len(text))
         return text
 
@@ -99,25 +103,31 @@ def whole_number_text(text: str) -> int:
     return int(text)
 
 
-def whole_number(value: float | str, label: str, low: int, high: int) -> int:
-    """A number typed in a box as an int, or a message: it must be whole and within range.
+def whole_number(value: float | str, label: str, low: int, high: int | None) -> int:
+    """A number typed in a box, given to the notebook API or read from a link or the command line,
+    as an int, or a message: it must be whole and within range (``high`` None: no upper end). The
+    one check for every whole number the explorer is given, so that each place says the same
+    about the same value.
 
     Number boxes send floats, so that 1.5 arrives as 1.5 (and 1e3 as 1000) instead of being
     cut to a whole number unseen; infinities and NaN get the same message as any non-whole.
-    Text is read by whole_number_text, never by float() (which reads '1_0' as 10).
+    Text is read by whole_number_text, never by float() (which reads '1_0' as 10). True, None
+    and anything else that is not a number are refused, never read as 1 or 0.
     """
+    span = f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
+        raise OutOfRangeError(f"{label} must be a whole number {span}; {repr(value)[:40]} is not.")
     if isinstance(value, str):
         try:
             value = whole_number_text(value)
         except ValueError:
-            shown = value[:40]
             raise OutOfRangeError(
-                f"{label} must be a whole number from {low:,} to {high:,}; {shown!r} is not."
+                f"{label} must be a whole number {span}, in the digits 0-9; {value[:40]!r} is not."
             ) from None
     if not isinstance(value, int) and not (float(value) == float(value) and float(value).is_integer()):
-        raise OutOfRangeError(f"{label} must be a whole number from {low:,} to {high:,}; {value:g} is not.")
+        raise OutOfRangeError(f"{label} must be a whole number {span}; {value:g} is not.")
     number = int(value)
-    if not low <= number <= high:
+    if number < low or (high is not None and number > high):
         shown = f"{number:,}" if abs(number) < 10**15 else f"{float(value):g}"
-        raise OutOfRangeError(f"{label} must be from {low:,} to {high:,}; {shown} is outside.")
+        raise OutOfRangeError(f"{label} must be {span}; {shown} is outside.")
     return number

@@ -7,7 +7,7 @@ its arrays (``coords.npy``; ``neighbours.npy``, each row's exact 10 nearest cosi
 files are missing, cut short, or do not match their checksum is not a map: it is removed and
 computed again, never shown.
 
-The computation runs in its own process (``python -m bert_embeddings.map_jobs FOLDER``) at
+The computation runs in its own process (``python -m bert_embeddings.map_worker FOLDER``) at
 the lowest CPU priority (SCHED_IDLE, and nice 19), so that a server's sessions keep the cores
 they need; it reads the
 table from ``table.npy`` in the folder, writes ``progress.json`` as it goes, and the finished
@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -143,7 +143,7 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f"{path.name}.{os.getpid()}.part")
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     temporary = _temporary(path)
     temporary.write_bytes(data)
     os.replace(temporary, path)
@@ -168,7 +168,7 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
     sums = {}
     for name, (dtype, _) in ARRAYS.items():
         data = _npy(values[name], dtype)
-        _write_atomically(folder / name, data)
+        write_atomically(folder / name, data)
         sums[name] = hashlib.sha256(data).hexdigest()
     meta = {
         "method": "t-SNE",
@@ -184,7 +184,7 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
         },
         "sha256": sums,
     }
-    _write_atomically(folder / META, json.dumps(meta, indent=1).encode())
+    write_atomically(folder / META, json.dumps(meta, indent=1).encode())
 
 
 def read_progress(folder: Path) -> dict | None:
@@ -226,10 +226,12 @@ class Job:
         return self.process is None
 
     def failure(self) -> str | None:
-        """Why the worker stopped without a map, if it did."""
+        """Why the worker stopped without a map, if it did (its input, a copy of the table, is
+        removed then: a worker killed outright could not remove it itself)."""
         code = None if self.process is None else self.process.poll()
         if code is None or code == 0:
             return None
+        clear_inputs(self.folder)
         try:
             tail = (self.folder / LOG).read_text()[-400:].strip().splitlines()[-1]
         except (OSError, IndexError):
@@ -247,9 +249,10 @@ def _computing(besides: Path) -> bool:
     )
 
 
-def _lower_priority() -> None:
-    """Runs in the child before it starts Python: the lowest priority there is. SCHED_IDLE runs
-    the worker only on time no other process wants; nice 19 where that policy is missing."""
+def lowest_priority() -> None:
+    """The calling process at the lowest priority there is: the map worker (run in the child
+    before it starts Python) and ``python -m bert_embeddings map``. SCHED_IDLE runs it only on
+    time no other process wants; nice 19 where that policy is missing."""
     os.nice(NICENESS)
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
@@ -281,6 +284,7 @@ def start(
             job = _jobs[folder] = Job(folder, None, time.time())
             return job
         try:
+            sweep(folder.parent.parent)  # (under maps/: every table's folders)
             folder.mkdir(parents=True, exist_ok=True)
             _save_table(folder / TABLE, table if prepare is None else prepare(table))
             (folder / PROGRESS).unlink(missing_ok=True)
@@ -291,21 +295,22 @@ def start(
         command = [
             sys.executable,
             "-m",
-            "bert_embeddings.map_jobs",
+            "bert_embeddings.map_worker",
             str(folder),
             json.dumps(settings.as_dict()),
         ]
         with log:
             process = subprocess.Popen(
-                command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_lower_priority
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=lowest_priority
             )
         job = _jobs[folder] = Job(folder, process, time.time())
         return job
 
 
-def storage_problem(error: OSError) -> str:
-    """What a host can do when the cache folder cannot take a map (the folder is the server's
-    own setting, never a link's, so naming it helps the person who can fix it)."""
+def storage_problem(error: OSError, on_server: bool = True) -> str:
+    """What can be done when the cache folder cannot take a map (the folder is the server's own
+    setting, never a link's, so naming it helps the person who can fix it): on the page, said to
+    a reader of the app (``on_server``); else to the host running the command or a notebook."""
     import errno
 
     where = config.explorer_cache_dir()
@@ -318,6 +323,11 @@ def storage_problem(error: OSError) -> str:
         errno.ENOSPC: "that disk is full",
         errno.EDQUOT: "that disk is full (quota)",
     }.get(error.errno, error.strerror or type(error).__name__)
+    if not on_server:
+        return (
+            f"The t-SNE map cannot be kept in the cache folder {where}: {why}. Point BERT_EXPLORER_CACHE "
+            "at a folder you may write to, with some hundred MB free, and run it again."
+        )
     return (
         f"The t-SNE map cannot be kept in the cache folder {where}: {why}. Whoever runs this server "
         "can point BERT_EXPLORER_CACHE at a folder it may write to, with some hundred MB free; "
@@ -333,49 +343,37 @@ def retry(folder: Path) -> None:
             del _jobs[folder]
 
 
+LEFTOVER_SECONDS = 24 * 3600  # a worker's input this old is no running job's (replicas share folders)
+
+
+def clear_inputs(folder: Path, pid: int | None = None) -> None:
+    """A worker's input and progress in ``folder``, and its half-written files (``pid``'s, or
+    every process's): never part of a finished map."""
+    for name in (TABLE, PROGRESS):
+        (folder / name).unlink(missing_ok=True)
+    for part in folder.glob(f"*.{pid if pid is not None else '*'}.part"):
+        part.unlink(missing_ok=True)
+
+
+def sweep(root: Path, now: float | None = None) -> list[Path]:
+    """Every map folder under ``root`` whose worker's input is over a day old: a worker killed
+    outright, in any process, left it behind. Its files are removed; the folders are returned."""
+    now = time.time() if now is None else now
+    swept = []
+    for table in root.glob(f"*/*/{TABLE}"):
+        try:
+            old = now - table.stat().st_mtime > LEFTOVER_SECONDS
+        except OSError:
+            continue
+        if old:
+            clear_inputs(table.parent)
+            swept.append(table.parent)
+    return swept
+
+
 def _save_table(path: Path, table: np.ndarray) -> None:
     """The table for the worker, written straight from the model's array (no copy in memory)."""
     temporary = _temporary(path)
     with open(temporary, "wb") as handle:
         np.save(handle, np.ascontiguousarray(table), allow_pickle=False)
     os.replace(temporary, path)
-
-
-# --- the worker process ------------------------------------------------------------------------
-
-
-def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> None:
-    """Compute the map of ``folder/table.npy`` and save it there, reporting progress."""
-    table = np.load(folder / TABLE, mmap_mode="r")
-    began = time.time()
-    rows, width = table.shape
-    shape = forecast.Shape(
-        rows, width, settings.neighbours, settings.early, settings.iterations - settings.early
-    )
-    history: list[list] = []
-
-    def progress(stage: str, fraction: float) -> None:
-        step = [neighbour_map.STAGES.index(stage), round(fraction, 4), round(time.time() - began, 2)]
-        # Every stage's start, and then a report per 5 % of it: enough for the forecast, a
-        # small file.
-        if history and history[-1][0] == step[0] and step[1] - history[-1][1] < 0.05 and step[1] < 1:
-            return
-        history.append(step)
-        report = {"stage": stage, "history": history, "shape": asdict(shape)}
-        _write_atomically(folder / PROGRESS, json.dumps(report).encode())
-
-    result = neighbour_map.compute(np.asarray(table), settings, threads, progress)
-    save(folder, result, settings)
-    del table
-    (folder / TABLE).unlink(missing_ok=True)
-    (folder / PROGRESS).unlink(missing_ok=True)
-
-
-if __name__ == "__main__":
-    try:
-        work(Path(sys.argv[1]), neighbour_map.Settings(**json.loads(sys.argv[2])))
-    except OSError as error:  # a full or read-only disk: the last line of the log is the page's reason
-        for name in (TABLE, PROGRESS, *(p.name for p in Path(sys.argv[1]).glob(f"*.{os.getpid()}.part"))):
-            (Path(sys.argv[1]) / name).unlink(missing_ok=True)
-        print(storage_problem(error), flush=True)
-        sys.exit(3)

@@ -59,7 +59,7 @@ def prepare_map(
         map_jobs.save(folder, result, settings)
     except OSError as error:
         _remove_unfinished(folder)
-        raise MapStorageError(map_jobs.storage_problem(error)) from None
+        raise MapStorageError(map_jobs.storage_problem(error, on_server=False)) from None
     except BaseException:  # interrupted: no partial map either
         _remove_unfinished(folder)
         raise

@@ -68,6 +68,26 @@ class RoomsUnavailableError(RoomError):
         )
 
 
+class RoomsOffError(RoomError):
+    """The host's setting for where rooms are kept cannot be used: rooms stay off on this server."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(
+            f"Workshop rooms are off on this server: {problem}. Every page works on its own; whoever "
+            "hosts the app can correct the setting."
+        )
+
+
+class NoRoomsNowError(RoomError):
+    """A room cannot be opened or joined while the store is away (no room to pause yet)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what}: the store that keeps the workshop rooms cannot be reached just now. Every page "
+            "still works on its own; try again in a moment."
+        )
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What a follower reads: the room's version and view (a copy of their own)."""

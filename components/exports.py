@@ -63,6 +63,24 @@ def matrix(
         )
 
 
+def dataframe(name: str, frame: pd.DataFrame, shown: pd.DataFrame | None = None, **options) -> None:
+    """A table on the page (``shown``, e.g. with pieces made legible; else ``frame``) and under it
+    the CSV button for ``frame``: every table the app shows goes through here, so none lacks its
+    download (tests/test_architecture.py checks that no page draws one otherwise)."""
+    st.dataframe(frame if shown is None else shown, **options)
+    table(name, frame)
+
+
+def matrix_dataframe(
+    name: str, values: np.ndarray, rows: Sequence[object], columns: Sequence[object], **options
+) -> None:
+    """A matrix shown as a table, with its CSV and .npy buttons."""
+    import pandas as pd
+
+    st.dataframe(pd.DataFrame(values, index=rows, columns=columns), **options)
+    matrix(name, values, rows, columns)
+
+
 def table(name: str, frame: pd.DataFrame) -> None:
     """A CSV button for one table, exactly as shown (the numbers at full precision)."""
     stem = export.file_stem(name)

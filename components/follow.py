@@ -20,25 +20,25 @@ import time
 
 import streamlit as st
 
-from bert_embeddings import config, rooms
-from bert_embeddings.rooms import RoomError, RoomsUnavailableError
-from components import echo, links, room_wake, room_watch, roomstore, settings
+from bert_embeddings import rooms
+from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError
+from components import echo, links, room_wake, room_watch, roomstore
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
 DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
 DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
-PROBLEM, RESUMED, FORGET = "_room_problem", "_room_resumed", "_room_forget"
-SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
+PROBLEM = "_room_problem"  # a message for the room section, shown once
+FORGET = "_room_forget"  # the room this browser led closed: its tab and cookie forget it
+TAKEN = "_room_taken"  # the view of a room its leader takes back, for the next run to apply
 PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
 USED = "_room_used"  # the section was used in this session: it stays open
 PAGE = room_wake.PAGE
 DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
-CHECK_SECONDS, FALLBACK_SECONDS, BEAT_SECONDS, GRACE_SECONDS = 15, 5, 60, 2  # GRACE: see room_watch
-COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
+CHECK_SECONDS, FALLBACK_SECONDS, GRACE_SECONDS = 15, 5, 2  # GRACE: see room_watch
 
 
-def _rooms() -> rooms.RoomStore:
+def store() -> rooms.RoomStore:
     return roomstore.store()
 
 
@@ -68,7 +68,7 @@ def publish(page: str) -> None:
     links.publish(page, extra)
     if lead := state.get(LEAD):
         try:
-            when, version = time.time(), _rooms().show(*lead, _room_view(page))
+            when, version = time.time(), store().show(*lead, _room_view(page))
         except RoomsUnavailableError as problem:  # the room waits; the leader keeps it
             st.sidebar.warning(echo.plain(problem), icon=":material/cloud_off:")
             return
@@ -130,48 +130,15 @@ def join_from_link(code: str) -> None:
     st.session_state.pop(APPLIED, None)
 
 
-def resume_leading() -> None:
-    """A session's first run: where this browser's cookie names a room it leads, remember it, so
-    that the room section offers to lead it again (a reloaded tab takes it back by itself, from
-    its own session storage; another tab must ask, so that a preview tab never takes over)."""
-    state = st.session_state
-    if state.get(LEAD) or state.get(FOLLOW):
-        return
-    if (room := _led_room(_cookie())) is not None:
-        state[SAVED] = room
-
-
-def _cookie() -> str:
-    try:
-        return str((st.context.cookies or {}).get(COOKIE) or "")
-    except Exception:  # outside a browser session (headless tests)
-        return ""
-
-
-def _led_room(saved: str) -> tuple[str, str] | None:
-    """(code, token) of an open room that ``saved`` ("CODE.TOKEN") leads, else None."""
-    code, _, token = str(saved)[:100].partition(".")
-    try:
-        code = rooms.normal_code(code)
-        return (code, token) if token and _rooms().leads(code, token) else None
-    except RoomError:
-        return None
-
-
-def _take_back(room: tuple[str, str]) -> None:
-    state = st.session_state
-    state[LEAD] = room
-    state[RESUMED] = state[USED] = True
-    state.pop(SAVED, None)
-    stop_following()
-
-
 def apply_pending(current_page: str, woken: bool = False) -> str | None:
     """Before any widget is drawn: a follower's own change stops following; a new view from the
     room is applied, and so is the last one again if no run drew it to the end. Returns the page
     to switch to, if the room shows another. A run the server started for a new view (``woken``)
     is never the follower's own change (it may start on a page or with values a view behind)."""
     state = st.session_state
+    if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
+        links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
+        return taken.get(PAGE) if taken.get(PAGE, current_page) != current_page else None
     code = state.get(FOLLOW)
     if not code or (not woken and _stop_on_own_change(current_page)):
         return None
@@ -179,7 +146,9 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     if PENDING not in state:
         try:
             version, shown = _snapshot(code)
-        except RoomsUnavailableError:  # still following: the room section says so
+        except RoomsUnavailableError:  # still following (the room section says so), unless never joined
+            if applied is None:
+                _not_joined(code)
             return None
         except RoomError as problem:
             state[PROBLEM] = str(problem)  # shown in the sidebar's room section
@@ -207,7 +176,13 @@ def stop_following(own_change: bool = False) -> None:
         state[STOPPED] = code
 
 
-def _woken() -> None:
+def _not_joined(code: str) -> None:
+    """A room that could not be joined because the store is away: there is nothing to pause yet."""
+    st.session_state[PROBLEM] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
+    stop_following()
+
+
+def wake_up() -> None:
     """The component's wake-up: the fragment that holds it reruns, and decides."""
 
 
@@ -218,12 +193,12 @@ RECONNECT_TIMER = 3600
 
 
 @st.fragment(run_every=RECONNECT_TIMER)
-def _following(code: str) -> None:
+def following(code: str) -> None:
     """A follower's room section. It reruns alone when the component wakes it (a push, or the
     periodic check): a dictionary lookup, and a full run only if the view moved on or the last
     one was never drawn to the end."""
     state = st.session_state
-    mounted = room_watch.mount(key="room_watch", data=_watch_data(code), on_wake_change=_woken, height=0)
+    mounted = room_watch.mount(key="room_watch", data=_watch_data(code), on_wake_change=wake_up, height=0)
     woken = getattr(mounted, "wake", None)
     if state.get(FOLLOW) != code:
         return
@@ -233,6 +208,9 @@ def _following(code: str) -> None:
     try:
         version, shown = _snapshot(code)
     except RoomsUnavailableError as problem:
+        if state.get(APPLIED) is None:  # never joined: nothing to pause
+            _not_joined(code)
+            st.rerun(scope="app")
         st.warning(echo.plain(problem), icon=":material/cloud_off:")
         return
     except RoomError:
@@ -263,130 +241,19 @@ def _watch_data(code: str) -> dict:
     }
 
 
-@st.fragment(run_every=RECONNECT_TIMER)
-def _leading(code: str, token: str) -> None:
-    """The leader's room section: the component beats every minute, and keeps the room in a
-    cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
-    cookie = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
-    data = {
-        "cookie": cookie,
-        "keep": f"{code}.{token}",
-        "name": COOKIE,
-        "every_ms": BEAT_SECONDS * 1000,
-        "fallback_ms": BEAT_SECONDS * 1000,
-    }
-    room_watch.mount(key="room_lead", data=data, on_wake_change=_woken, height=0)
-    try:
-        _rooms().beat(code, token)
-    except RoomsUnavailableError as problem:
-        st.warning(echo.plain(problem), icon=":material/cloud_off:")
-    except RoomError as problem:
-        st.session_state.pop(LEAD, None)
-        st.session_state[PROBLEM] = str(problem)
-        st.rerun(scope="app")
-
-
-def sidebar() -> None:
-    """The sidebar's workshop section: lead a room, join one, or follow one."""
-    state = st.session_state
-    # Once used in this session (led, joined, or refused with a message), the section stays open,
-    # so that a code being corrected stays in sight.
-    state[USED] = bool(
-        state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(SAVED)
-    )
-    with st.sidebar.expander("Workshop room", expanded=state[USED] or bool(state.get(STOPPED))):
-        if lead := state.get(LEAD):
-            _leader_section(*lead)
-        elif code := state.get(FOLLOW):
-            _following(code)
-            st.button("Stop following", on_click=stop_following, key="room_stop")
-        else:
-            _idle_section()
-        if problem := state.pop(PROBLEM, None):
-            st.error(echo.plain(problem), icon=":material/error:")
-
-
-def _leader_section(code: str, token: str) -> None:
-    if st.session_state.pop(RESUMED, None):
-        st.success(f"You lead room {code} again.", icon=":material/groups:")
-    st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
-    st.code(links.follow_link(code), language=None)
-    st.caption("Share the link, or the code to type under Join. The link holds no secret.")
-    _leading(code, token)
-    st.button("Close the room", on_click=_close, key="room_close")
-
-
-def _idle_section() -> None:
-    state = st.session_state
-    if state.pop(FORGET, None):  # the room this browser led closed: the tab and cookie forget it
-        forget = {"cookie": f"{COOKIE}=; path=/; max-age=0", "keep": "", "name": COOKIE}
-        room_watch.mount(key="room_forget", data=forget, height=0)
-    else:  # a reloaded tab that led a room takes it back
-        resumed = room_watch.mount(
-            key="room_resume", data={"resume": True, "name": COOKIE}, on_resume_change=_woken, height=0
-        )
-        if (kept := getattr(resumed, "resume", None)) and (room := _led_room(kept)) is not None:
-            _take_back(room)
-            st.rerun(scope="app")
-    if saved := state.get(SAVED):
-        st.button(f"Lead room {saved[0]} again", on_click=_take_back, args=(saved,), key="room_take_back")
-    if stopped := state.get(STOPPED):
-        st.info(
-            f"You changed the view yourself, so you stopped following room {stopped}.",
-            icon=":material/sync_disabled:",
-        )
-        st.button("Follow again", on_click=_follow_again, key="room_again")
-    st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
-    # The code is read when Join is clicked: a code typed just before the click counts.
-    st.button("Join", on_click=lambda: _join(st.session_state.get(settings.ROOM_CODE) or ""), key="room_join")
-    key = ""
-    if config.presenter_key(st.secrets):
-        key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
-    st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
-
-
 def _snapshot(code: str) -> tuple[int, dict[str, str]]:
-    return (snapshot := _rooms().look(code)).version, snapshot.view
+    return (snapshot := store().look(code)).version, snapshot.view
 
 
-def _open(key: str) -> None:
-    state = st.session_state
-    required = config.presenter_key(st.secrets)
-    if not rooms.may_lead(required, key):
-        state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
-        return
-    try:
-        state[LEAD] = _rooms().open({}, client=_client_address(), presenter=bool(required))
-    except RoomError as problem:
-        state[PROBLEM] = str(problem)
-        return
-    stop_following()
-    state.pop(STOPPED, None)
-
-
-def _close() -> None:
-    if lead := st.session_state.pop(LEAD, None):
-        st.session_state[FORGET] = True
-        try:
-            _rooms().close(*lead)
-        except RoomError as problem:  # (the room then closes by itself after its idle hours)
-            st.session_state[PROBLEM] = str(problem)
-
-
-def _client_address() -> str:
-    """The reader's address, for the limit on opening rooms ("" where Streamlit knows none)."""
-    try:
-        address = st.context.ip_address
-    except Exception:  # outside a browser session (headless tests)
-        return ""
-    return address if isinstance(address, str) else ""
-
-
-def _join(code: str) -> None:
+def join(code: str) -> None:
     state = st.session_state
     try:
         state[FOLLOW] = rooms.normal_code(code)
-        _rooms().look(state[FOLLOW])
+        store().look(state[FOLLOW])
+    except RoomsUnavailableError:
+        state.pop(FOLLOW, None)
+        state[PROBLEM] = str(NoRoomsNowError(f"Room {code.strip()[:20]} cannot be joined"))
+        return
     except RoomError as problem:
         state.pop(FOLLOW, None)
         state[PROBLEM] = str(problem)
@@ -395,6 +262,6 @@ def _join(code: str) -> None:
         state.pop(key, None)
 
 
-def _follow_again() -> None:
+def follow_again() -> None:
     if code := st.session_state.pop(STOPPED, None):
-        _join(code)
+        join(code)

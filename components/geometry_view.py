@@ -9,7 +9,7 @@ import streamlit as st
 
 from bert_embeddings import geometry, geometry_lab, overlap_jobs, vocab_search
 from bert_embeddings.figures import views
-from components import echo, links, settings, state, widgets
+from components import echo, exports, links, persistence, settings, state, widgets
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
 MEANINGS = {
@@ -21,10 +21,10 @@ MEANINGS = {
 HELP = "  \n".join(f"**{name}**: {meaning}." for name, meaning in MEANINGS.items())
 
 
-def switch(hidden: int, page: str) -> tuple[str, int]:
+def switch(hidden: int) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
-    for the others), on ``page`` (its url path). The same keys on every page that shows it,
-    carried from page to page (links.carry_from)."""
+    for the others). The same keys on every page that shows it, held
+    from page to page (components/persistence.py)."""
     default = geometry.default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True
@@ -34,9 +34,8 @@ def switch(hidden: int, page: str) -> tuple[str, int]:
         "Geometry", settings.GEOMETRIES, **widgets.seeded(settings.GEOMETRY, "default"), help=HELP
     )
     name = name or settings.GEOMETRIES[0]  # a segmented control can be left with nothing chosen
-    # Streamlit forgets the value of a widget not drawn in a run; set again here, D stays as it
-    # was set while another geometry is looked at (and the slider is not drawn).
-    removed = st.session_state[settings.GEOMETRY_REMOVED] = st.session_state[settings.GEOMETRY_REMOVED]
+    # D stays as it was set while another geometry is looked at (and its slider is not drawn).
+    removed = st.session_state[settings.GEOMETRY_REMOVED]
     if name == "all-but-the-top":
         removed = right.slider(
             "Directions removed (D)",
@@ -45,7 +44,6 @@ def switch(hidden: int, page: str) -> tuple[str, int]:
             key=settings.GEOMETRY_REMOVED,
             help=f"About the width / 100 is the usual choice: {default} for this model.",
         )
-    links.carry_from(page, {settings.GEOMETRY: name, settings.GEOMETRY_REMOVED: removed})
     return name, int(removed)
 
 
@@ -118,7 +116,7 @@ def pending(figures: dict) -> bool:
     return any(isinstance(f, overlap_jobs.Pending) for f in figures.values())
 
 
-def show_overlaps(figures: dict, removed: int, pieces: int) -> bool:
+def show_overlaps(figures: dict, removed: int, pieces: int, model_name: str) -> bool:
     """Each geometry's mean overlap@10 with raw, as far as computed; whether any is still pending."""
     rows, ahead, failed = [], 0, []
     for name, figure in figures.items():
@@ -129,9 +127,9 @@ def show_overlaps(figures: dict, removed: int, pieces: int) -> bool:
         else:
             ahead = max(ahead, figure.ahead)
     if rows:
-        frame = pd.DataFrame(rows)
-        st.dataframe(
-            frame,
+        exports.dataframe(
+            f"{model_name} mean overlap with raw cosine by geometry (D {removed})",
+            pd.DataFrame(rows),
             hide_index=True,
             column_config={"of the 10 nearest by raw cosine, kept": st.column_config.ProgressColumn(
                 format="percent", min_value=0.0, max_value=1.0
@@ -241,7 +239,7 @@ def _prepare_try(name: str, word: str) -> None:
     st.session_state[settings.GEOMETRY] = name
     st.session_state[settings.NB_MODE] = "word"
     st.session_state[settings.NB_WORD] = word
-    st.session_state.pop(settings.NB_PIECE, None)
+    persistence.forget(settings.NB_PIECE)
 
 
 def tries() -> None:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bert_embeddings import checkpoints
-from components import echo, settings
+from components import echo, persistence, settings
 from components import widgets as w
 
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
@@ -86,7 +86,11 @@ def restore() -> bool:
         return False
     state[RESTORED] = True
     given = st.query_params.to_dict()
+    # A name given twice is two answers to one question: neither is taken (no silent winner).
+    repeated = {name: len(values) for name in given if len(values := st.query_params.get_all(name)) > 1}
+    given = {name: text for name, text in given.items() if name not in repeated}
     problems = _read_into_state(given, reset=False)
+    problems += [f"{name} (given {n} times; a link names each setting once)" for name, n in repeated.items()]
     problems += [f"{name} (not a setting of this app)" for name in given if name not in KNOWN]
     if problems:
         state[UNUSED] = problems
@@ -124,7 +128,6 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
     elif reset:
         model_default()
     for setting in settings.LINKED:
-        state.pop(_carried(setting.key), None)  # a value carried between pages gives way
         if setting.url in params:
             try:
                 if not _offered(setting):
@@ -134,7 +137,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
             except ValueError as reason:
                 problems.append(f"{setting.url}={params[setting.url][:60]!r} ({reason})")
         if reset and setting.default is None:
-            state.pop(setting.key, None)
+            persistence.forget(setting.key)
         elif reset:
             state[setting.key] = settings.default(setting.key)
     return problems
@@ -212,6 +215,18 @@ def _model_param() -> str | None:
 def model_params() -> dict[str, str]:
     """The model's part of a link to another view (empty for the default model)."""
     return {MODEL: model} if (model := _model_param()) is not None else {}
+
+
+def geometry_params(shape: tuple[str, int]) -> dict[str, str]:
+    """A geometry (its name and D) as a link writes it: ``geometry=`` unless raw, ``d=`` only for
+    all-but-the-top (through the settings table's own writers)."""
+    name, removed = shape
+    params = {}
+    if name != settings.default(settings.GEOMETRY):
+        params[settings.BY_KEY[settings.GEOMETRY].url] = settings.BY_KEY[settings.GEOMETRY].write(name)
+    if name == settings.GEOMETRIES[2]:
+        params[settings.BY_KEY[settings.GEOMETRY_REMOVED].url] = str(int(removed))
+    return params
 
 
 def view_params(page: str, text_limit: int | None = LINK_TEXT_LIMIT) -> dict[str, str]:
@@ -313,31 +328,9 @@ def keep_within(
         else:
             text = f"{name(state[key])} is not available here, so {name(default)} is shown instead."
         st.info(echo.plain(text[:1].upper() + text[1:]), icon=":material/link_off:")
-        del state[key]
+        persistence.forget(key)
     if key not in state and default is not None:
         state[key] = default
-
-
-def _carried(key: str) -> str:
-    return f"_carried_{key}"
-
-
-def carry_from(page: str, values: dict[str, object]) -> None:
-    """After the widgets of settings shown on several pages: their values, as ``page`` showed them."""
-    for key, value in values.items():
-        st.session_state[_carried(key)] = (page, value)
-
-
-def carry(page: str) -> None:
-    """Before anything reads a view: to Streamlit, each page's widget is its own, so a value
-    chosen on one page would be gone on the next. A setting shown on several pages gets the
-    value last shown on another one (carry_from), which this page's widget then starts at.
-    A link or a room that sets the setting drops the value carried."""
-    state = st.session_state
-    for setting in settings.LINKED:
-        kept = state.get(_carried(setting.key))
-        if kept is not None and kept[0] != page and setting.on(page):
-            state[setting.key] = kept[1]
 
 
 def follow_link(code: str) -> str:

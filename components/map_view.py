@@ -155,8 +155,11 @@ HUBS = (
 )
 
 
-def hubs_table(done: map_jobs.Done, index: vocab_search.VocabIndex, model_param: dict[str, str]) -> None:
-    """The 20 biggest hubs, each with its count and a link that searches it."""
+def hubs_table(
+    done: map_jobs.Done, index: vocab_search.VocabIndex, search: dict[str, str], name: str
+) -> None:
+    """The 20 biggest hubs, each with its count and a link that searches it with ``search``'s
+    parameters (the model and the map's geometry, so that the search ranks as the map does)."""
     import pandas as pd
 
     occurrence = done.occurrence
@@ -165,14 +168,16 @@ def hubs_table(done: map_jobs.Done, index: vocab_search.VocabIndex, model_param:
     st.caption(HUBS)
     frame = pd.DataFrame(
         {
-            "piece": [legible(index.pieces[i]) for i in top],
+            "piece": [index.pieces[i] for i in top],
             "id": top.astype(int),
             "in how many pieces' 10 nearest": occurrence[top].astype(int),
-            "search it": [f"neighbours?{urlencode({**model_param, 'q': index.pieces[i]})}" for i in top],
+            "search it": [f"neighbours?{urlencode({**search, 'q': index.pieces[i]})}" for i in top],
         }
     )
-    st.dataframe(
+    exports.dataframe(
+        f"{name} t-SNE hubs",
         frame,
+        frame.assign(piece=frame["piece"].map(legible)),  # the download keeps the pieces
         hide_index=True,
         column_config={"search it": st.column_config.LinkColumn("search it", display_text="Neighbours page")},
     )

@@ -17,12 +17,15 @@ from bert_embeddings import config, rooms
 _lock = threading.Lock()
 _LOGGER = logging.getLogger(__name__)
 _store: rooms.RoomStore | None = None
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 def open_store(setting: str, reserved: int = 0) -> rooms.RoomStore:
-    """The store a setting names: a Redis URL, else a SQLite file's path."""
-    if setting.startswith(REDIS_SCHEMES):
+    """The store a setting names: a Redis URL, else a SQLite file's path. A setting that cannot
+    be used turns rooms off with a message naming it; never a store of another kind in its
+    place (two replicas would each keep rooms of their own, and followers would be split)."""
+    if (problem := config.problem(config.ROOMS, setting)) is not None:
+        raise rooms.RoomsOffError(problem)
+    if setting.startswith(config.REDIS_SCHEMES):
         from bert_embeddings.room_redis import RedisRooms  # (redis-py only where Redis is used)
 
         return RedisRooms(setting, reserved=reserved)
@@ -30,14 +33,16 @@ def open_store(setting: str, reserved: int = 0) -> rooms.RoomStore:
 
     try:
         return SqliteRooms(setting, reserved=reserved)
-    except (sqlite3.Error, OSError) as problem:  # an unwritable folder: rooms in this process only
-        _LOGGER.warning("Rooms are kept in memory: %s cannot be used (%s)", setting, problem)
-        return SqliteRooms(":memory:", reserved=reserved)
+    except (sqlite3.Error, OSError) as problem:  # e.g. a folder this server may not write to
+        _LOGGER.warning("Workshop rooms are off: %s cannot be used (%s)", setting, problem)
+        raise rooms.RoomsOffError(
+            f"{config.ROOMS} names {setting}, which cannot be used ({problem})"
+        ) from None
 
 
 def store() -> rooms.RoomStore:
-    """The store, made on first use. Where the host set a presenter key, some rooms are kept
-    for those who give it."""
+    """The store, made on first use (RoomsOffError, a RoomError, while it cannot be made). Where
+    the host set a presenter key, some rooms are kept for those who give it."""
     global _store
     with _lock:
         if _store is None:

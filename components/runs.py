@@ -83,3 +83,17 @@ def rerun_sessions(session_ids: list[str], page: str | None, then: Callable[[], 
         then()
         return list(session_ids)
     return [session_id for session_id in session_ids if session_id not in here]
+
+
+def peer_address() -> str | None:
+    """The address this session's connection came from, as the server's socket saw it: the
+    reader's, or a proxy's in front of the app (``st.context.ip_address`` hides 127.0.0.1 and
+    ::1, so that a proxy on the same host would go unseen). None outside a browser session."""
+    from streamlit.runtime.context import _get_client_context
+
+    try:
+        context = _get_client_context()
+    except Exception:  # no session (AppTest), or a runtime that is stopping
+        return None
+    address = getattr(context, "remote_ip", None)
+    return address if isinstance(address, str) else None

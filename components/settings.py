@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bert_embeddings import axes, checkpoints, concepts, decompose, limits, patterns, vocab_search
-from bert_embeddings.errors import ExplorerError
-from bert_embeddings.geometry import GEOMETRIES, MOST_REMOVED
+from bert_embeddings import axes, checkpoints, concepts, decompose, geometry, limits, patterns, vocab_search
+from bert_embeddings.errors import ExplorerError, OutOfRangeError
+from bert_embeddings.geometry import GEOMETRIES
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -84,22 +84,31 @@ NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left o
 # --- reading a link's text -----------------------------------------------------------------
 
 
-def _whole_number(low: int, high: int | None = None) -> Callable[[str], float]:
-    """A whole number in a link, as the float its number box holds."""
+def _whole_number(low: int, high: int | None, label: str) -> Callable[[str], float]:
+    """A whole number in a link, as the float its number box holds: read by the very check the
+    notebook API and the command line use (limits.whole_number), with its message."""
 
     def read(text: str) -> float:
-        number = limits.whole_number_text(text)  # ValueError with the reason
-        if number < low or (high is not None and number > high):
-            raise ValueError(f"outside {low} to {high}" if high is not None else f"below {low}")
-        return float(number)
+        try:
+            return float(limits.whole_number(text, label, low, high))
+        except OutOfRangeError as problem:
+            raise ValueError(str(problem)) from None
 
     return read
 
 
-def _int(low: int, high: int | None = None) -> Callable[[str], int]:
+def _int(low: int, high: int | None, label: str) -> Callable[[str], int]:
     """A whole number for a select box, a radio or a slider, which hold ints."""
-    read = _whole_number(low, high)
+    read = _whole_number(low, high, label)
     return lambda text: int(read(text))
+
+
+def _removed(text: str) -> int:
+    """D, by the check the notebook API and the command line's --d use."""
+    try:
+        return geometry.check_d(text)
+    except OutOfRangeError as problem:
+        raise ValueError(str(problem)) from None
 
 
 def _whole_text(value: object) -> str:
@@ -195,7 +204,7 @@ _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
-_COMPONENT = _whole_number(1, 10)
+_COMPONENT = _whole_number(1, 10, "A component")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
@@ -238,12 +247,12 @@ TABLE = (
     _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", _one_of(_MODES), _code_of(_MODES)),
     _linked("q", NB_WORD, "king", "neighbours", _text(limits.WORD), mode="word"),
     # The piece of a split word to search with, by position (absent: the mean of its pieces).
-    _linked("piece", NB_PIECE, None, "neighbours", _int(0, limits.WORD.most), mode="word"),
-    _linked("id", NB_ID, 2054.0, "neighbours", _whole_number(0), _whole_text, mode="token id"),
+    _linked("piece", NB_PIECE, None, "neighbours", _int(0, limits.WORD.most, "The piece"), mode="word"),
+    _linked("id", NB_ID, 2054.0, "neighbours", _whole_number(0, None, "A token id"), _whole_text, "token id"),
     _linked(
         "sum", NB_EXPRESSION, "king - man + woman", "neighbours", _text(limits.ARITHMETIC), mode="arithmetic"
     ),
-    _linked("token", NB_TOKEN, None, "neighbours", _int(0), mode="sentence token"),
+    _linked("token", NB_TOKEN, None, "neighbours", _int(0, None, "The token"), mode="sentence token"),
     _linked(
         "stage",
         NB_STAGE,
@@ -253,7 +262,7 @@ TABLE = (
         _code_of(_STAGES),
         "sentence token",
     ),
-    _linked("k", NB_K, 10.0, "neighbours", _whole_number(1, vocab_search.MAX_K), _whole_text),
+    _linked("k", NB_K, 10.0, "neighbours", _whole_number(1, vocab_search.MAX_K, "k"), _whole_text),
     _linked("hide_pieces", NB_HIDE_CONTINUATION, False, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("hide_special", NB_HIDE_SPECIAL, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
     _linked("leave_out", NB_LEAVE_OUT, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
@@ -263,7 +272,7 @@ TABLE = (
     _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", _one_of(_STAGES), _code_of(_STAGES)),
     _linked("geometry", GEOMETRY, GEOMETRIES[0], GEOMETRY_PAGES, _one_of(_GEOMETRIES), _code_of(_GEOMETRIES)),
     # None: about the model's width / 100 (the page works it out, and links leave it out).
-    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, _int(1, MOST_REMOVED)),
+    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, _removed),
     _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
     _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
     _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
@@ -279,16 +288,17 @@ TABLE = (
     _linked("dims", DIMENSIONS, None, "embedding_layer", _span, _span_text),
     _linked("detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", _one_of({c: c for c in LAYER_STAGES})),
     _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", _text(limits.TOY_TEXT)),
-    _linked("p1", POS_FIRST, 5.0, "positions", _whole_number(0), _whole_text),
-    _linked("p2", POS_SECOND, 6.0, "positions", _whole_number(0), _whole_text),
+    _linked("p1", POS_FIRST, 5.0, "positions", _whole_number(0, None, "A position"), _whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", _whole_number(0, None, "A position"), _whole_text),
     _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _text(limits.SENTENCE)),
     _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _text(limits.SENTENCE)),
     _linked("word", CTX_WORD, "bank", "context", _text(limits.WORD)),
-    _linked("layer", CTX_LAYER, None, "context", _int(0, _MOST_LAYERS)),  # None: the model's last layer
+    # None: the model's last layer (the page works it out, and links leave it out).
+    _linked("layer", CTX_LAYER, None, "context", _int(0, _MOST_LAYERS, "The layer")),
     _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", _listed_model),
     _linked("cmp_id", CMP_CUSTOM, "", "compare", _hub_id),  # only where the host allows any model
     _linked("cmp_word", CMP_WORD, "bank", "compare", _text(limits.WORD)),
-    _linked("cmp_k", CMP_K, 10.0, "compare", _whole_number(1, vocab_search.MAX_K), _whole_text),
+    _linked("cmp_k", CMP_K, 10.0, "compare", _whole_number(1, vocab_search.MAX_K, "k"), _whole_text),
     *(
         _linked(f"{name}_{end}", key, text, "axes", _text(limits.AXIS_TEXT))
         for name in axes.NAMES

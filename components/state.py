@@ -36,7 +36,7 @@ from bert_embeddings import (
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
-from components import echo, inputs
+from components import echo, inputs, runs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
@@ -310,8 +310,10 @@ def overlaps(removed: int) -> dict[str, float | overlap_jobs.Pending | overlap_j
     or where its background computation stands (started here if no session has)."""
     key, revision = _active()
     table = _vocab_index(key, revision).table
-    shapes = [name for name in geometry.GEOMETRIES if name != "raw"]
-    return {name: overlap_jobs.overlap_with_raw(f"{key}@{revision}", table, name, removed) for name in shapes}
+    names = [name for name in geometry.GEOMETRIES if name != "raw"]
+    asker = runs.this_session() or ""  # one request in the queue per session
+    found = overlap_jobs.request(asker, f"{key}@{revision}", table, [(name, removed) for name in names])
+    return dict(zip(names, found, strict=True))
 
 
 def lab(removed: int) -> geometry_lab.Lab:

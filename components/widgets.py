@@ -14,7 +14,7 @@ from bert_embeddings import checkpoints, config, glyphs, limits, patterns, vocab
 from bert_embeddings.architectures import CURATED
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import charts
-from components import echo, settings
+from components import echo, persistence, settings
 from components.inputs import Inputs
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
@@ -131,6 +131,16 @@ CHART_CONFIG = {
         "resetCameraLastSave3d",
     ],
 }
+
+
+def host_settings() -> None:
+    """On every page while the host's settings (variables or secrets) hold a value the app cannot
+    use: which, what it takes, and what the app does instead. The rest of the app works."""
+    if found := config.problems(st.secrets):
+        st.warning(
+            echo.plain("This server's settings need a look: " + "; ".join(found) + "."),
+            icon=":material/build:",
+        )
 
 
 def page_style() -> None:
@@ -302,7 +312,7 @@ def search_neighbours_of(piece: str) -> None:
     """Open the Neighbours page with ``piece`` as its word query (its link then carries it)."""
     st.session_state[settings.NB_MODE] = "word"
     st.session_state[settings.NB_WORD] = piece
-    st.session_state.pop(settings.NB_PIECE, None)
+    persistence.forget(settings.NB_PIECE)
     st.switch_page("pages/neighbours.py")
 
 
@@ -313,7 +323,7 @@ def follow_neighbour() -> None:
         st.session_state[settings.NB_MODE] = "word"
         st.session_state[settings.NB_WORD] = piece
         st.session_state[settings.NB_NEXT] = None
-        st.session_state.pop(settings.NB_PIECE, None)
+        persistence.forget(settings.NB_PIECE)
 
 
 # --- the PCA page --------------------------------------------------------------------------

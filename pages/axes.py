@@ -40,7 +40,7 @@ text = st.text_area(
     height=90,
     help=f"Separated by commas or new lines, up to {limits.AXIS_WORDS.most} words.",
 )
-shape = geometry_view.switch(index.table.shape[1], "axes")
+shape = geometry_view.switch(index.table.shape[1])
 # The sentence is read only when its pieces are asked for; a family without segment rows
 # has no "+ segment" stage.
 choices = [settings.NO_SENTENCE, *decompose.STAGES]
@@ -86,8 +86,9 @@ st.caption(
     "even when their directions are not; the cosine between them is below."
 )
 rows = [f"{name}: {label}" for name, labels, _ in placed_groups for label in labels]
+described = geometry_view.described(shape)
 exports.matrix(
-    f"{model.name} coordinates on your axes",
+    f"{model.name} coordinates on your axes ({described})",
     np.concatenate([c for _, _, c in placed_groups]),
     rows,
     [a.name for a in chosen],
@@ -99,19 +100,22 @@ with left:
     between = axes.between(chosen)
     names = [a.name for a in chosen]
     st.markdown("**Cosine between the axes**")
-    st.dataframe(
-        pd.DataFrame(between, index=names, columns=names),
+    exports.matrix_dataframe(
+        f"{model.name} cosine between your axes ({described})",
+        between,
+        names,
+        names,
         column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names},
     )
     st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
-    exports.matrix(f"{model.name} cosine between your axes", between, names, names)
 with right:
     if placed:
         similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
         words = [w.text for w in placed]
         title = f"Cosine between the words placed ({geometry_view.described(shape)} geometry)"
         widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
-        exports.matrix(f"{model.name} cosine between the words placed", similarity, words, words)
+        name = f"{model.name} cosine between the words placed ({described})"
+        exports.matrix(name, similarity, words, words)
 
 st.header("Furthest along each axis, over the whole vocabulary")
 st.markdown(
@@ -139,10 +143,11 @@ for axis in chosen:
                 }
             )
             st.markdown(echo.plain(f"Towards {towards}"))
-            st.dataframe(
+            exports.dataframe(
+                f"{model.name} axis {axis.name} towards {towards} ({described})",
+                table,
                 table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
                 hide_index=True,
                 column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
                 height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar
             )
-            exports.table(f"{model.name} axis {axis.name} towards {towards}", table)

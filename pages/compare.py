@@ -52,12 +52,13 @@ for side, column, model, index in (
                 index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
             )
             ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
-            st.dataframe(
+            exports.dataframe(
+                f"{side} {model.name} neighbours of {word}",
+                ranked,
                 ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
                 hide_index=True,
                 column_config={"score": st.column_config.NumberColumn(format="%.4f")},
             )
-            exports.table(f"{side} {model.name} neighbours of {word}", ranked)
         results.append(found)
 if all(r is not None for r in results):
     shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
@@ -74,5 +75,5 @@ for side, column, model in (("left", sides[0], left_model), ("right", sides[1], 
         encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
         st.markdown(f"**{echo.plain(model.name)}**: {len(encoding)} pieces")
         pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})
-        st.dataframe(pieces.assign(piece=pieces["piece"].map(glyphs.legible)), hide_index=True)
-        exports.table(f"{side} {model.name} pieces", pieces)
+        legible = pieces.assign(piece=pieces["piece"].map(glyphs.legible))
+        exports.dataframe(f"{side} {model.name} pieces", pieces, legible, hide_index=True)

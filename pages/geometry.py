@@ -12,7 +12,7 @@ st.title("Geometry: why every vector looks alike")
 
 model = state.require_model()
 index = state.vocab_index()
-shape = geometry_view.switch(index.table.shape[1], "geometry")
+shape = geometry_view.switch(index.table.shape[1])
 lab = state.lab(shape[1])
 st.markdown(echo.plain(geometry_view.finding(model.name, lab)))
 st.caption(
@@ -28,10 +28,20 @@ if encoding is not None:
         lab, decompose.stage_vectors(state.breakdown(model, encoding)), decompose.STAGES[-1]
     )
 table = geometry_view.cosine_table(lab, sentence)
-st.dataframe(table, column_config=geometry_view.cosine_columns(table))
+exports.dataframe(
+    f"{model.name} mean cosine by geometry (D {shape[1]})",
+    table.reset_index(),
+    table,
+    column_config=geometry_view.cosine_columns(table),
+)
 for problem in geometry_view.problems(lab):
     st.warning(echo.plain(problem), icon=":material/block:")
-exports.table(f"{model.name} mean cosine by geometry", table.reset_index())
+if encoding is not None and len(encoding) < 2:
+    st.info(
+        f"Your sentence is {len(encoding)} piece here, and a mean over pairs needs two or more, so the "
+        "table has no rows for it. Type a longer sentence, or turn the special tokens on.",
+        icon=":material/info:",
+    )
 st.caption(
     "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors are "
     "measured under the token table's geometries up to the sum, and the layer output's after LayerNorm. "
@@ -46,7 +56,8 @@ st.markdown(
 
 
 def overlaps() -> None:
-    if not geometry_view.show_overlaps(state.overlaps(shape[1]), shape[1], index.size) and waiting:
+    figures = state.overlaps(shape[1])
+    if not geometry_view.show_overlaps(figures, shape[1], index.size, model.name) and waiting:
         st.rerun()  # all in: draw this part once more without the timer
 
 
@@ -73,7 +84,11 @@ def dimensions_section() -> None:
         key="geo_shares",
     )
     st.markdown(echo.plain(geometry_view.rogue_sentence(lab, shape[0])))
-    st.dataframe(geometry_view.gamma_table(lab, model.tables, shape[0]), hide_index=True)
+    exports.dataframe(
+        f"{model.name} LayerNorm gamma and beta of the leading dimensions ({choice})",
+        geometry_view.gamma_table(lab, model.tables, shape[0]),
+        hide_index=True,
+    )
     st.caption(
         "γ and β are LayerNorm's scale and shift for each dimension. A dimension that LayerNorm scales up "
         "far beyond the median |γ| can come to decide most of every cosine after it."
@@ -96,6 +111,9 @@ widgets.chart(
     ),
     key="geo_lengths",
 )
+exports.matrix(
+    f"{model.name} token row lengths", lab.lengths, index.pieces, ["length"], "piece"
+)  # (one row per id, in id order)
 st.markdown(echo.plain(geometry_view.lengths_sentence(lab, index.pieces)))
 
 st.header("What to try")

@@ -6,7 +6,19 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import decompose, glyphs, limits, vocab_search
 from bert_embeddings.figures import views
-from components import echo, exports, follow, geometry_view, links, memory, routing, settings, state, widgets
+from components import (
+    echo,
+    exports,
+    follow,
+    geometry_view,
+    links,
+    memory,
+    persistence,
+    routing,
+    settings,
+    state,
+    widgets,
+)
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -85,8 +97,9 @@ QUERY_UIS = {
 }
 
 
-def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> None:
-    """The ranked table with its download, the bars, and a neighbour to search from next."""
+def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours, shape: tuple[str, int]) -> None:
+    """The ranked table with its download (named by the geometry ``shape``), the bars, and a
+    neighbour to search from next."""
     left, right = st.columns([2, 3])
     ranked = pd.DataFrame(
         {
@@ -97,13 +110,14 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours) -> No
         }
     )
     with left:
-        st.dataframe(
+        exports.dataframe(
+            f"{model.name} neighbours of {query.description} ({geometry_view.described(shape)})",
+            ranked,
             ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
             hide_index=True,
             column_config={"score": st.column_config.NumberColumn(format="%.4f")},
             key="nb_table",
         )
-        exports.table(f"{model.name} neighbours of {query.description}", ranked)
     with right:
         widgets.chart(views.neighbours(query, result), key="nb_bars")
     st.pills(
@@ -120,12 +134,13 @@ def search() -> widgets.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
     page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
     alone = bool(get_script_run_ctx().fragment_ids_this_run)  # this part rerun by itself
-    if alone:  # app.py did not run, and it is what otherwise keeps the address bar (and room) current
+    if alone:  # app.py did not run: it otherwise holds the settings and keeps the address bar current
+        persistence.hold("neighbours")
         follow.publish("neighbours")
     query = result = None
     with state.friendly_errors(stop=False):
         query = QUERY_UIS[widgets.query_mode()]()
-    options = widgets.search_options(geometry_view.switch(index.table.shape[1], "neighbours"))
+    options = widgets.search_options(geometry_view.switch(index.table.shape[1]))
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."
@@ -137,7 +152,7 @@ def search() -> widgets.SearchOptions:
             geometry_view.changed_from_raw(query, options.shape, filters)
     if result is not None:
         memory.remember_search(query.description, result.ids)
-        results_ui(query, result)
+        results_ui(query, result, options.shape)
     if alone and memory.grid_options() != (options.shape, options.filters()):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
@@ -164,8 +179,9 @@ with state.friendly_errors(stop=False):
         cells,
         columns=["token", *(f"#{r}" for r in range(1, len(grid[0].ids) + 1))],
     )
-    st.dataframe(table, hide_index=True, key="nb_grid")
-    exports.table(f"{model.name} top 5 of each token at {grid_stage}", table)
+    described = geometry_view.described(options.shape)
+    name = f"{model.name} top 5 of each token at {grid_stage} ({described})"
+    exports.dataframe(name, table, hide_index=True, key="nb_grid")
     st.caption(
         f"Top 5 of each token by cosine in the {geometry_view.described(options.shape)} geometry, with the "
         "filters above; one matrix product for all."

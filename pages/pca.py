@@ -35,9 +35,8 @@ encoding = state.require_encoding(stop=False)  # the maps that do not need the s
 
 
 def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, corner: str = "") -> None:
-    """Download buttons for a map: the coordinates on the components shown."""
-    names = [f"PC{a}" for a in axes]
-    columns = coords[:, [a - 1 for a in axes]]
+    """Download buttons for a map: the coordinates on the components it shows, named as its axes."""
+    names, columns = maps.shown_components(coords, axes)
     exports.matrix(f"{model.name} {what} on {'-'.join(names)}", columns, rows, names, corner)
 
 
@@ -137,7 +136,8 @@ def finished_tsne_map(
     with st.expander(
         "Hubs: the pieces in the most lists of 10 nearest", expanded=colour == settings.MAP_COLOURS[2]
     ):
-        map_view.hubs_table(result, index, links.model_params())
+        search = {**links.model_params(), **links.geometry_params(shape)}
+        map_view.hubs_table(result, index, search, f"{model.name} {described}")
 
 
 TSNE_AXES = (
@@ -160,7 +160,7 @@ def vocabulary_section() -> None:
     PCA map's 2-D / 3-D and components are shown only with PCA; in their place, t-SNE says why
     it has none."""
     tsne = widgets.map_method() == settings.MAP_METHODS[1]
-    shape = geometry_view.switch(index.table.shape[1], "pca")
+    shape = geometry_view.switch(index.table.shape[1])
     st.caption(GEOMETRY_ON_MAPS)
     if tsne:
         st.caption(TSNE_AXES)
@@ -194,9 +194,9 @@ def pca_map(
         key="pca_variance",
     )
     exports.matrix(
-        f"{model.name} vocabulary PCA explained variance",
+        f"{model.name} vocabulary PCA explained variance ({described})",
         basis.explained_variance_ratio,
-        [f"PC{c}" for c in range(1, len(basis.explained_variance_ratio) + 1)],
+        [maps.component_name(c) for c in range(len(basis.explained_variance_ratio))],
         ["explained variance ratio"],
         "component",
     )

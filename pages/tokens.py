@@ -59,7 +59,10 @@ table = pd.DataFrame(
         "word": ["special" if g is None else f"word {g + 1}" for g in encoding.word_groups],
     }
 )
-st.dataframe(
-    table.assign(piece=table["piece"].map(glyphs.legible)), hide_index=True, key="pieces_table"
-)  # the download keeps the pieces
-exports.table(f"{model.name} pieces", table)
+exports.dataframe(
+    f"{model.name} pieces",
+    table,
+    table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
+    hide_index=True,
+    key="pieces_table",
+)

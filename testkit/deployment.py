@@ -12,7 +12,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bert_embeddings.config import ROOMS
+from bert_embeddings.config import ROOMS, TRUSTED_PROXIES
 from testkit import services
 from testkit.browser import ROOT, free_port, streamlit_command, wait_healthy
 
@@ -90,7 +90,13 @@ def deployment(folder: Path, env: dict[str, str] | None = None, store: str = "re
         redis = services.RedisServer(appendonly=True, folder=folder / "redis")
         (folder / "redis").mkdir(parents=True, exist_ok=True)
         redis.start()
-    shared = {**(env or {}), ROOMS: redis.url if redis else str(folder / "rooms.sqlite3")}
+    # The balancer reaches the replicas from 127.0.0.1: they believe its X-Forwarded-For, as
+    # compose.yaml has them believe the balancer's own address.
+    shared = {
+        TRUSTED_PROXIES: "127.0.0.1",
+        **(env or {}),
+        ROOMS: redis.url if redis else str(folder / "rooms.sqlite3"),
+    }
     replicas = [Replica(name, shared, folder / f"{name}.log") for name in services.REPLICA_NAMES]
     try:
         for replica in replicas:

@@ -134,3 +134,58 @@ def test_readmes_example_prints_what_readme_says(capsys):
     assert len(code.strip().splitlines()) <= 10
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out.splitlines() == [line[4:] for line in shown.splitlines()]
+
+
+# --- every argument checked, with the messages the links and the command line give ------------
+
+BAD_ARGUMENTS = [
+    # (call, the error's words): each once answered for another value or with a TypeError
+    (lambda m: api.neighbours(m, "dog", geometry_name="all-but-the-top", d=2.5), "D, the directions"),
+    (lambda m: api.neighbours(m, "dog", geometry_name="all-but-the-top", d=True), "True is not"),
+    (lambda m: api.pca(m, d=2.5), "2.5 is not"),
+    (lambda m: api.geometry_shape(m, "all-but-the-top", 2.5), "2.5 is not"),
+    (lambda m: api.axis_coordinates(m, "cold", "hot", "ice", d=1.5), "1.5 is not"),
+    (lambda m: api.pca(m, components=1.5), "The number of components must be a whole number"),
+    (lambda m: api.pca(m, components=True), "True is not"),
+    (lambda m: api.neighbours(m, "dog", k=True), "k must be a whole number from 1 to 100; True is not"),
+    (lambda m: api.neighbours(m, "dog", k=None), "k must be a whole number from 1 to 100; None is not"),
+    (lambda m: api.tokenize(m, 5), "Sentence A must be text, not int 5"),
+    (lambda m: api.tokenize(m, "fine", ["not", "text"]), "Sentence B must be text"),
+    (lambda m: api.axis_coordinates(m, "cold", "hot", ""), "Give at least one word to place"),
+    (lambda m: api.axis_coordinates(m, "cold", "hot", None), "Give at least one word to place"),
+    (lambda m: api.tsne_map(m, "bogus"), "'bogus' is not a geometry here"),
+    (lambda m: api.tsne_map(m, "all-but-the-top", d=50), "must be from 1 to 20; 50 is outside"),
+    (lambda m: api.neighbours(m, "dog", geometry_name="raw", d=50), "must be from 1 to 20; 50 is outside"),
+]
+
+
+@pytest.mark.parametrize(("call", "said"), BAD_ARGUMENTS)
+def test_a_bad_argument_gets_the_message_the_app_gives(bundled, call, said):
+    from bert_embeddings.errors import ExplorerError
+
+    with pytest.raises(ExplorerError) as raised:
+        call(bundled)
+    assert said in str(raised.value)
+
+
+def test_a_number_in_digits_is_read_as_a_link_reads_it(bundled):
+    """components="3" once raised a TypeError; it reads as 3, as a link's x=3 does."""
+    coords, shares = api.pca(bundled, components="3")
+    assert coords.shape == (bundled.tables.word_embeddings.shape[0], 3) and len(shares) == 3
+
+
+def test_the_api_the_links_and_the_command_line_say_the_same_of_d():
+    """One check for D: the API's, a link's d= and the command's --d give one message."""
+    from bert_embeddings import __main__ as command
+    from bert_embeddings import geometry
+    from bert_embeddings.errors import OutOfRangeError
+    from components import settings
+
+    for text in ("0", "21", "-4"):
+        with pytest.raises(OutOfRangeError) as by_api:
+            geometry.check_d(int(text))
+        with pytest.raises(ValueError) as by_link:
+            settings.BY_KEY[settings.GEOMETRY_REMOVED].read(text)
+        with pytest.raises(Exception) as by_command:
+            command._removed(text)
+        assert str(by_api.value) == str(by_link.value) == str(by_command.value)

@@ -141,6 +141,37 @@ def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_st
         assert "session_state" not in page.read_text(encoding="utf-8"), page.name
 
 
+def _app_files():
+    return [*(ROOT / "pages").glob("*.py"), *(ROOT / "components").glob("*.py"), ROOT / "app.py"]
+
+
+def test_every_table_is_drawn_with_its_download():
+    """A table on a page comes with its CSV button (README promises one under every table): the
+    pages draw tables only through components/exports.py, which draws both."""
+    drawing = [
+        path.name
+        for path in _app_files()
+        if path.name != "exports.py" and "st.dataframe(" in path.read_text(encoding="utf-8")
+    ]
+    assert drawing == []
+
+
+def test_a_setting_is_cleared_only_through_the_one_that_holds_them():
+    """Settings keep their values until changed (components/persistence.py brings back what
+    Streamlit drops); code that clears one on purpose says so there, or it would come back."""
+    import re
+
+    clearing = re.compile(r"(session_state|state)\.pop\(settings\.|del (st\.session_state|state)\[")
+    found = [
+        f"{path.name}: {line.strip()}"
+        for path in _app_files()
+        if path.name != "persistence.py"
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if clearing.search(line)
+    ]
+    assert found == []
+
+
 INPUT_WIDGETS = (
     "text_input",
     "text_area",

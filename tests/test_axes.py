@@ -351,7 +351,7 @@ def test_downloads_hold_the_exact_coordinates(bundled, bert_index, downloads):
     chosen = axes.build_axes(bert_index, bundled.tokenizer, axes.DEFAULT_ENDS)
     words, _ = axes.words_to_place(bert_index, bundled.tokenizer, axes.DEFAULT_WORDS)
     expected = axes.coordinates(np.array([w.vector for w in words]), chosen)
-    name = next(n for n in downloads if n and n.endswith("coordinates-on-your-axes.npy"))
+    name = next(n for n in downloads if n and n.endswith("coordinates-on-your-axes-raw.npy"))
     saved = np.load(io.BytesIO(downloads[name]()), allow_pickle=False)
     assert saved.dtype == np.float64 and np.array_equal(saved[: len(words)], expected)
     placed = chart_traces(at)["words placed"]

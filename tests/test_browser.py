@@ -245,6 +245,13 @@ TRACES_DRAWN = """([chartIndex]) => {
 }"""
 
 
+# Whether the first chart has drawn the marks of a clicked piece.
+MARKS_DRAWN = """() => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[0];
+    return Boolean(chart && chart._fullData && chart._fullData.some(t => t.name.startsWith('clicked: ')));
+}"""
+
+
 def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser, tmp_path):
     """The t-SNE map is computed in the background (few iterations here), drawn with WebGL, with
     its regions labelled; a click on one of the sentence's pieces marks it with lines to its 10
@@ -253,7 +260,7 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser,
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     with streamlit_server(env=env, log=tmp_path / "log") as (base, _):
-        open_page(page, f"{base}/pca?method=tsne&a=Volcanoes+erupt.&b=")
+        open_page(page, f"{base}/pca?method=tsne&colour=kept&a=Volcanoes+erupt.&b=")
         page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=180_000)
         page.wait_for_selector(APP_IDLE)
         chart = page.locator("[data-testid='stPlotlyChart']").first
@@ -281,6 +288,15 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser,
         page.wait_for_url(re.compile(r"/neighbours\?.*q="), timeout=30_000)
         page.wait_for_selector(APP_IDLE)
         assert page.get_by_label("Word or piece").input_value() in candidates
+        # Back: the t-SNE map as it was left, its colouring and the clicked piece's marks (they
+        # were gone, the map back on PCA)
+        page.go_back()
+        page.wait_for_url(re.compile(r"/pca\?(?=.*method=tsne)(?=.*colour=kept)"), timeout=60_000)
+        page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=60_000)
+        page.wait_for_selector(APP_IDLE)
+        page.wait_for_function(MARKS_DRAWN, timeout=30_000)
+        drawn = {name: (mode, points) for name, mode, points in page.evaluate(TRACES_DRAWN, [0])}
+        assert drawn["its 10 nearest by cosine (joined)"][1] == 10 and clicked in drawn
     context.close()
 
 

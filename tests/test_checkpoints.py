@@ -114,10 +114,26 @@ def test_offline_flag_falls_back_to_bundled_at_once(isolated_hub, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # would fail if it were asked
     start = time.monotonic()
-    model = checkpoints.load_model("bert-base-uncased")
+    model = checkpoints.load_model("bert-base-uncased", fallback=True)
     assert time.monotonic() - start < 3
     assert model.source == "bundled"
     assert "HF_HUB_OFFLINE" in model.notice and checkpoints.BUNDLED_NAME in model.notice
+
+
+@pytest.mark.parametrize("spec", ["bert-base-uncased", "nosuch/model-xyz"])
+def test_a_model_that_cannot_be_had_is_an_error_unless_a_fallback_is_asked_for(
+    isolated_hub, monkeypatch, spec
+):
+    """Offline, a Hub model not in the cache raises, listed or not: the code never answers for
+    another model unless its caller asks for the fallback (the app does, for listed models)."""
+    from bert_embeddings import api
+    from bert_embeddings.errors import HubUnreachableError
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for load in (checkpoints.load_model, api.load):
+        with pytest.raises(HubUnreachableError, match=spec):
+            load(spec)
+    assert api.load(spec, fallback=True).source == "bundled"
 
 
 def test_refused_connection_falls_back(isolated_hub, monkeypatch):
@@ -126,7 +142,7 @@ def test_refused_connection_falls_back(isolated_hub, monkeypatch):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again: nothing listens there
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
-    model = checkpoints.load_model("bert-base-uncased")
+    model = checkpoints.load_model("bert-base-uncased", fallback=True)
     assert model.source == "bundled" and "cannot be reached" in model.notice
     assert "bert-base-uncased" in model.notice
 
@@ -143,7 +159,7 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
         assert time.monotonic() - start < 3
         assert answer.status == "unreachable"
         start = time.monotonic()
-        model = checkpoints.load_model("bert-base-uncased")
+        model = checkpoints.load_model("bert-base-uncased", fallback=True)
         assert model.source == "bundled"
         assert time.monotonic() - start < 3 + 2  # probe deadline plus loading the bundled model
     finally:
@@ -210,5 +226,5 @@ def test_only_an_absolute_path_names_a_folder(tiny_bert_dir, monkeypatch):
     for relative in (f"./{tiny_bert_dir.name}", f"~/{tiny_bert_dir.name}", f"../{tiny_bert_dir.name}"):
         with pytest.raises(InvalidModelIdError, match="absolute path"):
             checkpoints.load_model(relative)
-    by_name = checkpoints.load_model(tiny_bert_dir.name)  # exists here, yet read as a Hub id
+    by_name = checkpoints.load_model(tiny_bert_dir.name, fallback=True)  # exists here, yet a Hub id
     assert by_name.source == "bundled" and "not in the local Hugging Face cache" in by_name.notice

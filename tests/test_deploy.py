@@ -97,3 +97,18 @@ def test_haproxy_accepts_the_config():
         [binary, "-c", "-f", str(HAPROXY_CONFIG)], env=env, capture_output=True, text=True, timeout=30
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_replicas_believe_forwarded_addresses_from_the_balancer_only(services):
+    """The limit on opening rooms counts the person behind the balancer: the replicas trust the
+    balancer's fixed address, which compose.yaml gives it, and the shipped HAProxy file says
+    whom it forwards for."""
+    import ipaddress
+
+    lb_address = ipaddress.ip_address(services["lb"]["networks"]["explorer"]["ipv4_address"])
+    for name, _port in replicas(services):
+        trusted = environment(services[name])["BERT_EXPLORER_TRUSTED_PROXIES"]
+        networks = [ipaddress.ip_network(part.strip()) for part in trusted.split(",")]
+        assert any(lb_address in network for network in networks)
+        assert networks == [ipaddress.ip_network(f"{lb_address}/32")]  # nobody else
+    assert re.search(r"^\s*option forwardfor\b", HAPROXY_CONFIG.read_text(), re.MULTILINE)

@@ -72,6 +72,7 @@ def test_every_page_offers_its_numbers_and_every_file_builds(page, downloads):
     files = {name: make() for name, make in downloads.items() if name}
     assert files, f"{page} offers no download"
     stems = {name.rsplit(".", 1)[0] for name in files}
+    # (every table comes with its file by construction: tests/test_architecture.py)
     assert len(stems) >= len(at.get("plotly_chart")), "a figure without its numbers"
     for stem in stems:
         csv_data = files.get(f"{stem}.csv")
@@ -106,3 +107,24 @@ def test_embedding_page_exports_equal_the_models_own_module(downloads):
         module = model.embeddings(input_ids=ids, token_type_ids=segments)[0].numpy()
     assert np.array_equal(tokens, rows)
     assert np.abs(output - module).max() <= 1e-5
+
+
+GEOMETRY_PAGES = ["pages/neighbours.py", "pages/axes.py", "pages/pca.py", "pages/geometry.py"]
+
+
+@pytest.mark.parametrize("page", GEOMETRY_PAGES)
+def test_a_file_whose_numbers_change_with_the_geometry_changes_its_name(page, downloads):
+    """neighbours-of-king.csv was one name for raw and all-but-the-top 5 alike: a file name
+    stands for its numbers, so two files of one name must hold the same bytes."""
+    from tests.test_links import open_link
+
+    seen = {}
+    for params in ({}, {"geometry": "abtt", "d": "5"}, {"geometry": "standardised"}):
+        downloads.clear()
+        at = open_link(params, page)
+        assert not at.exception
+        for name, make in list(downloads.items()):
+            if name:
+                data = make()
+                assert seen.setdefault(name, data) == data, f"{name}: other numbers under the same name"
+    assert any("all-but-the-top-5" in name for name in seen)

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import rooms
 from components import follow, settings
+from components import lead as lead_module
 from tests.conftest import ROOT, shown
 from tests.test_app import messages, offline  # noqa: F401 - offline: an autouse fixture
 
@@ -105,7 +106,7 @@ def test_a_follower_never_gets_what_a_link_would_refuse_nor_presenter_mode():
     leader, code = lead()
     _, token = leader.session_state[follow.LEAD]
     # a view no leader's page would publish: a folder on the server, and a k out of range
-    follow._rooms().show(code, token, {"page": "tokens", "model": "/etc", "k": "500"})
+    follow.store().show(code, token, {"page": "tokens", "model": "/etc", "k": "500"})
     follower = session({"follow": code})
     assert not follower.exception and page_title(follower) == "Tokens"
     assert follower.session_state[settings.MODEL_KEY] != settings.OTHER
@@ -132,7 +133,7 @@ def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
     follower = session({"follow": code})
     assert follower.session_state[follow.FOLLOW] == code
     later = time.time() + (rooms.IDLE_HOURS + 0.1) * 3600
-    monkeypatch.setattr(follow._rooms(), "clock", lambda: later)
+    monkeypatch.setattr(follow.store(), "clock", lambda: later)
     follower.run()
     idle = f"Room {code} closed after {rooms.IDLE_HOURS:g} hours without a change"
     assert follow.FOLLOW not in follower.session_state and idle in messages(follower)
@@ -142,7 +143,7 @@ def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
 
 
 def test_a_server_opens_only_so_many_rooms(monkeypatch):
-    registry = follow._rooms()
+    registry = follow.store()
     monkeypatch.setattr(registry, "most", len(registry) + 1)
     first, _ = lead()
     assert follow.LEAD in first.session_state
@@ -179,13 +180,13 @@ def test_the_room_section_stays_open_while_a_code_is_corrected():
 def test_one_address_cannot_fill_the_server(monkeypatch):
     """ "Reload, then lead a new room" again and again from one address: refused with a message
     once it has opened OPENS_PER_CLIENT rooms in the window; another address still can."""
-    monkeypatch.setattr(follow, "_client_address", lambda: "192.0.2.7")
+    monkeypatch.setattr(lead_module, "client_address", lambda: "192.0.2.7")
     for _ in range(rooms.OPENS_PER_CLIENT):
         leader, _ = lead()
     again = session()
     again.button(key="room_open").click().run()
     assert follow.LEAD not in again.session_state and "limit for one address" in messages(again)
-    monkeypatch.setattr(follow, "_client_address", lambda: "192.0.2.8")
+    monkeypatch.setattr(lead_module, "client_address", lambda: "192.0.2.8")
     again.button(key="room_open").click().run()
     assert follow.LEAD in again.session_state
 
@@ -220,7 +221,7 @@ def test_a_view_replaced_before_it_was_drawn_is_applied_again_not_taken_for_the_
     leader.text_input(key=settings.NB_WORD).set_value("river").run()
     # as if the run applying "river" had been replaced at once: applied, never drawn, and the
     # browser's next message still holding "bank"
-    newest = follow._rooms().look(code)
+    newest = follow.store().look(code)
     follower.session_state[follow.APPLIED] = (newest.version, newest.view)
     follower.session_state[follow.DRAWN] = drawn
     follower.session_state[settings.NB_WORD] = "bank"
@@ -301,11 +302,18 @@ def test_another_tab_of_the_leaders_browser_offers_the_room_but_never_takes_it_o
     offers to lead it again with a button, and leads only once it is clicked."""
     leader, code = lead()
     _, token = leader.session_state[follow.LEAD]
-    monkeypatch.setattr(follow, "_cookie", lambda: f"{code}.{token}")
+    long_text = "A sentence longer than any link may carry. " * 60
+    leader.text_area(key=settings.SENTENCE_A_KEY).set_value(long_text).run()
+    leader.switch_page("pages/segments.py").run()
+    monkeypatch.setattr(lead_module, "_cookie", lambda: f"{code}.{token}")
     other = session()
     assert follow.LEAD not in other.session_state
     other.button(key="room_take_back").click().run()
     assert other.session_state[follow.LEAD] == (code, token)
     assert f"You lead room {code} again" in " ".join(s.value for s in other.success)
-    monkeypatch.setattr(follow, "_cookie", lambda: f"{code}.wrong-token")
+    # the room's view comes with it, sentence and page: its address never held that sentence
+    assert other.session_state[settings.SENTENCE_A_KEY] == long_text
+    assert page_title(other).startswith("Segments")
+    assert follow.store().look(code).view["a"] == long_text  # and it published nothing else
+    monkeypatch.setattr(lead_module, "_cookie", lambda: f"{code}.wrong-token")
     assert "room_take_back" not in [b.key for b in session().button]

@@ -161,6 +161,36 @@ def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser
     leader.context.close()
 
 
+def test_a_leader_who_reloads_takes_the_rooms_long_sentence_back(browser, server):
+    """A sentence too long for the address (over 2,000 characters) travels in the room; a leader
+    who reloads takes the room's view back from the store, sentence and all, so that no follower
+    is switched to the default sentence (it once was, for the whole room)."""
+    expect = sync_api.expect
+    leader = new_page(browser)
+    code = lead(leader, server)
+    follower = new_page(browser)
+    open_page(follower, f"{server}/?follow={code}")
+    follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=60_000)
+    long_text = ("The river bank flooded after the storm and the town stayed dry. " * 60)[:3100].strip()
+    nav(leader, "Tokens")
+    area = leader.get_by_label("Sentence A", exact=True)
+    area.fill(long_text)
+    area.press("Control+Enter")
+    expect(follower.get_by_label("Sentence A", exact=True)).to_have_value(long_text, timeout=60_000)
+
+    leader.reload(wait_until="domcontentloaded")
+    leader.get_by_text(f"You lead room {code} again.").wait_for(timeout=60_000)
+    leader.wait_for_selector(APP_IDLE, timeout=60_000)
+    expect(leader.get_by_label("Sentence A", exact=True)).to_have_value(long_text, timeout=30_000)
+    nav(leader, "Segments")  # the leader's next view, published with the sentence it holds
+    follower.get_by_role("heading", name="Segments: sentence A or sentence B").wait_for(timeout=60_000)
+    follower.wait_for_selector(APP_IDLE, timeout=60_000)
+    expect(follower.get_by_label("Sentence A", exact=True)).to_have_value(long_text, timeout=30_000)
+    assert f"follow={code}" in follower.url
+    follower.context.close()
+    leader.context.close()
+
+
 def test_a_follower_who_loses_the_connection_keeps_following(browser, server):
     """Conference Wi-Fi drops a follower for a few seconds while the leader moves on: once
     back, the follower's page catches up, still following."""

@@ -329,3 +329,49 @@ def test_the_page_shows_each_geometrys_overlap_once_computed(tmp_path):
     table = checkpoints.load_model(str(folder)).tables.word_embeddings
     column = "of the 10 nearest by raw cosine, kept"
     assert figures_shown[column][0] == overlap_jobs.compute(table, "centred", 0)
+
+
+def test_a_session_trying_d_after_d_keeps_one_request_in_the_queue(monkeypatch):
+    """A stranger opening d=11 ... d=16 once put a newcomer's d=9 behind six jobs: each request of
+    a session replaces its last, so the newcomer waits for at most the one being computed and the
+    stranger's latest."""
+    import threading
+
+    rng = np.random.default_rng(10)
+    table = (rng.standard_normal((200, 24)) + 1).astype(np.float32)
+    key = f"test-{rng.integers(1 << 60)}"
+    gate, real = threading.Event(), overlap_jobs.compute
+
+    def held(*args):  # the first task holds the worker until the queue has been looked at
+        gate.wait(60)
+        return real(*args)
+
+    monkeypatch.setattr(overlap_jobs, "compute", held)
+    try:
+        for d in range(11, 17):
+            found = overlap_jobs.request("stranger", key, table, [("all-but-the-top", d)])
+            assert isinstance(found[0], overlap_jobs.Pending)
+        newcomer = overlap_jobs.request("newcomer", key, table, [("all-but-the-top", 9)])[0]
+        assert isinstance(newcomer, overlap_jobs.Pending) and newcomer.ahead <= 3  # running, latest, itself
+        # what the stranger withdrew is not computed at all (unless asked again)
+        withdrawn = [(key, "all-but-the-top", d) for d in range(12, 16)]
+        assert not any(task in overlap_jobs._figures for task in withdrawn)
+    finally:
+        gate.set()
+    figure = wait_for(
+        lambda: overlap_jobs.request("newcomer", key, table, [("all-but-the-top", 9)])[0], float
+    )
+    assert figure == real(table, "all-but-the-top", 9)
+
+
+def test_a_one_piece_sentence_says_why_it_has_no_rows_in_the_table():
+    """/geometry?a=a&b=&special=0: the sentence's rows once vanished without a word."""
+    at = run_page("pages/geometry.py", a="a", b="", special=False)
+    assert not at.exception and not at.error
+    table = next(d.value for d in at.dataframe if "raw" in d.value.columns)
+    assert not [row for row in table.index if str(row).startswith("your sentence")]
+    assert "a mean over pairs needs two or more" in " ".join(shown(i.value) for i in at.info)
+    at.toggle(key=settings.SPECIAL_TOKENS_KEY).set_value(True).run()  # [CLS] a [SEP]: three pieces
+    table = next(d.value for d in at.dataframe if "raw" in d.value.columns)
+    assert [row for row in table.index if str(row).startswith("your sentence")]
+    assert "a mean over pairs needs two or more" not in " ".join(shown(i.value) for i in at.info)

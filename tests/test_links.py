@@ -649,3 +649,14 @@ def test_the_model_s_own_default_moves_with_the_model(monkeypatch, tiny_bert_dir
     assert at.slider(key=settings.CTX_LAYER).value == 6
     assert not at.exception and "not available" not in messages(at)
     assert "layer" not in at.run().query_params
+
+
+def test_a_setting_given_twice_is_named_and_neither_value_is_taken():
+    """/geometry?geometry=abtt&geometry=centred once showed centred, the last, with no notice."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"geometry": ["abtt", "centred"], "b": "A valid part of the same link."})
+    at.run()
+    assert "geometry (given 2 times; a link names each setting once)" in messages(at)
+    at.switch_page("pages/geometry.py").run()
+    assert not at.exception and at.session_state[settings.GEOMETRY] == "raw"
+    assert at.session_state[settings.SENTENCE_B_KEY] == "A valid part of the same link."

@@ -3,6 +3,7 @@ then the map with its faithfulness, highlights and link; a click on a point open
 
 from __future__ import annotations
 
+import io
 import os
 import time
 
@@ -236,6 +237,9 @@ def test_a_geometrys_t_sne_map_is_a_job_of_its_own_on_its_rows(bundled):
     done = map_jobs.load(folder, len(table))
     assert done is not None
     assert "t-SNE, centred geometry" in tsne_figure(at).layout.title.text
+    # its hubs search in the map's geometry: they once opened raw searches
+    hubs = next(d.value for d in at.dataframe if "search it" in d.value.columns)
+    assert all("geometry=centred" in link for link in hubs["search it"])
     rows = geometry.transformed_table(table, geometry.fit(table, "centred")).astype(np.float64)
     unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     sample = np.random.default_rng(3).choice(len(table), 20, replace=False)
@@ -383,3 +387,68 @@ def test_a_host_can_have_the_default_map_computed_at_start_up(monkeypatch):
     monkeypatch.setattr(map_state, "_precompute_started", [])
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert started == [(30522, 384)]  # switched off: nothing started
+
+
+def _map_figures(at: AppTest) -> list:
+    """The PCA maps on the page: figures whose axes are principal components."""
+    found = []
+    for figure in figures(at):
+        scene = figure.layout.scene
+        titles = (
+            [scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text]
+            if figure.data and figure.data[0].type == "scatter3d"
+            else [figure.layout.xaxis.title.text, figure.layout.yaxis.title.text]
+        )
+        if all(t and t.startswith("PC") for t in titles):
+            found.append((figure, [t.split()[0] for t in titles]))
+    return found
+
+
+def _points(trace) -> np.ndarray:
+    from tests.test_app import array
+
+    names = ("x", "y", "z") if trace.type == "scatter3d" else ("x", "y")
+    return np.column_stack([array(getattr(trace, n)) for n in names])
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"geometry": "abtt"},  # its file held components 10 and 1 under the names PC0, PC1
+        {"geometry": "standardised", "x": "3", "y": "1"},
+        {"map": "3", "x": "2", "y": "5", "z": "1"},
+        {"tab": "positions", "x": "2", "y": "3"},  # its file said pc1-pc2
+        {"tab": "journey", "x": "2", "y": "4"},
+        {"tab": "journey", "basis": "sentence", "map": "3"},
+    ],
+)
+def test_every_pca_maps_download_holds_what_its_chart_shows(bundled, downloads, params):
+    """The .npy and the CSV of each map hold the very coordinates its traces draw, on the
+    components its axes name, under those names in the file name and the columns."""
+    from tests.test_export import read_csv
+
+    at = open_maps(params)
+    assert not at.exception and not at.error
+    maps_shown = _map_figures(at)
+    assert len(maps_shown) == 1
+    figure, names = maps_shown[0]
+    suffix = "-on-" + "-".join(n.lower() for n in names)
+    stems = {n.rsplit(".", 1)[0] for n in downloads if n and n.rsplit(".", 1)[0].endswith(suffix)}
+    assert len(stems) == 1, (suffix, sorted(downloads))
+    stem = stems.pop()
+    values = np.load(io.BytesIO(downloads[f"{stem}.npy"]()), allow_pickle=False)
+    header, labels, cells = read_csv(downloads[f"{stem}.csv"]())
+    assert header[1:] == names
+    np.testing.assert_array_equal(np.array(cells, dtype=np.float64).astype(values.dtype), values)
+    tab = params.get("tab", "vocabulary")
+    if tab == "vocabulary":  # the first trace is every whole word, in id order
+        index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+        whole_words = np.flatnonzero(index.kinds == vocab_search.WHOLE_WORD)
+        np.testing.assert_array_equal(_points(figure.data[0]), values[whole_words])
+        assert [labels[i] for i in whole_words[:3]] == [index.pieces[i] for i in whole_words[:3]]
+    elif tab == "positions":  # every position, in order
+        path = next(t for t in figure.data if len(_points(t)) == len(values))
+        np.testing.assert_array_equal(_points(path), values)
+    else:  # each stage's trace, the stages one after another in the file
+        stages = [t for t in figure.data if t.name]
+        np.testing.assert_array_equal(np.concatenate([_points(t) for t in stages]), values)

@@ -345,3 +345,44 @@ def test_a_cache_folder_that_is_a_file_gets_a_message_not_a_traceback(tmp_path, 
     assert "is a file, not a folder" in message or "a file, not a folder" in message
     assert "BERT_EXPLORER_CACHE" in message and "try again" in message
     assert not map_jobs._jobs  # nothing half-started
+
+
+def _running_worker(cache) -> map_jobs.Job:
+    """A map job whose worker has started on a long map (its input, table.npy, written)."""
+    table = random_table(rows=3000, seed=11)
+    job = map_jobs.start(table, neighbour_map.Settings(perplexity=10, iterations=5000, seed=7))
+    assert isinstance(job, map_jobs.Job) and (job.folder / map_jobs.TABLE).exists()
+    while job.running() and not (job.folder / map_jobs.PROGRESS).exists():  # the worker is computing
+        time.sleep(0.05)
+    return job
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGKILL"])
+def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name):
+    """Its 47 MB input (for bert-base) once stayed after the worker was killed: a worker that is
+    told to stop removes it itself, and one killed outright is cleaned up by the server."""
+    import signal
+
+    job = _running_worker(cache)
+    job.process.send_signal(getattr(signal, signal_name))
+    job.process.wait(timeout=60)
+    assert job.failure() is not None  # the page says the map's process stopped
+    assert not (job.folder / map_jobs.TABLE).exists() and not (job.folder / map_jobs.PROGRESS).exists()
+    assert not list(job.folder.glob("*.part")) and not (job.folder / map_jobs.META).exists()
+
+
+def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
+    """A worker killed with its server leaves its input in a shared cache folder; the next map
+    started there removes what is over a day old, and nothing newer (another replica's job)."""
+    import os
+
+    old, recent = cache / "maps" / "aaa" / "x", cache / "maps" / "bbb" / "x"
+    for folder in (old, recent):
+        folder.mkdir(parents=True)
+        (folder / map_jobs.TABLE).write_bytes(b"0" * 1000)
+        (folder / "coords.npy.123.part").write_bytes(b"0")
+    day_and_more = time.time() - map_jobs.LEFTOVER_SECONDS - 60
+    os.utime(old / map_jobs.TABLE, (day_and_more, day_and_more))
+    wait(map_jobs.start(random_table(rows=300), SMALL))
+    assert not (old / map_jobs.TABLE).exists() and not list(old.glob("*.part"))
+    assert (recent / map_jobs.TABLE).exists()

@@ -56,9 +56,11 @@ def test_help_says_what_it_does_where_and_how_it_ends(tmp_path):
         "--d",
         "nothing half-written",
         "0 the maps are there",
-        "2 the model cannot be used",
+        "2 the model or an option cannot be used",
         "3 the cache folder cannot take the map",
         "130 interrupted",
+        "143 stopped (SIGTERM)",
+        "lowest CPU priority",
     ):
         assert said in text, said
     assert run(cache=tmp_path).returncode == 2  # no command: argparse's usage and its exit code
@@ -72,6 +74,13 @@ def test_help_says_what_it_does_where_and_how_it_ends(tmp_path):
         (["not a model!"], "is not a Hugging Face Hub id"),
         (["bundled", "--geometry", "all-but-the-top", "--d", "0"], "1 to 20"),
         (["bundled", "--geometry", "all-but-the-top", "--d", "21"], "1 to 20"),
+        # D is checked whatever the geometry (these once started computing a raw map)
+        (["bundled", "--d", "99"], "must be from 1 to 20; 99 is outside"),
+        (["bundled", "--geometry", "raw", "--d", "-4"], "must be from 1 to 20; -4 is outside"),
+        (["bundled", "--d", "2.5"], "must be a whole number from 1 to 20"),
+        (["bundled", "--geometry", "bogus"], "'bogus' is not a geometry here"),
+        # a revision for a model that has none was silently ignored
+        (["bundled", "--revision", "nosuchrev"], "--revision is for a Hub model"),
     ],
 )
 def test_a_model_or_option_that_cannot_be_used_exits_2_and_writes_nothing(tmp_path, args, said):
@@ -95,6 +104,46 @@ def test_a_cache_folder_that_is_a_file_exits_3(tmp_path, small_model):
     assert done.returncode == command.NO_STORAGE, done.stderr
     assert "not a folder" in done.stderr and "BERT_EXPLORER_CACHE" in done.stderr
     assert blocker.read_text() == "not a folder"
+    # said to the host who runs the command, not to a reader of the app's page
+    assert "run it again" in done.stderr and "this server" not in done.stderr and "page" not in done.stderr
+
+
+def test_sigterm_removes_the_unfinished_map_and_the_command_runs_at_idle_priority(tmp_path, small_model):
+    """The command computes at SCHED_IDLE, as the app's worker does (a 30-follower workshop beside
+    a command at normal priority missed 23 of 300 updates). SIGTERM, like Ctrl-C, leaves no part
+    of the map behind (it once left an empty map folder)."""
+    import signal
+    import time
+
+    cache = tmp_path / "cache"
+    env = {**os.environ, "BERT_EXPLORER_CACHE": str(cache), "BERT_EXPLORER_MAP_ITERATIONS": "5000"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bert_embeddings", "map", str(small_model)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        idle = False
+        while process.poll() is None and not idle:
+            try:
+                idle = os.sched_getscheduler(process.pid) == os.SCHED_IDLE
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        while process.poll() is None and not list(cache.glob("maps/*/*")):  # its map's folder is made
+            time.sleep(0.05)
+        assert idle and process.poll() is None, "the command ended before it was seen computing"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == command.TERMINATED, err
+    assert "the unfinished map was removed" in err
+    assert files_under(cache) == [] and not list(cache.glob("maps/*/*"))
 
 
 def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model, monkeypatch, capsys):
@@ -102,7 +151,7 @@ def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model
     array nor anything else of the map stays."""
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", ITERATIONS)
-    real, written = map_jobs._write_atomically, []
+    real, written = map_jobs.write_atomically, []
 
     def fills_up(path, data):
         if written:
@@ -110,7 +159,7 @@ def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model
         written.append(path)
         real(path, data)
 
-    monkeypatch.setattr(map_jobs, "_write_atomically", fills_up)
+    monkeypatch.setattr(map_jobs, "write_atomically", fills_up)
     assert command.main(["map", str(small_model)]) == command.NO_STORAGE
     assert "that disk is full" in capsys.readouterr().err
     assert written and not written[0].exists()

@@ -98,3 +98,32 @@ def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed)
         assert f"follow={code}" in follower.url, f"follower {number} stopped following"
     for page in (leader, *followers):
         page.context.close()
+
+
+def test_behind_the_balancer_each_person_has_a_room_limit_of_their_own(browser, deployed):
+    """Through deploy/haproxy.cfg, one client who opens and closes rooms up to the limit is refused
+    the next, and another client (another address) still leads: the limit once counted the
+    balancer's address, so that one person's rooms blocked every presenter."""
+    from bert_embeddings import rooms
+
+    def client(address: str, replica: int):
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, extra_http_headers={"X-Forwarded-For": address}
+        )
+        context.add_cookies([deployed.cookie(replica)])
+        return context.new_page()
+
+    first, second = client("203.0.113.10", 0), client("198.51.100.20", 1)
+    open_page(first, f"{deployed.base}/concepts")
+    first.get_by_text("Workshop room").click()
+    for _ in range(rooms.OPENS_PER_CLIENT):
+        first.get_by_role("button", name="Lead a new room").click()
+        first.get_by_role("button", name="Close the room").click()
+        first.get_by_role("button", name="Lead a new room").wait_for(timeout=60_000)
+    first.get_by_role("button", name="Lead a new room").click()
+    first.get_by_text("this server's limit for one address").wait_for(timeout=60_000)
+    assert first.get_by_role("button", name="Close the room").count() == 0
+    code = lead(second, deployed.base)  # another address, on either replica: not limited
+    assert len(code) == rooms.CODE_LENGTH
+    for page in (first, second):
+        page.context.close()

@@ -121,14 +121,20 @@ def test_a_redis_gone_mid_workshop_pauses_rooms_and_loses_no_version_when_it_is_
         server.close()
 
 
-def test_a_rooms_file_that_cannot_be_used_leaves_rooms_working_in_the_process(tmp_path):
-    """An unusable file (its folder is a file; a file that is not a database): the process keeps
-    its rooms in memory rather than failing a page."""
+def test_a_rooms_file_that_cannot_be_used_turns_rooms_off_with_the_reason(tmp_path):
+    """An unusable file (its folder is a file; a file that is not a database; a name that is no
+    path): rooms are off with a message naming the setting, never kept in one process's memory
+    unseen (two replicas would each keep rooms of their own)."""
     from components import roomstore
 
     (tmp_path / "not-a-folder").write_text("x")
     (tmp_path / "not-a-database.sqlite3").write_bytes(b"\x00" * 4096)
-    for setting in (tmp_path / "not-a-folder" / "rooms.sqlite3", tmp_path / "not-a-database.sqlite3"):
-        store = roomstore.open_store(str(setting))
-        code, token = store.open({"page": "tokens"})
-        assert store.look(code) == rooms.Snapshot(1, {"page": "tokens"}) and store.leads(code, token)
+    for setting, why in (
+        (tmp_path / "not-a-folder" / "rooms.sqlite3", "cannot be used"),
+        (tmp_path / "not-a-database.sqlite3", "not a SQLite database"),
+        ("bogus://x", "takes a redis://"),
+    ):
+        with pytest.raises(rooms.RoomsOffError) as off:
+            roomstore.open_store(str(setting))
+        assert "Workshop rooms are off on this server" in str(off.value) and why in str(off.value)
+        assert str(setting) in str(off.value)

@@ -53,13 +53,22 @@ def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_w
     assert AWAY not in messages(follower)
 
 
-def test_a_room_led_while_redis_is_away_is_refused_with_the_same_message(monkeypatch):
-    """A process that starts while Redis is away: leading or joining a room says so, and the
-    store starts working once Redis answers (nothing connects when the store is made)."""
+def test_a_room_led_or_joined_while_redis_is_away_is_refused_and_nothing_is_paused(monkeypatch):
+    """A process that starts while Redis is away: leading or joining a room says that rooms cannot
+    be opened or joined now (not that a room which never existed is paused), and the store starts
+    working once Redis answers (nothing connects when the store is made)."""
     monkeypatch.setattr(roomstore, "_store", RedisRooms("redis://127.0.0.1:1/0"))
     person = session()
     person.button(key="room_open").click().run()
     assert not person.exception and AWAY in messages(person)
+    assert "A room cannot be opened: " in messages(person) and "paused" not in messages(person)
     assert follow.LEAD not in person.session_state
     person.switch_page("pages/tokens.py").run()
     assert not person.exception and page_title(person) == "Tokens"
+    for joining in (session({"follow": "ABC234"}), session()):
+        if follow.FOLLOW not in joining.session_state and not messages(joining):  # by the Join box
+            joining.text_input(key="room_code").set_value("ABC234").run()
+            joining.button(key="room_join").click().run()
+        said = messages(joining)
+        assert not joining.exception and "Room ABC234 cannot be joined: " in said and AWAY in said, said
+        assert "paused" not in said and follow.FOLLOW not in joining.session_state

@@ -34,16 +34,27 @@ NEIGHBOURS_MARK = (OKABE_ITO["green"], "x")
 SENTENCE_SYMBOL = "square"  # drawn in the text colour of the theme
 
 
+def component_name(component: int) -> str:
+    """A principal component as every map, axis title and download names it, from its 0-based
+    index in the coordinates: 'PC1' for the first."""
+    return f"PC{component + 1}"
+
+
+def shown_components(coords: np.ndarray, axes: tuple[int, ...]) -> tuple[list[str], np.ndarray]:
+    """What a PCA map draws on its axes: the components' names and their coordinates (rows,
+    axes) float32, exactly the numbers its traces hold. The map and its download both take them
+    from here, so that a file never holds other components than the chart, or names them apart."""
+    return [component_name(a) for a in axes], np.ascontiguousarray(coords[:, list(axes)], dtype=np.float32)
+
+
 def _axis_title(component: int, ratio: float) -> str:
-    return f"PC{component + 1} ({ratio:.1%} of variance)"
+    return f"{component_name(component)} ({ratio:.1%} of variance)"
 
 
 def _scatter(coords: np.ndarray, axes: tuple[int, ...], **trace) -> go.Scattergl | go.Scatter3d:
     """A WebGL scatter of the chosen components: 2-D Scattergl or 3-D Scatter3d."""
-    xyz = {
-        name: np.ascontiguousarray(coords[:, a], dtype=np.float32)
-        for name, a in zip("xyz", axes, strict=False)
-    }
+    _, shown = shown_components(coords, axes)
+    xyz = {name: np.ascontiguousarray(column) for name, column in zip("xyz", shown.T, strict=False)}
     return go.Scatter3d(**xyz, **trace) if len(axes) == 3 else go.Scattergl(**xyz, **trace)
 
 
@@ -276,7 +287,7 @@ def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
     """The share of the total variance each component explains."""
     fig = go.Figure(
         go.Bar(
-            x=[f"PC{i}" for i in range(1, len(ratios) + 1)],
+            x=[component_name(i) for i in range(len(ratios))],
             y=ratios.astype(np.float32),
             marker_color=BLUE,
             hovertemplate="%{x}: %{y:.2%}<extra></extra>",
