@@ -18,8 +18,12 @@ DEV_STAMP := $(VENV)/.dev-installed
 run: $(APP_STAMP)
 	$(VENV)/bin/streamlit run app.py
 
+# Two test processes, one per core; a file whose tests share a server or browser stays in one
+# (its xdist_group), every other test goes wherever a process is free.
+PYTEST_PARALLEL := -n 2 --dist loadgroup
+
 test: $(DEV_STAMP) browser lint
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(PYTEST_PARALLEL)
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .

@@ -2,25 +2,14 @@
 
 ``streamlit run app.py`` first reads this file as a module (``__name__`` is then "app") and
 finds ``app``: it serves the pages with the room's push route beside them
-(components/room_stream.py). Each run of the pages runs this file as ``__main__``.
+(components/rooms/room_stream.py). Each run of the pages runs this file as ``__main__``.
 """
 
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import (
-    follow,
-    inputs,
-    lead,
-    links,
-    map_state,
-    persistence,
-    room_section,
-    room_wake,
-    routing,
-    runs,
-    widgets,
-)
+from components import inputs, links, map_state, persistence, routing, runs, widgets
+from components.rooms import follow, lead, room_section, room_wake
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -95,6 +84,6 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:  # read as a module by `streamlit run`: the server, with the room's push route
-    from components.room_stream import ROUTES
+    from components.rooms.room_stream import ROUTES
 
     app = st.App(__file__, routes=ROUTES)

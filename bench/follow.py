@@ -54,7 +54,7 @@ from bench.follow_replicas import REPLICAS, Served, restart_second, servers
 from bench.hostile import cpu_seconds, idle, niced_chromium
 from bench.memory import bert_base_shaped
 from bert_embeddings.config import ROOM_TRACE
-from components.follow import FALLBACK_SECONDS
+from components.rooms.follow import FALLBACK_SECONDS
 from testkit.browser import CHROMIUM_ARGS
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))  # fewer, to tell load from logic
@@ -264,7 +264,7 @@ async def idle_cpu(served: Served) -> float:
 
 def print_who_woke(trace: str, code: str, since: float) -> None:
     """The time until each follower's run applied each new view, and how that run began: started
-    by the server (components/room_wake.py), or asked for by the follower's browser after a push
+    by the server (components/rooms/room_wake.py), or asked for by the follower's browser after a push
     or a check (its room section fetched the view first)."""
     applied_after = wake_times(trace, code, since, ("applied",))
     print(

@@ -30,7 +30,7 @@ import numpy as np
 
 from bench import full_or_quick
 from bench.vocab_search import HIDDEN, median_seconds, token_table
-from bert_embeddings import geometry, vocab_search
+from bert_embeddings.analysis import geometry, vocab_search
 
 REMOVED = max(1, HIDDEN // 100)  # all-but-the-top's D: about the width / 100
 

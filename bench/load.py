@@ -51,8 +51,9 @@ from playwright.async_api import async_playwright
 
 from bench import full_or_quick
 from bench.memory import bert_base_shaped
-from bert_embeddings import checkpoints, geometry, vocab_search
-from bert_embeddings.glyphs import legible
+from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.models import checkpoints
+from bert_embeddings.models.glyphs import legible
 from components import widgets
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 

@@ -210,7 +210,9 @@ def worker_stages(cache: Path) -> dict:
 
 RELOAD = """
 import sys, time
-from bert_embeddings import checkpoints, map_jobs, neighbour_map, config
+from bert_embeddings.models import checkpoints
+from bert_embeddings.maps import map_jobs, neighbour_map
+from bert_embeddings import config
 model = checkpoints.load_model(sys.argv[1])
 table = model.tables.word_embeddings
 started = time.perf_counter()
@@ -238,7 +240,9 @@ def reload_seconds(checkpoint: Path, cache: Path) -> float:
 def faithfulness() -> tuple[float, float, dict, int, float]:
     """On the bundled model: recall@10 of t-SNE and PCA, the stages' seconds, and the regions
     (how many, and the seconds they add: finding them in the job, then their labels' text)."""
-    from bert_embeddings import checkpoints, glyphs, map_reading, neighbour_map, vocab_search
+    from bert_embeddings.analysis import vocab_search
+    from bert_embeddings.maps import map_reading, neighbour_map
+    from bert_embeddings.models import checkpoints, glyphs
 
     model = checkpoints.load_bundled()
     table = model.tables.word_embeddings[:FAITHFULNESS_ROWS]

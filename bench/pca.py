@@ -22,8 +22,9 @@ from sklearn.decomposition import PCA
 
 from bench import full_or_quick
 from bench.vocab_search import median_seconds, token_table
-from bert_embeddings import checkpoints, projection, vocab_search
+from bert_embeddings.analysis import projection, vocab_search
 from bert_embeddings.figures import maps
+from bert_embeddings.models import checkpoints
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bench import full_or_quick
-from bert_embeddings.neighbour_map import Settings
+from bert_embeddings.maps.neighbour_map import Settings
 
 OLD = Settings(perplexity=30, neighbours=90, iterations=750)
 DEFAULT = Settings()
@@ -58,7 +58,7 @@ SETTINGS = full_or_quick(
 
 
 def measure(table, settings: Settings, threads: int = 2) -> tuple[float, float]:
-    from bert_embeddings import neighbour_map
+    from bert_embeddings.maps import neighbour_map
 
     result = neighbour_map.compute(table, settings, threads=threads)
     seconds = sum(result.seconds[stage] for stage in neighbour_map.STAGES[1:4])
@@ -74,7 +74,7 @@ def describe(settings: Settings) -> str:
 
 
 def main() -> None:
-    from bert_embeddings import checkpoints
+    from bert_embeddings.models import checkpoints
 
     table = checkpoints.load_bundled().tables.word_embeddings[:ROWS]
     results = []

@@ -29,7 +29,8 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from bench import full_or_quick
-from bert_embeddings import checkpoints, vocab_search
+from bert_embeddings.analysis import vocab_search
+from bert_embeddings.models import checkpoints
 
 # bert-base-uncased's width; a quick run keeps the vocabulary but narrows the rows.
 HIDDEN = full_or_quick(768, 64)

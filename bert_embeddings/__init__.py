@@ -1,12 +1,11 @@
-"""Pure computation behind the BERT embedding explorer: no Streamlit, no Plotly. The
-subpackage ``figures`` (Plotly, still no Streamlit) draws it; nothing here imports it.
+"""Pure computation behind the BERT embedding explorer: no Streamlit. One folder per concern,
+importing one way (tests/test_architecture.py holds it; docs/architecture.md draws it):
 
-checkpoints  where a model comes from and loading only its embedding layer
-tokenize     text (A, optional B) -> pieces, ids, segment ids, positions
-decompose    the embedding layer stage by stage, and its check against transformers
-vocab_search exact cosine nearest neighbours over the token table
-projection   PCA bases and projections
-positions    the original Transformer's sinusoid, cosine matrices
-contextual   the whole model's hidden states (the Context page only)
-concepts     a toy embedding space with named dimensions
+config, errors, limits   the foundation: every host setting, what can go wrong, how much input
+models/     where a model comes from: checkpoints, the Hub, the bundled model, tokenizers
+analysis/   what the explorer measures: the embedding layer, neighbours, PCA, geometry, axes
+maps/       the vocabulary's t-SNE maps: computing, reading, and their background jobs
+rooms/      workshop rooms: the store's interface and its SQLite and Redis backends
+figures/    the app's Plotly figures and files (no Streamlit); nothing else here imports them
+api         the notebook interface; __main__ the host's command
 """

@@ -7,8 +7,11 @@ import signal
 import sys
 import time
 
-from bert_embeddings import checkpoints, config, geometry, map_jobs, neighbour_map, prepare
+from bert_embeddings import config
+from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, MapStorageError
+from bert_embeddings.maps import map_jobs, neighbour_map, prepare
+from bert_embeddings.models import checkpoints
 
 # Exit codes, as --help lists them.
 DONE, WRONG_INPUT, NO_STORAGE, INTERRUPTED, TERMINATED = 0, 2, 3, 130, 143

@@ -15,20 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bert_embeddings import (
-    axes,
-    checkpoints,
-    contextual,
-    decompose,
-    geometry,
-    limits,
-    map_jobs,
-    prepare,
-    vocab_search,
-)
+from bert_embeddings import limits
+from bert_embeddings.analysis import axes, contextual, decompose, geometry, vocab_search
 from bert_embeddings.errors import EmptyQueryError, QuerySyntaxError, UnknownWordError
-from bert_embeddings.model import LoadedModel
-from bert_embeddings.tokenize import Encoding
+from bert_embeddings.maps import map_jobs, prepare
+from bert_embeddings.models import checkpoints
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.models.tokenize import Encoding
 
 __all__ = [
     "load",

@@ -31,6 +31,7 @@ MAX_DOWNLOAD_MB = "BERT_EXPLORER_MAX_DOWNLOAD_MB"
 THREADS = "BERT_EXPLORER_THREADS"
 CACHE = "BERT_EXPLORER_CACHE"
 MAP_ITERATIONS = "BERT_EXPLORER_MAP_ITERATIONS"
+JOB_PRIORITY = "BERT_EXPLORER_JOB_PRIORITY"
 PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
 PRESENTER = "BERT_EXPLORER_PRESENTER_KEY"
 ROOM_TRACE = "BERT_EXPLORER_ROOM_TRACE"
@@ -112,6 +113,16 @@ VARIABLES = (
         "fewer give a quicker, rougher map",
         readers.whole(*MAP_ITERATIONS_RANGE),
         DEFAULT_MAP_ITERATIONS,
+        command=True,
+    ),
+    Variable(
+        JOB_PRIORITY,
+        "the CPU priority of background work (t-SNE map workers, the Geometry page's overlap "
+        "thread, `python -m bert_embeddings map`): `idle` (default) takes only CPU time nobody else "
+        "wants, so no page slows down; `normal` shares the CPU evenly, for a machine that is never "
+        "idle, where idle work would never finish",
+        readers.one_of("idle", "normal"),
+        "idle",
         command=True,
     ),
     Variable(
@@ -263,6 +274,10 @@ def threads() -> int:
 
 def map_iterations() -> int:
     return int(setting(MAP_ITERATIONS))
+
+
+def job_priority() -> str:
+    return str(setting(JOB_PRIORITY))
 
 
 def precompute_maps() -> bool:

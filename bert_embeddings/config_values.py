@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from bert_embeddings import limits
+
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 _TRUE = {"1", "on", "yes", "true"}
@@ -33,6 +35,15 @@ def whole(low: int, high: int) -> Callable[[str], int]:
         if not _DIGITS.fullmatch(text) or not low <= int(text) <= high:
             raise ValueError(f"a whole number from {low:,} to {high:,}, written in the digits 0-9")
         return int(text)
+
+    return read
+
+
+def one_of(*words: str) -> Callable[[str], str]:
+    def read(text: str) -> str:
+        if text.lower() not in words:
+            raise ValueError(" or ".join(words))
+        return text.lower()
 
     return read
 
@@ -73,9 +84,7 @@ def file(text: str) -> Path:
 
 
 def model(text: str) -> str:
-    from bert_embeddings.hub import is_hub_id  # (hub reads this module's settings)
-
-    if text.lower() == "bundled" or text.startswith("/") or is_hub_id(text):
+    if text.lower() == "bundled" or text.startswith("/") or limits.is_hub_id(text):
         return text
     raise ValueError("a Hub id such as bert-base-uncased, an absolute folder path, or bundled")
 

@@ -84,6 +84,14 @@ ALL = (
 # state exceeds 25 MB (server.maxWidgetStateSize).
 
 
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
+
+
+def is_hub_id(spec: str) -> bool:
+    """Whether ``spec`` is written like a Hub repository id (``name`` or ``owner/name``)."""
+    return len(spec) <= MODEL_ID.most and bool(_HUB_ID.match(spec)) and ".." not in spec
+
+
 # A whole number in text: ASCII digits, a minus sign before them for a negative number, and
 # no more digits than any count or index the explorer has could need.
 _WHOLE_NUMBER_TEXT = re.compile(r"-?[0-9]{1,18}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import export
+from bert_embeddings.figures import export
 
 if TYPE_CHECKING:  # pages that show tables import pandas; the others need not pay for it
     import pandas as pd

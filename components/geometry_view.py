@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import geometry, geometry_lab, overlap_jobs, vocab_search
+from bert_embeddings.analysis import geometry, geometry_lab, overlap_jobs, vocab_search
 from bert_embeddings.figures import views
 from components import echo, exports, links, persistence, settings, state, widgets
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from bert_embeddings import checkpoints
+from bert_embeddings.models import checkpoints
 from components import echo, persistence, settings
 from components import widgets as w
 
@@ -32,7 +32,7 @@ STREAMLIT_PARAMS = ("embed", "embed_options")
 
 
 MODEL = "model"  # the model is two widgets (the picker and the free field), so it is handled apart
-FOLLOW = "follow"  # a workshop room to follow (components/follow.py), not a setting
+FOLLOW = "follow"  # a workshop room to follow (components/rooms/follow.py), not a setting
 # Names earlier links used, read as today's: name -> (today's name, {old text: today's text}).
 # The Neighbours page's "sim" and the Axes page's "origin" became the one geometry setting.
 OLD_NAMES = {

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, config, geometry, map_jobs, map_reading, neighbour_map
+from bert_embeddings import config
+from bert_embeddings.analysis import geometry
 from bert_embeddings.figures import views
+from bert_embeddings.maps import map_jobs, map_reading, neighbour_map
+from bert_embeddings.models import checkpoints
 from components.state import _active, _model, _open, _vocab_index, friendly_errors, space
 
 RAW = ("raw", 0)

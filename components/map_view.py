@@ -14,9 +14,10 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import map_jobs, map_reading, vocab_search
+from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import map_marks, views
-from bert_embeddings.glyphs import legible
+from bert_embeddings.maps import map_jobs, map_reading
+from bert_embeddings.models.glyphs import legible
 from components import echo, exports, settings, state, widgets
 
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's

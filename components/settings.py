@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bert_embeddings import axes, checkpoints, concepts, decompose, geometry, limits, patterns, vocab_search
+from bert_embeddings import limits
+from bert_embeddings.analysis import axes, concepts, decompose, geometry, patterns, vocab_search
+from bert_embeddings.analysis.geometry import GEOMETRIES
 from bert_embeddings.errors import ExplorerError, OutOfRangeError
-from bert_embeddings.geometry import GEOMETRIES
+from bert_embeddings.models import checkpoints
 
 # --- keys --------------------------------------------------------------------------------
 

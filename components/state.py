@@ -22,20 +22,18 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from bert_embeddings import (
-    checkpoints,
-    config,
+from bert_embeddings import config
+from bert_embeddings.analysis import (
     contextual,
     decompose,
     geometry,
     geometry_lab,
     overlap_jobs,
     projection,
-    threads,
-    tokenize,
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
+from bert_embeddings.models import checkpoints, threads, tokenize
 from components import echo, inputs, runs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings import checkpoints, config, glyphs, limits, patterns, vocab_search
-from bert_embeddings.architectures import CURATED
+from bert_embeddings import config, limits
+from bert_embeddings.analysis import patterns, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import charts
+from bert_embeddings.models import checkpoints, glyphs
+from bert_embeddings.models.architectures import CURATED
 from components import echo, persistence, settings
 from components.inputs import Inputs
 

@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import axes, cosine, decompose, glyphs, limits
+from bert_embeddings import limits
+from bert_embeddings.analysis import axes, cosine, decompose
 from bert_embeddings.figures import charts, views
+from bert_embeddings.models import glyphs
 from components import echo, exports, geometry_view, links, routing, settings, state, widgets
 
 routing.through_app()

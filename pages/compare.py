@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import glyphs, vocab_search
+from bert_embeddings.analysis import vocab_search
+from bert_embeddings.models import glyphs
 from components import echo, exports, inputs, routing, settings, state, widgets
 
 routing.through_app()

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from bert_embeddings import concepts, cosine, limits
+from bert_embeddings import limits
+from bert_embeddings.analysis import concepts, cosine
 from bert_embeddings.figures import charts
 from components import exports, routing, settings, state, widgets
 

@@ -4,7 +4,7 @@ sentence 1's vectors after a layer of the reader's choice."""
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import contextual, cosine, vocab_search
+from bert_embeddings.analysis import contextual, cosine, vocab_search
 from bert_embeddings.figures import charts
 from components import exports, links, routing, settings, state, widgets
 

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import decompose, geometry_lab
+from bert_embeddings.analysis import decompose, geometry_lab
 from bert_embeddings.figures import lab_charts
 from components import echo, exports, geometry_view, routing, state, widgets
 

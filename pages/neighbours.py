@@ -4,12 +4,13 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from bert_embeddings import decompose, glyphs, limits, vocab_search
+from bert_embeddings import limits
+from bert_embeddings.analysis import decompose, vocab_search
 from bert_embeddings.figures import views
+from bert_embeddings.models import glyphs
 from components import (
     echo,
     exports,
-    follow,
     geometry_view,
     links,
     memory,
@@ -19,6 +20,7 @@ from components import (
     state,
     widgets,
 )
+from components.rooms import follow
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")

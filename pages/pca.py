@@ -3,9 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import decompose, map_jobs, projection
+from bert_embeddings.analysis import decompose, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
 from bert_embeddings.figures import maps, views
+from bert_embeddings.maps import map_jobs
 from components import (
     echo,
     exports,

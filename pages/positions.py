@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import cosine, positions
+from bert_embeddings.analysis import cosine, positions
 from bert_embeddings.figures import charts
 from components import exports, routing, settings, state, widgets
 

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from bert_embeddings import decompose
+from bert_embeddings.analysis import decompose
 from bert_embeddings.figures import charts
 from components import echo, exports, inputs, routing, state, widgets
 

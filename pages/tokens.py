@@ -5,8 +5,8 @@ import html
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings import glyphs
 from bert_embeddings.figures import charts
+from bert_embeddings.models import glyphs
 from components import exports, routing, state
 
 routing.through_app()

@@ -7,6 +7,7 @@ finished (``data-test-script-state='notRunning'``) instead of sleeping.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import socket
@@ -126,17 +127,23 @@ def wait_healthy(base: str, process: subprocess.Popen, timeout: float = 60) -> N
     raise TimeoutError(f"{base} did not become healthy within {timeout} s")
 
 
-def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+# Pages that stand in for many people's machines on two cores: WebGL maps drawn in software by
+# every one of them would measure this machine, not the app (Plotly shows its notice instead).
+NO_WEBGL = ["--disable-webgl", "--disable-3d-apis"]
+
+
+def launch_chromium(playwright, extra_args: tuple[str, ...] = ()):
+    args = [*CHROMIUM_ARGS, *extra_args]
+    return playwright.chromium.launch(executable_path=chromium_path(), args=args, headless=True)
 
 
 @contextmanager
-def headless_chromium():
+def headless_chromium(extra_args: tuple[str, ...] = ()):
     """Debian's Chromium under Playwright's synchronous API, closed afterwards (test fixtures)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
+        chromium = launch_chromium(playwright, extra_args)
         yield chromium
         chromium.close()
 
@@ -145,6 +152,20 @@ def open_page(page, url: str, timeout_ms: int = 90_000) -> None:
     """Go to a page of the app and wait until its script has finished running."""
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_selector(APP_IDLE, timeout=timeout_ms)
+
+
+def back_to(page, path: str, most: int = 12) -> None:
+    """Browser Back until the app shows the page at ``path`` (each change of settings is a step
+    of the browser's history too, so a page may be several steps back); then waits for its run.
+    Fails if it is not within ``most`` steps."""
+    from urllib.parse import urlsplit
+
+    for _ in range(most):
+        page.go_back()
+        page.wait_for_selector(APP_IDLE)
+        if urlsplit(page.url).path == f"/{path}":
+            return
+    raise AssertionError(f"/{path} was not within {most} steps back: at {page.url}")
 
 
 def rss_mb(pid: int) -> float:
@@ -166,13 +187,27 @@ def content_height(page) -> int:
     )
 
 
+# Every Plotly chart on the page drawn, each at its container's width (a chart redraws itself
+# after the viewport changes size).
+CHARTS_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).every(box => {
+    const chart = box.querySelector('.js-plotly-plot');
+    return chart && chart._fullLayout && chart._fullData
+        && Math.abs(chart._fullLayout.width - chart.getBoundingClientRect().width) < 2;
+})"""
+
+
+def charts_drawn(page, timeout_ms: int = 60_000) -> None:
+    """Wait until every chart on the page is drawn at its size."""
+    page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
+
+
 def fit_viewport_to_content(page, max_height: int = 6000) -> dict:
     """Make the viewport as tall as the content (at least 800 px, at most ``max_height``), so
     that everything on the page is on the screen at once; returns the size it had before."""
     before = dict(page.viewport_size)
     height = min(max_height, max(800, content_height(page)))
     page.set_viewport_size({"width": before["width"], "height": height})
-    page.wait_for_timeout(300)  # let Plotly redraw at the new size
+    charts_drawn(page)
     return before
 
 
@@ -181,3 +216,42 @@ def screenshot_whole_page(page, path: Path, max_height: int = 6000) -> None:
     fit_viewport_to_content(page, max_height)
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))
+
+
+# --- a workshop room in the browser ------------------------------------------------------------
+
+# Each page's heading, by its title in the navigation, for the pages a room's leader visits.
+HEADINGS = {
+    "Tokens": "Tokens",
+    "Maps": "Maps",
+    "Neighbours": "Nearest neighbours in the vocabulary",
+}
+_people = itertools.count(1)
+
+
+def new_page(browser, viewport: dict | None = None):
+    """A new person's page, in a browser context of its own. Its requests say they come from an
+    address of their own (X-Forwarded-For, 198.18.x.y, a benchmarking range): a server that
+    trusts 127.0.0.1 as its proxy counts each page as another machine (room limits per address)."""
+    number = next(_people)
+    address = f"198.18.{number // 250 % 250}.{number % 250 + 1}"
+    context = browser.new_context(
+        viewport=viewport or {"width": 1280, "height": 900}, extra_http_headers={"X-Forwarded-For": address}
+    )
+    return context.new_page()
+
+
+def nav(page, title: str) -> None:
+    """Click a page's title in the sidebar's navigation (on a machine whose cores are busy with
+    other pages, a browser can take long to take a click: a generous limit, not a wait)."""
+    page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click(timeout=120_000)
+
+
+def lead_room(page, base: str) -> str:
+    """Lead a new workshop room from ``page`` (on the app at ``base``); its code."""
+    open_page(page, f"{base}/concepts")
+    page.get_by_text("Workshop room").click()
+    page.get_by_role("button", name="Lead a new room").click()
+    join = page.locator("[data-testid='stCode']").first
+    join.wait_for(state="visible", timeout=60_000)
+    return join.inner_text().strip().rsplit("=", 1)[1]

@@ -24,3 +24,24 @@ def transformed(table: np.ndarray, name: str, removed: int = 0, rows: np.ndarray
         return centred / w.std(axis=0)
     components = PCA(n_components=removed).fit(w).components_
     return centred - centred @ components.T @ components
+
+
+def random_table(rows: int = 700, hidden: int = 24, seed: int = 0) -> np.ndarray:
+    """A table with clusters, as a vocabulary has, an all-zero row (5, like an untrained
+    [PAD]) and a row in another's very direction (9 = 2.5 x row 3)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((8, hidden)) * 3  # clusters, as a vocabulary has
+    table = centres[rng.integers(0, 8, rows)] + rng.standard_normal((rows, hidden))
+    table[5] = 0  # an all-zero row, like an untrained [PAD]
+    table[9] = table[3] * 2.5  # the same direction: cosine 1
+    return table.astype(np.float32)
+
+
+def brute_cosines(table: np.ndarray) -> np.ndarray:
+    """Every pair's cosine in float64 (a zero row's: 0), a row with itself at -inf."""
+    w = table.astype(np.float64)
+    norms = np.linalg.norm(w, axis=1)
+    unit = w / np.where(norms > 0, norms, 1)[:, None]
+    sims = unit @ unit.T
+    np.fill_diagonal(sims, -np.inf)
+    return sims

@@ -1,7 +1,7 @@
 """The deployment of compose.yaml, on this machine: Redis, two Streamlit replicas and HAProxy (with
 deploy/haproxy.cfg, the very file compose.yaml mounts), each on a free port of 127.0.0.1. A
 replica can be stopped and started again on its port, as a host restarts one. Used by
-tests/test_replicas_browser.py and by ``BENCH_REPLICAS=2 python -m bench.follow``."""
+tests/rooms/test_replicas_browser.py and by ``BENCH_REPLICAS=2 python -m bench.follow``."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def write_random_bert(
     from safetensors.torch import save_file
     from transformers import BertConfig, BertModel
 
-    from bert_embeddings.checkpoints import bundled_folder
+    from bert_embeddings.models.checkpoints import bundled_folder
 
     torch.manual_seed(seed)
     config = BertConfig(
@@ -80,7 +80,7 @@ def write_random_model(folder: Path, config, seed: int = 0) -> Path:
     import torch
     from transformers import AutoModel
 
-    from bert_embeddings.checkpoints import bundled_folder
+    from bert_embeddings.models.checkpoints import bundled_folder
 
     torch.manual_seed(seed)
     model = AutoModel.from_config(config).eval()
@@ -95,3 +95,35 @@ def write_random_model(folder: Path, config, seed: int = 0) -> Path:
     for name in TOKENIZER_FILES:
         shutil.copy(bundled_folder() / name, folder / name)
     return folder
+
+
+def damaged_bundled_copy(folder: Path) -> Path:
+    """A copy of the bundled model's files whose weights differ in their last byte."""
+    from bert_embeddings.models.checkpoints import bundled_folder
+
+    shutil.copytree(bundled_folder(), folder)
+    with open(folder / "model.safetensors", "r+b") as handle:
+        handle.seek(-1, 2)
+        last = handle.read(1)
+        handle.seek(-1, 2)
+        handle.write(bytes([last[0] ^ 0xFF]))
+    return folder
+
+
+def family_configs() -> dict:
+    """A tiny config of each supported family (bert, distilbert, roberta, albert, electra), with
+    bert-base-uncased's vocabulary, for write_random_model."""
+    from transformers import AlbertConfig, BertConfig, DistilBertConfig, ElectraConfig, RobertaConfig
+
+    small = {"num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 48, "vocab_size": 30522}
+    return {
+        "bert": BertConfig(hidden_size=24, max_position_embeddings=40, **small),
+        "distilbert": DistilBertConfig(
+            vocab_size=30522, dim=24, n_layers=1, n_heads=2, hidden_dim=48, max_position_embeddings=40
+        ),
+        "roberta": RobertaConfig(
+            hidden_size=24, max_position_embeddings=42, type_vocab_size=1, pad_token_id=1, **small
+        ),
+        "albert": AlbertConfig(embedding_size=16, hidden_size=24, max_position_embeddings=40, **small),
+        "electra": ElectraConfig(embedding_size=16, hidden_size=24, max_position_embeddings=40, **small),
+    }

@@ -119,3 +119,13 @@ def stand_in_hub(
         yield f"http://127.0.0.1:{server.server_address[1]}", requested
     finally:
         server.shutdown()
+
+
+def go_online(monkeypatch) -> None:
+    """Let the code under test ask the Hub (played by a stand-in on 127.0.0.1). huggingface_hub
+    reads HF_HUB_OFFLINE once, when first imported, so unsetting the variable is not enough
+    when an earlier test imported it offline."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)

@@ -8,8 +8,6 @@ They reuse the bundled model's tokenizer files, so ids are real bert-base-uncase
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,14 +21,11 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # Rooms opened by this run's tests are kept in a file of its own (never the user's cache folder);
 # each server a test starts gets its own file too (testkit/browser.py), unless it names one.
 os.environ.setdefault("BERT_EXPLORER_ROOMS", str(Path(tempfile.mkdtemp(prefix="rooms-")) / "rooms.sqlite3"))
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def shown(markdown: str) -> str:
-    """A message as a person reads it: the app writes echoed input as escaped Markdown (a
-    backslash before punctuation, an invisible word joiner after ':', '.' and '@')."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+# A test run keeps both cores busy (two test processes, their servers and browsers): background
+# work at SCHED_IDLE, the app's default, would wait for an idle moment that never comes. The
+# tests of that priority itself (tests/maps/test_neighbour_map.py, test_prepare_command.py) run
+# their work with the setting unset.
+os.environ.setdefault("BERT_EXPLORER_JOB_PRIORITY", "normal")
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +43,7 @@ def redis_url():
 
 @pytest.fixture(scope="session")
 def bundled():
-    from bert_embeddings.checkpoints import load_bundled
+    from bert_embeddings.models.checkpoints import load_bundled
 
     return load_bundled()
 
@@ -56,19 +51,6 @@ def bundled():
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory) -> Path:
     return write_random_bert(tmp_path_factory.mktemp("tiny-bert"))
-
-
-def damaged_bundled_copy(folder: Path) -> Path:
-    """A copy of the bundled model's files whose weights differ in their last byte."""
-    from bert_embeddings.checkpoints import bundled_folder
-
-    shutil.copytree(bundled_folder(), folder)
-    with open(folder / "model.safetensors", "r+b") as handle:
-        handle.seek(-1, 2)
-        last = handle.read(1)
-        handle.seek(-1, 2)
-        handle.write(bytes([last[0] ^ 0xFF]))
-    return folder
 
 
 @pytest.fixture
@@ -89,11 +71,27 @@ def downloads(monkeypatch):
     return offered
 
 
-def go_online(monkeypatch) -> None:
-    """Let the code under test ask the Hub (played by a stand-in on 127.0.0.1). huggingface_hub
-    reads HF_HUB_OFFLINE once, when first imported, so unsetting the variable is not enough
-    when an earlier test imported it offline."""
-    from huggingface_hub import constants
+@pytest.fixture
+def offline(monkeypatch):
+    """Tests never wait on a network: the default model resolves offline at once."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A browser test that fails reports what every page it had open showed at that moment (its
+    address and text), so that a failure on a busy CI machine explains itself."""
+    outcome = yield
+    report = outcome.get_result()
+    chromium = item.funcargs.get("browser") if report.when == "call" and report.failed else None
+    if chromium is None:
+        return
+    shown = []
+    for context in chromium.contexts:
+        for page in context.pages:
+            try:
+                text = page.inner_text("body", timeout=5_000)
+            except Exception as problem:  # (a closed or hung page says so instead)
+                text = f"(could not be read: {problem})"
+            shown.append(f"--- {page.url}\n{text[-2_000:]}")
+    report.sections.append(("pages open when the test failed", "\n".join(shown) or "(none)"))

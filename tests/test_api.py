@@ -8,7 +8,8 @@ import doctest
 import numpy as np
 import pytest
 
-from bert_embeddings import api, map_jobs
+from bert_embeddings import api
+from bert_embeddings.maps import map_jobs
 from testkit import brute
 
 
@@ -21,7 +22,7 @@ def test_every_example_in_the_docstrings_runs():
 def test_the_breakdown_is_the_modules_own_output(bundled):
     import torch
 
-    from bert_embeddings import decompose
+    from bert_embeddings.analysis import decompose
 
     parts = api.breakdown(bundled, "The bank of the river.", "It flooded.")
     encoding = api.tokenize(bundled, "The bank of the river.", "It flooded.")
@@ -58,7 +59,7 @@ def test_neighbours_of_arithmetic_are_brute_forces(bundled, name):
 def test_a_hyphen_inside_a_word_is_not_arithmetic(bundled, query):
     """Arithmetic where a sign stands alone or begins a word; a hyphenated word is one word, as
     the Neighbours page's word mode reads it; a bool or a float is not a query at all."""
-    from bert_embeddings import vocab_search
+    from bert_embeddings.analysis import vocab_search
     from bert_embeddings.errors import QuerySyntaxError
 
     index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
@@ -88,7 +89,8 @@ def test_pca_is_scikit_learns(bundled):
 
 
 def test_the_t_sne_map_is_read_from_the_apps_cache_or_computed_on_request(tmp_path, monkeypatch):
-    from bert_embeddings import checkpoints, neighbour_map
+    from bert_embeddings.maps import neighbour_map
+    from bert_embeddings.models import checkpoints
     from testkit.random_models import write_random_bert
 
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
@@ -126,7 +128,7 @@ def test_readmes_example_prints_what_readme_says(capsys):
     """README's "Use it in Python / Jupyter" example, run as written, prints its block below."""
     import re
 
-    from tests.conftest import ROOT
+    from testkit.apptest import ROOT
 
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Use it in Python / Jupyter")[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
@@ -177,7 +179,7 @@ def test_a_number_in_digits_is_read_as_a_link_reads_it(bundled):
 def test_the_api_the_links_and_the_command_line_say_the_same_of_d():
     """One check for D: the API's, a link's d= and the command's --d give one message."""
     from bert_embeddings import __main__ as command
-    from bert_embeddings import geometry
+    from bert_embeddings.analysis import geometry
     from bert_embeddings.errors import OutOfRangeError
     from components import settings
 

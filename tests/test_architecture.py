@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from testkit.apptest import ROOT
 
 
 def modules_after_import(statement: str) -> set[str]:
@@ -19,10 +19,10 @@ def modules_after_import(statement: str) -> set[str]:
 def test_core_imports_neither_streamlit_nor_plotly():
     """The core package is pure computation: importing it pulls in no UI library."""
     loaded = modules_after_import(
-        "import bert_embeddings, bert_embeddings.checkpoints, bert_embeddings.tokenize, "
-        "bert_embeddings.decompose"
+        "import bert_embeddings, bert_embeddings.models.checkpoints, bert_embeddings.models.tokenize, "
+        "bert_embeddings.analysis.decompose"
     )
-    assert "bert_embeddings.decompose" in loaded
+    assert "bert_embeddings.analysis.decompose" in loaded
     assert not {"streamlit", "plotly"} & loaded
 
 
@@ -52,13 +52,75 @@ def test_the_import_reader_sees_every_form(tmp_path):
     assert {"plotly", "bert_embeddings.figures", "relative"} <= found
 
 
+# The core's parts and what each may import besides itself: the foundation (config, errors,
+# limits) under everything, models under the analyses, the analyses under the maps; rooms on
+# the foundation alone; the notebook API and the host's command on the computations; the
+# figures on top (their notebook functions take the API's answers), imported by nothing else
+# in the core. Nothing imports upward.
+FOUNDATION = {"config", "config_values", "errors", "limits"}
+ENTRY = {"api": "api", "__main__": "command"}
+COMPUTATION = {"foundation", "models", "analysis", "maps"}
+CORE_LAYERS = {
+    "foundation": set(),
+    "models": {"foundation"},
+    "analysis": {"foundation", "models"},
+    "maps": {"foundation", "models", "analysis"},
+    "rooms": {"foundation"},
+    "api": COMPUTATION,
+    "command": COMPUTATION,
+    "figures": COMPUTATION | {"api"},
+}
+
+
+def core_part(name: str) -> str | None:
+    """The part of the core a module (``bert_embeddings.models.hub``, ``bert_embeddings.limits``)
+    belongs to; None for the package itself."""
+    parts = name.split(".")
+    if parts[0] != "bert_embeddings" or len(parts) == 1 or parts[1] == "__init__":
+        return None
+    if parts[1] in FOUNDATION:
+        return "foundation"
+    if parts[1] in ENTRY:
+        return ENTRY[parts[1]]
+    return parts[1] if parts[1] in CORE_LAYERS else f"unknown: {parts[1]}"
+
+
+def core_modules() -> dict[str, str]:
+    """Every module of the core, by its dotted name, with its part."""
+    found = {}
+    for path in sorted((ROOT / "bert_embeddings").rglob("*.py")):
+        dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[dotted] = core_part(dotted.removesuffix(".__init__")) or "package"
+    return found
+
+
+def test_the_core_is_in_folders_by_concern_and_imports_one_way():
+    """Each module of the core is in its concern's folder (or in the foundation or the entry
+    points at the top), and imports only its own part and the parts below it."""
+    modules = core_modules()
+    assert not [m for m, part in modules.items() if part.startswith("unknown")], modules
+    at_top = {m.split(".")[1] for m, part in modules.items() if m.count(".") == 1} - {"__init__"}
+    assert at_top == FOUNDATION | set(ENTRY)  # everything else sits in a folder that names its concern
+    wrong = []
+    for dotted, part in modules.items():
+        path = ROOT / (dotted.replace(".", "/") + ".py")
+        for name in imported_roots(path):
+            other = core_part(name)
+            if other is not None and other != part and other not in CORE_LAYERS.get(part, set()):
+                wrong.append(f"{dotted} ({part}) imports {name} ({other})")
+    assert wrong == []
+
+
 def test_the_layers_import_one_way():
     """Pure core (no Plotly, no Streamlit, not the figures), then the figures (Plotly, no
-    Streamlit, no glue), then the Streamlit glue (components), then the pages."""
-    core = sorted((ROOT / "bert_embeddings").glob("*.py"))
+    Streamlit, no glue), then the Streamlit glue (components; the room's glue on the rest, never
+    the other way), then the pages."""
+    everything = sorted((ROOT / "bert_embeddings").rglob("*.py"))
     figures = sorted((ROOT / "bert_embeddings" / "figures").glob("*.py"))
+    core = [p for p in everything if p not in figures]
+    glue = sorted((ROOT / "components").rglob("*.py"))
     assert len(core) > 30 and len(figures) >= 5
-    for path in [*core, *figures, *sorted((ROOT / "components").glob("*.py"))]:
+    for path in [*everything, *glue]:
         assert "relative" not in imported_roots(path), path
     for path in core:
         found = imported_roots(path)
@@ -66,18 +128,32 @@ def test_the_layers_import_one_way():
         assert not any(name.startswith("bert_embeddings.figures") for name in found), path.name
     for path in figures:
         assert not {"streamlit", "components", "pages"} & imported_roots(path), path.name
-    for path in sorted((ROOT / "components").glob("*.py")):
-        assert "pages" not in imported_roots(path), path.name
+    for path in glue:
+        found = imported_roots(path) | _imported_components(path)
+        assert "pages" not in found, path.name
+        if path.parent.name == "components":
+            assert not any(n.startswith("components.rooms") for n in found), path.name
     loaded = modules_after_import(
         "from bert_embeddings.figures import charts, lab_charts, map_marks, maps, notebook, views"
     )
     assert "plotly" in loaded and not {"streamlit", "components"} & loaded
 
 
+def _imported_components(path) -> set[str]:
+    """The components modules a module imports, by dotted name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("components"):
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return names
+
+
 def test_heatmap_path_does_not_import_torch_or_transformers():
     """Loading, tokenizing and decomposing need neither torch nor transformers (cold start)."""
     loaded = modules_after_import(
-        "from bert_embeddings import checkpoints, tokenize, decompose; "
+        "from bert_embeddings.models import checkpoints, tokenize; "
+        "from bert_embeddings.analysis import decompose; "
         "m = checkpoints.load_model('bundled'); "
         "e = m.encode('a test'); "
         "decompose.decompose(m, e)"
@@ -89,7 +165,8 @@ def test_torch_and_blas_use_one_thread_per_call_on_the_shared_server():
     """The first torch use sets its thread count, and the server's setup holds numpy's BLAS to
     the same (1 unless BERT_EXPLORER_THREADS says)."""
     code = (
-        "from bert_embeddings import checkpoints, decompose, threads; import torch; "
+        "from bert_embeddings.models import checkpoints, threads; "
+        "from bert_embeddings.analysis import decompose; import torch; "
         "from threadpoolctl import threadpool_info; threads.for_shared_server(); "
         "decompose.build_reference_module(checkpoints.load_bundled()); "
         "blas = {p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}; "
@@ -120,7 +197,7 @@ def test_the_environment_is_read_only_by_the_configuration_module():
     readers = [
         path.relative_to(ROOT)
         for folder in ("bert_embeddings", "components", "pages")
-        for path in (ROOT / folder).glob("*.py")
+        for path in (ROOT / folder).rglob("*.py")
         if "os.environ.get" in path.read_text(encoding="utf-8")
         or "os.getenv" in path.read_text(encoding="utf-8")
     ]
@@ -142,7 +219,7 @@ def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_st
 
 
 def _app_files():
-    return [*(ROOT / "pages").glob("*.py"), *(ROOT / "components").glob("*.py"), ROOT / "app.py"]
+    return [*(ROOT / "pages").glob("*.py"), *(ROOT / "components").rglob("*.py"), ROOT / "app.py"]
 
 
 def test_every_table_is_drawn_with_its_download():
@@ -209,7 +286,7 @@ def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
 
 
 MODULE_LINES, FUNCTION_LINES = 400, 60  # the house's limits
-SIZED = ("app.py", "pages", "components", "bert_embeddings", "bert_embeddings/figures", "bench", "testkit")
+SIZED = ("app.py", "pages", "components", "bert_embeddings", "bench", "testkit")
 
 
 def _functions(tree, prefix: str = ""):
@@ -231,7 +308,7 @@ def test_no_module_over_400_lines_and_no_function_over_60():
     house's sizes; each one over is named, with its length."""
     import ast
 
-    paths = [ROOT / "app.py"] + [p for folder in SIZED[1:] for p in sorted((ROOT / folder).glob("*.py"))]
+    paths = [ROOT / "app.py"] + [p for folder in SIZED[1:] for p in sorted((ROOT / folder).rglob("*.py"))]
     assert len(paths) > 40
     too_long = []
     for path in paths:
@@ -408,7 +485,7 @@ def unlinked_inputs(sources: dict[str, str], allowed: set[str]) -> list[str]:
 
 
 def _app_sources() -> dict[str, str]:
-    paths = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "components").glob("*.py"))]
+    paths = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "components").rglob("*.py"))]
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}
 
 

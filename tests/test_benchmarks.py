@@ -18,9 +18,9 @@ import sys
 
 import pytest
 
+from testkit.apptest import ROOT
 from testkit.browser import chromium_path
 from testkit.random_models import write_random_bert
-from tests.conftest import ROOT
 
 # The benchmarks that need neither a browser nor the stand-in checkpoint; every other one starts
 # the app on that checkpoint and drives Chromium.
@@ -90,7 +90,13 @@ def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-@pytest.mark.parametrize("name", BENCHMARKS)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[] if name in WITHOUT_SERVER else [pytest.mark.browser])
+        for name in BENCHMARKS
+    ],
+)
 def test_quick_benchmark_ends_with_its_documented_line(name, request):
     """The benchmark's quick mode exits 0 and its last line has README's name, keys and numbers."""
     checkpoint = None
@@ -124,6 +130,7 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
         assert dict(got)["errors"] == "0", f"bench.{name} found errors:\n{out.stdout[-3000:]}"
 
 
+@pytest.mark.browser
 def test_the_follow_benchmark_runs_on_two_replicas_behind_the_load_balancer(quick_checkpoint):
     """``BENCH_REPLICAS=2 python -m bench.follow``: Redis, two replicas and HAProxy, a follower on
     the other replica than the leader's, one replica restarted; the same last line, replicas=2."""

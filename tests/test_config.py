@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import config
-from tests.conftest import ROOT, shown
+from testkit.apptest import ROOT, shown
 
 # (variable, a value it cannot use, words its message must hold)
 BAD = [
@@ -121,7 +121,7 @@ def test_every_page_names_a_bad_setting_and_works(monkeypatch, page):
 
 def test_rooms_named_wrongly_stay_off_and_create_no_file(monkeypatch, tmp_path):
     """bogus://x once became a SQLite file named 'bogus:/x' in the working folder."""
-    from components import follow, roomstore
+    from components.rooms import follow, roomstore
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.chdir(tmp_path)

@@ -12,7 +12,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.conftest import ROOT
+from testkit.apptest import ROOT
+
+# One test process runs this file: its tests share what it starts (make test runs two).
+pytestmark = pytest.mark.xdist_group("notebook")
+
 
 NOTEBOOK = ROOT / "examples" / "seeds_replayed.ipynb"
 

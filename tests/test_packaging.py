@@ -11,7 +11,7 @@ import zipfile
 
 from packaging.requirements import Requirement
 
-from tests.conftest import ROOT
+from testkit.apptest import ROOT
 
 
 def normalised(lines) -> set[str]:

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bert_embeddings.glyphs import legible
+from bert_embeddings.models.glyphs import legible
 
 
 def text(value: object) -> str:

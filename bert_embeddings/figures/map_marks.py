@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings import map_reading
 from bert_embeddings.figures.charts import OKABE_ITO, gl_texts, texts
+from bert_embeddings.maps import map_reading
 
 # Viridis runs from dark blue to yellow without relying on red against green, and stays
 # ordered in lightness for readers who see no hue at all.

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
 from bert_embeddings.figures.map_marks import Colouring, cloud_rows
-from bert_embeddings.glyphs import legible
+from bert_embeddings.models.glyphs import legible
 
 
 @functools.lru_cache(maxsize=4)
@@ -147,7 +147,7 @@ def _clouds(
     colouring: Colouring | None,
 ) -> list:
     """The vocabulary's points: a trace per kind in its colour, or one coloured by a number."""
-    from bert_embeddings.vocab_search import KINDS
+    from bert_embeddings.analysis.vocab_search import KINDS
 
     traces = []
     size = 2 if len(axes) == 3 else 3

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from bert_embeddings import api, axes, decompose, geometry, projection, vocab_search
+from bert_embeddings import api
+from bert_embeddings.analysis import axes, decompose, geometry, projection, vocab_search
 from bert_embeddings.errors import OutOfRangeError, UnknownWordError
 from bert_embeddings.figures import charts, views
-from bert_embeddings.model import LoadedModel
+from bert_embeddings.models.model import LoadedModel
 
 __all__ = ["overview", "neighbours", "words_on_axes", "pca_map", "tsne_map"]
 

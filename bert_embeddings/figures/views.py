@@ -11,9 +11,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings import axes, geometry, glyphs, map_jobs, map_reading, vocab_search
-from bert_embeddings.decompose import EmbeddingBreakdown
+from bert_embeddings.analysis import axes, geometry, vocab_search
+from bert_embeddings.analysis.decompose import EmbeddingBreakdown
 from bert_embeddings.figures import charts, map_marks, maps
+from bert_embeddings.maps import map_jobs, map_reading
+from bert_embeddings.models import glyphs
 
 OVERVIEW_TOKENS = 12
 OVERVIEW_DIMS = 32

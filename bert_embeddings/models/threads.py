@@ -1,0 +1,74 @@
+"""Threads for a server that many sessions share: one per numeric call, by default.
+
+One Streamlit process serves every session, each script run in its own thread. By
+default a torch call, and numpy's BLAS (OpenBLAS), spread over every core, and their idle
+workers keep spinning for a while after each call. When sessions overlap on a 2-core host,
+those pools compete with each other and with the other sessions' runs. One thread per call
+(BERT_EXPLORER_THREADS to change it) lets concurrent sessions use the cores side by side.
+
+The app's pages call ``for_shared_server`` once; the core's functions and the benchmarks
+keep numpy's own defaults unless they call it too.
+
+Background work (a t-SNE map's worker process, the geometry overlap thread, a host's map
+command) runs at ``background_priority``: by default the lowest there is (SCHED_IDLE), so that
+it takes only CPU time nobody else wants and never slows anyone's page.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from bert_embeddings import config
+
+_lock = threading.Lock()
+_torch_configured = False
+_blas_limits = None
+
+
+def thread_count() -> int:
+    return config.threads()
+
+
+def torch_module():
+    """Import torch, setting its thread count the first time."""
+    global _torch_configured
+    import torch
+
+    with _lock:
+        if not _torch_configured:
+            torch.set_num_threads(thread_count())
+            _torch_configured = True
+    return torch
+
+
+NICENESS = 19
+
+
+def background_priority(thread_id: int = 0) -> None:
+    """The calling process (``thread_id`` 0; Linux gives each thread its own scheduling, so a
+    thread id sets that thread alone) at the priority a host gave background work
+    (BERT_EXPLORER_JOB_PRIORITY): ``idle``, the default, is SCHED_IDLE (nice 19 where that
+    policy is missing): only CPU time no other process wants; ``normal`` leaves it as it is,
+    for a machine that is never idle (a map at SCHED_IDLE would wait there for ever)."""
+    if config.job_priority() == "normal":
+        return
+    try:
+        os.sched_setscheduler(thread_id, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        try:
+            os.setpriority(os.PRIO_PROCESS, thread_id, NICENESS)
+        except (AttributeError, OSError):
+            pass
+
+
+def for_shared_server() -> None:
+    """Hold numpy's BLAS to ``thread_count()`` threads for the rest of the process."""
+    global _blas_limits
+    from threadpoolctl import threadpool_limits
+
+    with _lock:
+        if _blas_limits is None:
+            # A BLAS loaded later (scipy bundles its own OpenBLAS) reads this when it starts.
+            os.environ["OPENBLAS_NUM_THREADS"] = str(thread_count())
+            _blas_limits = threadpool_limits(limits=thread_count(), user_api="blas")

@@ -1,0 +1,268 @@
+"""Follow the presenter: a room whose followers see the page and settings its leader shows.
+
+A view is what a shareable link holds (``links.view_params``), without a link's length limit.
+The leader's session publishes its view to the room on every run (``publish``); the server
+reruns each follower's session at once (components/rooms/room_wake.py), and the run's first lines apply
+the new view exactly as a link (``apply_pending``). The way back for a missed run: each
+follower's sidebar holds a browser component (components/rooms/room_watch.py) with a stream on the
+push route (components/rooms/room_stream.py) and a slow check; it wakes the room fragment, which keeps
+a newer view as *pending* and reruns the app. What the room cannot carry is named
+on the follower's page. A follower who changes anything stops following, with a way back.
+
+A run that applies a view is never taken for the follower's own change (tests/test_follow_browser.py
+found how followers were lost): a view counts as shown only once a full run drew it (``drawn``,
+via components/runs.py); a run the server started (or its replacement) re-applies the view.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from bert_embeddings import rooms
+from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError
+from components import echo, links
+from components.rooms import room_wake, room_watch, roomstore
+
+LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
+APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
+DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
+DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
+PROBLEM = "_room_problem"  # a message for the room section, shown once
+FORGET = "_room_forget"  # the room this browser led closed: its tab and cookie forget it
+TAKEN = "_room_taken"  # the view of a room its leader takes back, for the next run to apply
+PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
+USED = "_room_used"  # the section was used in this session: it stays open
+PAGE = room_wake.PAGE
+DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
+CHECK_SECONDS, FALLBACK_SECONDS, GRACE_SECONDS = 15, 5, 2  # GRACE: see room_watch
+
+
+def store() -> rooms.RoomStore:
+    return roomstore.store()
+
+
+def view(page: str) -> dict[str, str]:
+    """What this session shows, as a room carries it (no link length limit)."""
+    return {PAGE: page, **links.view_params(page, text_limit=None)}
+
+
+def _room_view(page: str) -> dict[str, str]:
+    """The leader's view for the room, with what it could not carry named in words."""
+    left_out = links.left_out(page)
+    return {**view(page), **({DIFFERS: "; ".join(left_out)} if left_out else {})}
+
+
+def _setting_part(shown: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in shown.items() if k != DIFFERS}
+
+
+def publish(page: str) -> None:
+    """Write the view into the address bar and, for a room's leader, into the room. A follower
+    whose view is no longer the room's (a change of their own, e.g. in a part of the page that
+    reruns alone) stops following."""
+    state = st.session_state
+    state[PAGE_SHOWN] = page
+    _stop_on_own_change(page)
+    extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
+    links.publish(page, extra)
+    if lead := state.get(LEAD):
+        try:
+            when, version = time.time(), store().show(*lead, _room_view(page))
+        except RoomsUnavailableError as problem:  # the room waits; the leader keeps it
+            st.sidebar.warning(echo.plain(problem), icon=":material/cloud_off:")
+            return
+        except RoomError as problem:
+            state.pop(LEAD, None)
+            state[FORGET] = True
+            st.sidebar.warning(echo.plain(problem), icon=":material/groups:")
+            return
+        room_watch.trace("shown", lead[0], version, when)  # (bench.follow reads each version's first)
+
+
+def _unfinished() -> bool:
+    """Whether the view last applied was never drawn to the end (another run replaced the one
+    that applied it): it is applied again, and what the session shows is not the reader's own."""
+    applied = st.session_state.get(APPLIED)
+    return applied is not None and st.session_state.get(DRAWN) != applied[0]
+
+
+def _shows_applied(page: str) -> bool:
+    """Whether the session's settings on ``page`` are the view last applied (False if none)."""
+    applied = st.session_state.get(APPLIED)
+    return bool(applied) and links.same_view(view(page), _setting_part(applied[1]))
+
+
+def _stale() -> bool:
+    """Whether the session's settings differ from the view last applied."""
+    page = st.session_state.get(PAGE_SHOWN)
+    return bool(st.session_state.get(APPLIED) and page) and not _shows_applied(page)
+
+
+def drawn() -> None:
+    """The app's run is about to draw its page (app.py calls this through components/runs.py)."""
+    state = st.session_state
+    state[DRAWN_BEFORE] = state.get(DRAWN)
+    if applied := state.get(APPLIED):
+        state[DRAWN] = applied[0]
+
+
+def replaced() -> None:
+    """Another run replaced this one before its page was drawn to the end."""
+    st.session_state[DRAWN] = st.session_state.pop(DRAWN_BEFORE, None)
+
+
+def _stop_on_own_change(page: str) -> bool:
+    """A follower whose session no longer shows the view last applied (and has no newer one
+    waiting, and whose last view was drawn) changed it themselves: they stop following.
+    Returns whether they did."""
+    state = st.session_state
+    applied = state.get(APPLIED)
+    if not state.get(FOLLOW) or applied is None or PENDING in state or _unfinished() or _shows_applied(page):
+        return False
+    stop_following(own_change=True)
+    return True
+
+
+def join_from_link(code: str) -> None:
+    """``?follow=CODE``: follow that room from this session's first run."""
+    st.session_state[FOLLOW] = rooms.normal_code(code)
+    st.session_state.pop(APPLIED, None)
+
+
+def apply_pending(current_page: str, woken: bool = False) -> str | None:
+    """Before any widget is drawn: a follower's own change stops following; a new view from the
+    room is applied, and so is the last one again if no run drew it to the end. Returns the page
+    to switch to, if the room shows another. A run the server started for a new view (``woken``)
+    is never the follower's own change (it may start on a page or with values a view behind)."""
+    state = st.session_state
+    if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
+        links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
+        return taken.get(PAGE) if taken.get(PAGE, current_page) != current_page else None
+    code = state.get(FOLLOW)
+    if not code or (not woken and _stop_on_own_change(current_page)):
+        return None
+    applied = state.get(APPLIED)
+    if PENDING not in state:
+        try:
+            version, shown = _snapshot(code)
+        except RoomsUnavailableError:  # still following (the room section says so), unless never joined
+            if applied is None:
+                _not_joined(code)
+            return None
+        except RoomError as problem:
+            state[PROBLEM] = str(problem)  # shown in the sidebar's room section
+            stop_following()
+            return None
+        kept = not woken or _shows_applied(current_page)
+        if applied is not None and applied[0] == version and not _unfinished() and kept:
+            return None
+        state[PENDING] = (version, shown)
+    version, shown = state.pop(PENDING)
+    links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
+    state[APPLIED] = (version, shown)
+    room_watch.trace("applied", code, version)
+    target = shown.get(PAGE, current_page)
+    return target if target != current_page else None
+
+
+def stop_following(own_change: bool = False) -> None:
+    state = st.session_state
+    code = state.pop(FOLLOW, None)
+    room_wake.leave()
+    for key in (APPLIED, PENDING, DRAWN):
+        state.pop(key, None)
+    if own_change and code:
+        state[STOPPED] = code
+
+
+def _not_joined(code: str) -> None:
+    """A room that could not be joined because the store is away: there is nothing to pause yet."""
+    st.session_state[PROBLEM] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
+    stop_following()
+
+
+def wake_up() -> None:
+    """The component's wake-up: the fragment that holds it reruns, and decides."""
+
+
+# Streamlit's browser reruns a page that reconnects (to a restarted or another replica) only if it
+# holds a fragment timer: this hourly one, doing nothing else, makes the new session run and join
+# the room again from the page's address (or, for a leader, take it back).
+RECONNECT_TIMER = 3600
+
+
+@st.fragment(run_every=RECONNECT_TIMER)
+def following(code: str) -> None:
+    """A follower's room section. It reruns alone when the component wakes it (a push, or the
+    periodic check): a dictionary lookup, and a full run only if the view moved on or the last
+    one was never drawn to the end."""
+    state = st.session_state
+    mounted = room_watch.mount(key="room_watch", data=_watch_data(code), on_wake_change=wake_up, height=0)
+    woken = getattr(mounted, "wake", None)
+    if state.get(FOLLOW) != code:
+        return
+    room_wake.follow(code)
+    if woken:
+        room_watch.trace("woken", code, 0)
+    try:
+        version, shown = _snapshot(code)
+    except RoomsUnavailableError as problem:
+        if state.get(APPLIED) is None:  # never joined: nothing to pause
+            _not_joined(code)
+            st.rerun(scope="app")
+        st.warning(echo.plain(problem), icon=":material/cloud_off:")
+        return
+    except RoomError:
+        st.rerun(scope="app")  # the room closed: the full run says so
+    applied = state.get(APPLIED)
+    if applied is None or applied[0] != version:
+        state[PENDING] = (version, shown)
+        if woken:
+            room_watch.trace("fetched", code, version)
+        st.rerun(scope="app")
+    # A wake-up's run is never the follower's own change: values that differ from the view are
+    # older ones the browser sent, so the view is applied again (a full run is drawing it now).
+    if woken and (str(woken).startswith("blank") or _unfinished() or _stale()):
+        state[DRAWN] = None
+        st.rerun(scope="app")
+    st.caption(f":material/sync: Following room {code}: you see what its leader shows.")
+    if differs := shown.get(DIFFERS):
+        told = echo.plain(f"Except what the room cannot carry: {differs}.")
+        st.warning(told, icon=":material/sync_problem:")
+
+
+def _watch_data(code: str) -> dict:
+    return {
+        "stream": f"rooms/{code}/events",
+        "every_ms": CHECK_SECONDS * 1000,
+        "fallback_ms": FALLBACK_SECONDS * 1000,
+        "grace_ms": GRACE_SECONDS * 1000,
+    }
+
+
+def _snapshot(code: str) -> tuple[int, dict[str, str]]:
+    return (snapshot := store().look(code)).version, snapshot.view
+
+
+def join(code: str) -> None:
+    state = st.session_state
+    try:
+        state[FOLLOW] = rooms.normal_code(code)
+        store().look(state[FOLLOW])
+    except RoomsUnavailableError:
+        state.pop(FOLLOW, None)
+        state[PROBLEM] = str(NoRoomsNowError(f"Room {code.strip()[:20]} cannot be joined"))
+        return
+    except RoomError as problem:
+        state.pop(FOLLOW, None)
+        state[PROBLEM] = str(problem)
+        return
+    for key in (APPLIED, STOPPED):
+        state.pop(key, None)
+
+
+def follow_again() -> None:
+    if code := st.session_state.pop(STOPPED, None):
+        join(code)

@@ -1,0 +1,161 @@
+"""Leading a workshop room: opening and closing it, the leader's beat, and taking it back.
+
+The leader's session publishes its view on every run (components/rooms/follow.py, ``publish``). A
+reload keeps the room: the tab keeps the room's code and token in its session storage and the
+browser in a cookie (components/rooms/room_watch.py). A leader who takes the room back (the same tab
+reloaded, or another tab's "Lead room ... again") takes the room's view from the store with it,
+page and sentence included: a reloaded tab starts from its address, which leaves out a long
+sentence, and publishing that would change every follower's screen.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bert_embeddings import config, rooms
+from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
+from components import echo, links, runs, settings
+from components.rooms import follow, room_watch
+from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, STOPPED, TAKEN, USED
+
+SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
+RESUMED = "_room_resumed"
+COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
+BEAT_SECONDS = 60
+
+
+def resume_leading() -> None:
+    """A session's first run: where this browser's cookie names a room it leads, remember it, so
+    that the room section offers to lead it again (a reloaded tab takes it back by itself, from
+    its own session storage; another tab must ask, so that a preview tab never takes over)."""
+    state = st.session_state
+    if state.get(LEAD) or state.get(FOLLOW):
+        return
+    if (room := _led_room(_cookie())) is not None:
+        state[SAVED] = room
+
+
+def _cookie() -> str:
+    try:
+        return str((st.context.cookies or {}).get(COOKIE) or "")
+    except Exception:  # outside a browser session (headless tests)
+        return ""
+
+
+def _led_room(saved: str) -> tuple[str, str] | None:
+    """(code, token) of an open room that ``saved`` ("CODE.TOKEN") leads, else None."""
+    code, _, token = str(saved)[:100].partition(".")
+    try:
+        code = rooms.normal_code(code)
+        return (code, token) if token and follow.store().leads(code, token) else None
+    except RoomError:
+        return None
+
+
+def take_back(room: tuple[str, str]) -> None:
+    """Lead ``room`` again, with the view it shows: the next run applies it before any widget is
+    drawn (follow.apply_pending), and its page is shown."""
+    state = st.session_state
+    try:
+        state[TAKEN] = follow.store().look(room[0]).view
+    except RoomError:  # (it closed or the store went away meanwhile: the beat says so)
+        state.pop(TAKEN, None)
+    state[LEAD] = room
+    state[RESUMED] = state[USED] = True
+    state.pop(SAVED, None)
+    follow.stop_following()
+
+
+@st.fragment(run_every=follow.RECONNECT_TIMER)
+def _leading(code: str, token: str) -> None:
+    """The leader's room section: the component beats every minute, and keeps the room in a
+    cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
+    cookie = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
+    data = {
+        "cookie": cookie,
+        "keep": f"{code}.{token}",
+        "name": COOKIE,
+        "every_ms": BEAT_SECONDS * 1000,
+        "fallback_ms": BEAT_SECONDS * 1000,
+    }
+    room_watch.mount(key="room_lead", data=data, on_wake_change=follow.wake_up, height=0)
+    try:
+        follow.store().beat(code, token)
+    except RoomsUnavailableError as problem:
+        st.warning(echo.plain(problem), icon=":material/cloud_off:")
+    except RoomError as problem:
+        st.session_state.pop(LEAD, None)
+        st.session_state[PROBLEM] = str(problem)
+        st.rerun(scope="app")
+
+
+def leader_section(code: str, token: str) -> None:
+    if st.session_state.pop(RESUMED, None):
+        st.success(f"You lead room {code} again.", icon=":material/groups:")
+    st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
+    st.code(links.follow_link(code), language=None)
+    st.caption("Share the link, or the code to type under Join. The link holds no secret.")
+    _leading(code, token)
+    st.button("Close the room", on_click=_close, key="room_close")
+
+
+def taking_back() -> None:
+    """In the room section of a session that leads no room: a reloaded tab that led one takes it
+    back by itself; a tab whose browser leads one offers it; a closed room is forgotten."""
+    state = st.session_state
+    if state.pop(FORGET, None):  # the room this browser led closed: the tab and cookie forget it
+        forget = {"cookie": f"{COOKIE}=; path=/; max-age=0", "keep": "", "name": COOKIE}
+        room_watch.mount(key="room_forget", data=forget, height=0)
+    else:  # a reloaded tab that led a room takes it back
+        data = {"resume": True, "name": COOKIE}
+        resumed = room_watch.mount(key="room_resume", data=data, on_resume_change=follow.wake_up, height=0)
+        if (kept := getattr(resumed, "resume", None)) and (room := _led_room(kept)) is not None:
+            take_back(room)
+            st.rerun(scope="app")
+    if saved := state.get(SAVED):
+        st.button(f"Lead room {saved[0]} again", on_click=take_back, args=(saved,), key="room_take_back")
+
+
+def new_room_button() -> None:
+    key = ""
+    if config.presenter_key(st.secrets):
+        key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
+    st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
+
+
+def _open(key: str) -> None:
+    state = st.session_state
+    required = config.presenter_key(st.secrets)
+    if not rooms.may_lead(required, key):
+        state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
+        return
+    try:
+        state[LEAD] = follow.store().open({}, client=client_address(), presenter=bool(required))
+    except RoomsUnavailableError:
+        state[PROBLEM] = str(NoRoomsNowError("A room cannot be opened"))
+        return
+    except RoomError as problem:
+        state[PROBLEM] = str(problem)
+        return
+    follow.stop_following()
+    state.pop(STOPPED, None)
+
+
+def _close() -> None:
+    if lead := st.session_state.pop(LEAD, None):
+        st.session_state[FORGET] = True
+        try:
+            follow.store().close(*lead)
+        except RoomError as problem:  # (the room then closes by itself after its idle hours)
+            st.session_state[PROBLEM] = str(problem)
+
+
+def client_address() -> str:
+    """The reader's address, for the limit on opening rooms: the connection's own peer, or behind
+    a proxy the host trusts (BERT_EXPLORER_TRUSTED_PROXIES), the address it forwards for. ""
+    where the server knows no connection (tests without a browser)."""
+    try:
+        headers = st.context.headers.get_all("X-Forwarded-For")
+    except Exception:  # outside a browser session
+        headers = []
+    return forwarded.client(runs.peer_address(), headers, config.trusted_proxies())

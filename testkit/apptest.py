@@ -1,0 +1,130 @@
+"""What the AppTest tests share: the app opened headless (Streamlit's AppTest), a page with its
+sidebar inputs, a link, a room's leader and follower; and how to read what a page shows (its
+messages as a person reads them, its Plotly figures, a trace's numbers, a downloaded CSV).
+
+Kept here rather than in one test file, so that no test file imports another."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import re
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from testkit.browser import ROOT
+
+APP = ROOT / "app.py"
+# The pages that read the sidebar's sentences (the others have inputs of their own).
+SENTENCE_PAGES = [
+    "pages/home.py",
+    "pages/tokens.py",
+    "pages/embedding_layer.py",
+    "pages/segments.py",
+    "pages/neighbours.py",
+    "pages/pca.py",
+]
+PAGES = [
+    "pages/concepts.py",
+    *SENTENCE_PAGES,
+    "pages/positions.py",
+    "pages/axes.py",
+    "pages/geometry.py",
+    "pages/compare.py",
+    "pages/context.py",
+]
+
+
+def shown(markdown: str) -> str:
+    """A message as a person reads it: the app writes echoed input as escaped Markdown (a
+    backslash before punctuation, an invisible word joiner after ':', '.' and '@')."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+def messages(at: AppTest) -> str:
+    return " ".join(shown(m.value) for m in [*at.error, *at.warning, *at.info])
+
+
+def run_page(page: str, **inputs) -> AppTest:
+    """Open app.py, set sidebar inputs (by widget key), then switch to ``page``."""
+    from components import settings
+
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    if "model" in inputs:
+        at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+        at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(inputs["model"]).run()
+    for key, name in ((settings.SENTENCE_A_KEY, "a"), (settings.SENTENCE_B_KEY, "b")):
+        if name in inputs:
+            at.text_area(key=key).set_value(inputs[name]).run()
+    if "special" in inputs:
+        at.toggle(key=settings.SPECIAL_TOKENS_KEY).set_value(inputs["special"]).run()
+    return at.switch_page(page).run()
+
+
+def open_link(params: dict, page: str) -> AppTest:
+    """A new session opening a link: the query parameters, then the page (AppTest's first run
+    always lands on the default page, whose run reads the link)."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update(params)
+    at.run()
+    return at.switch_page(page).run()
+
+
+def session(params: dict | None = None) -> AppTest:
+    """A new session on the app's first page, with a link's parameters."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update(params or {})
+    return at.run()
+
+
+def lead() -> tuple[AppTest, str]:
+    """A session that leads a new workshop room, and the room's code."""
+    from components.rooms import follow
+
+    leader = session()
+    leader.button(key="room_open").click().run()
+    code, _token = leader.session_state[follow.LEAD]
+    return leader, code
+
+
+def page_title(at: AppTest) -> str:
+    return at.title[0].value if at.title else ""
+
+
+def figures(at: AppTest) -> list:
+    import plotly.io
+
+    return [plotly.io.from_json(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def array(value) -> np.ndarray:
+    """A trace's data as numpy: Plotly sends numpy arrays as base64 typed arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape) if shape else flat
+    return np.asarray(value)
+
+
+def read_csv(data: bytes) -> tuple[list[str], list[str], list[list[str]]]:
+    """A downloaded CSV: its header, its row labels, and its cells."""
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    header, body = rows[0], rows[1:]
+    return header, [r[0] for r in body], [r[1:] for r in body]
+
+
+def page_with(page: str, **widgets_by_key) -> AppTest:
+    """``page`` with some of its own widgets set (by key), one run after each."""
+    at = run_page(page)
+    for key, value in widgets_by_key.items():
+        widget = next(w for w in at.main if getattr(w, "key", None) == key)
+        widget.set_value(value).run()
+    return at
+
+
+def neighbours_page(**widgets_by_key) -> AppTest:
+    return page_with("pages/neighbours.py", **widgets_by_key)

@@ -1,0 +1,489 @@
+"""Every page in a real headless Chromium, against a real ``streamlit run``.
+
+Screenshots are saved to test-artifacts/ for a person to look at. Under CI=true a missing
+browser fails the run; elsewhere the test skips and says how to install one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from testkit.browser import (
+    APP_IDLE,
+    PAGES,
+    ROOT,
+    back_to,
+    charts_drawn,
+    chromium_path,
+    headless_chromium,
+    open_page,
+    screenshot_whole_page,
+    streamlit_server,
+)
+
+# One test process runs this file: its tests share what it starts (make test runs two).
+pytestmark = [pytest.mark.xdist_group("app-browser"), pytest.mark.browser]
+
+
+ARTIFACTS = ROOT / "test-artifacts"
+
+if chromium_path() is None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
+    pytest.skip(
+        "no chromium: install it with `apt-get install -y chromium` (or run `make test` as root)",
+        allow_module_level=True,
+    )
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Charts each page must draw with the default input.
+EXPECTED_CHARTS = {
+    "concepts": 2,
+    "home": 1,
+    "tokens": 0,
+    "embedding_layer": 4,
+    "positions": 4,
+    "segments": 2,
+    "neighbours": 1,
+    "pca": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
+    "axes": 2,
+    "geometry": 2,
+    "compare": 0,
+    "context": 2,
+}
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with streamlit_server(log=log) as (base, _process):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with headless_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
+
+
+def check_page(page, url: str, path: str, screenshot: str) -> None:
+    """Open a page; check the frame, its charts and that no exception shows; save a screenshot."""
+    open_page(page, url)
+    assert page.locator("[data-testid='stException']").count() == 0
+    charts = page.locator("[data-testid='stPlotlyChart']")
+    # Streamlit loads its Plotly component lazily, after the run; charts in tabs not shown
+    # are in the page but hidden, so wait for the count and for the first to be visible.
+    sync_api.expect(charts).to_have_count(EXPECTED_CHARTS[path], timeout=30_000)
+    if EXPECTED_CHARTS[path]:
+        charts.first.wait_for(state="visible", timeout=30_000)
+    # The idle marker can be set a moment before the first run has drawn the sidebar.
+    sync_api.expect(page.get_by_label("Sentence A", exact=True)).to_be_visible(timeout=30_000)
+    nav = page.locator("[data-testid='stSidebarNav']").inner_text()
+    assert all(title in nav for title in PAGES.values()), nav
+    screenshot_whole_page(page, ARTIFACTS / screenshot)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_renders_without_exception(app_url, page, path):
+    """Each page opens, finishes running, shows its charts and no exception."""
+    check_page(page, f"{app_url}/{path}", path, f"{path}.png")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_page_passes_axe_core(browser, app_url, scheme):
+    """axe-core (WCAG 2.1 AA and best practice) finds no serious or critical violation and no
+    heading out of order on any page; each page opens at its own address, with its own title."""
+    from testkit.axe import audit, serious
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    found = {}
+    for path, title in PAGES.items():
+        open_page(page, f"{app_url}/{path}")
+        page.locator("[data-testid='stSidebarNav']").wait_for(state="visible", timeout=30_000)
+        charts_drawn(page)  # charts settle after the idle marker
+        assert page.url.split("?")[0].endswith(f"/{path}") and page.title().startswith(f"{title} · "), path
+        assert page.locator("[role='dialog']").count() == 0, f"{path}: a dialog (page not found?)"
+        if problems := serious(audit(page)):
+            found[path] = problems
+    context.close()
+    assert not found, found
+
+
+# Faint text far below the viewport, in Streamlit's scrolling main area.
+FAINT_TEXT_BELOW = """() => {
+    const spacer = document.createElement('div');
+    spacer.style.height = '3000px';
+    const faint = document.createElement('p');
+    faint.id = 'faint-probe';
+    faint.textContent = 'Too faint to read';
+    faint.style.cssText = 'color: #bbbbbb; background: #ffffff;';
+    document.querySelector("[data-testid='stMainBlockContainer']").append(spacer, faint);
+}"""
+
+
+def test_the_accessibility_audit_sees_the_whole_page(app_url, page):
+    """Text with too little contrast far below the viewport is a violation the audit reports
+    (axe alone sees only the viewport); the viewport is as it was afterwards."""
+    from testkit.axe import audit
+
+    open_page(page, f"{app_url}/tokens")
+    page.get_by_text("flooded", exact=True).first.wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    # (On a loaded machine a late redraw of the page can drop the probe: it is put back, and
+    # audited again, until it was there for the whole audit.)
+    for _ in range(10):
+        page.evaluate(f"() => document.querySelector('#faint-probe') || ({FAINT_TEXT_BELOW})()")
+        violations = audit(page)
+        if page.locator("#faint-probe").count():
+            break
+    contrast = [n for v in violations if v["id"] == "color-contrast" for n in v["nodes"]]
+    assert any("#faint-probe" in str(n["target"]) for n in contrast), contrast
+    assert page.viewport_size == {"width": 1400, "height": 1000}
+
+
+def test_the_apps_own_address_opens_the_first_page(page, app_url):
+    open_page(page, f"{app_url}/?a=Linked+text.")
+    page.get_by_role("heading", name="What is an embedding?").wait_for(state="visible", timeout=30_000)
+    sync_api.expect(page.get_by_label("Sentence A", exact=True)).to_have_value("Linked text.", timeout=30_000)
+    assert "/concepts" in page.url and "a=Linked" in page.url
+
+
+def test_direct_link_on_a_fresh_server_shows_the_whole_app(page, tmp_path):
+    """A first visit straight to a page URL gets the sidebar and navigation, not a bare page."""
+    with streamlit_server(log=tmp_path / "fresh.log") as (base, _process):
+        open_page(page, f"{base}/tokens")
+        page.get_by_label("Sentence A", exact=True).wait_for(state="visible", timeout=30_000)
+        assert "Embedding layer" in page.locator("[data-testid='stSidebarNav']").inner_text()
+        assert page.get_by_role("heading", name="Tokens").is_visible()
+
+
+def test_embedding_page_shows_passed_verification(app_url, page):
+    """The verification panel shows a passed check with a tiny residual."""
+    open_page(page, f"{app_url}/embedding_layer")
+    panel = page.get_by_text("Passed: within 1e-05")
+    panel.wait_for(state="visible", timeout=30_000)
+    value = page.locator("[data-testid='stMetricValue']").first.inner_text()
+    assert float(value) < 1e-5
+
+
+def test_tokens_page_shows_pieces_of_the_typed_sentence(app_url, page):
+    """Typing a sentence in the sidebar shows its word pieces on the Tokens page."""
+    open_page(page, f"{app_url}/tokens")
+    area = page.get_by_label("Sentence A", exact=True)
+    area.fill("Unbelievable tokenization")
+    area.press("Control+Enter")
+    page.get_by_text("##ization").first.wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_bad_input_shows_a_message_in_the_browser(app_url, page):
+    """Sentence B without sentence A shows a message, and the page keeps working."""
+    open_page(page, f"{app_url}/embedding_layer")
+    area = page.get_by_label("Sentence A", exact=True)
+    area.fill("")
+    area.press("Control+Enter")
+    page.get_by_text("sentence A is empty").wait_for(state="visible", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    area.fill("Back to normal.")
+    area.press("Control+Enter")
+    page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=30_000)
+
+
+def test_every_page_renders_with_bert_base_shapes(browser, tmp_path):
+    """With a model of bert-base's embedding shapes (30,522 x 768), every page renders and verifies."""
+    from testkit.random_models import write_random_bert
+
+    # bert-base's embedding tables; one encoder layer is enough, the app never reads it.
+    checkpoint = write_random_bert(tmp_path / "bert-base-shaped", hidden=768, positions=512, heads=12)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}, log=tmp_path / "log") as (base, _):
+        for path in PAGES:
+            check_page(page, f"{base}/{path}", path, f"bert-base-shaped-{path}.png")
+            if path == "embedding_layer":
+                page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
+                assert "× 768 numbers" in page.get_by_text("Passed: within").inner_text()
+    context.close()
+
+
+# Where a point of a Plotly chart is on the screen: the chart's own axes convert data to pixels.
+POINT_ON_SCREEN = """([chartIndex, traceName, point]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    const trace = chart._fullData.find(t => t.name === traceName);
+    const {xaxis, yaxis} = chart._fullLayout;
+    const box = chart.getBoundingClientRect();
+    return {x: box.left + xaxis._offset + xaxis.l2p(trace.x[point]),
+            y: box.top + yaxis._offset + yaxis.l2p(trace.y[point]), text: trace.hovertext[point]};
+}"""
+# The pieces of every point drawn within a few pixels of a spot (where a click may land).
+PIECES_NEAR = """([chartIndex, x, y, radius]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    const {xaxis, yaxis} = chart._fullLayout;
+    const box = chart.getBoundingClientRect();
+    const found = [];
+    for (const trace of chart._fullData) {
+        for (let i = 0; i < trace.x.length; i++) {
+            const px = box.left + xaxis._offset + xaxis.l2p(trace.x[i]);
+            const py = box.top + yaxis._offset + yaxis.l2p(trace.y[i]);
+            if (Math.hypot(px - x, py - y) <= radius) found.push(trace.hovertext[i]);
+        }
+    }
+    return found;
+}"""
+
+
+# The trace names of a chart, and how many points of its line traces are drawn (not gaps).
+TRACES_DRAWN = """([chartIndex]) => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    return chart._fullData.map(t => [t.name, t.mode,
+        Array.from(t.x || []).filter(v => v !== null && Number.isFinite(Number(v))).length]);
+}"""
+
+
+# Whether the first chart has drawn the marks of a clicked piece.
+MARKS_DRAWN = """() => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[0];
+    return Boolean(chart && chart._fullData && chart._fullData.some(t => t.name.startsWith('clicked: ')));
+}"""
+
+
+def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser, tmp_path):
+    """The t-SNE map is computed in the background (few iterations here), drawn with WebGL, with
+    its regions labelled; a click on one of the sentence's pieces marks it with lines to its 10
+    nearest pieces by cosine, and says the overlap; a button then searches it on Neighbours."""
+    env = {"BERT_EXPLORER_CACHE": str(tmp_path / "cache"), "BERT_EXPLORER_MAP_ITERATIONS": "30"}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    with streamlit_server(env=env, log=tmp_path / "log") as (base, _):
+        open_page(page, f"{base}/pca?method=tsne&colour=kept&a=Volcanoes+erupt.&b=")
+        page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=180_000)
+        page.wait_for_selector(APP_IDLE)
+        chart = page.locator("[data-testid='stPlotlyChart']").first
+        chart.locator("canvas").first.wait_for(state="attached", timeout=30_000)  # WebGL
+        chart.scroll_into_view_if_needed()
+        charts_drawn(page)
+        assert "regions" in [name for name, _, _ in page.evaluate(TRACES_DRAWN, [0])]
+        where = page.evaluate(POINT_ON_SCREEN, [0, "your sentence", 1])
+        # Plotly picks the closest point of any trace: another piece may lie on the same spot.
+        candidates = page.evaluate(PIECES_NEAR, [0, where["x"], where["y"], 4])
+        assert where["text"] in candidates
+        page.mouse.click(where["x"], where["y"])
+        said = page.get_by_text(re.compile(r"of the 10 nearest pieces to .+ by cosine are among"))
+        said.wait_for(state="visible", timeout=30_000)
+        page.wait_for_selector(APP_IDLE)
+        page.wait_for_function(MARKS_DRAWN, timeout=30_000)
+        drawn = {name: (mode, points) for name, mode, points in page.evaluate(TRACES_DRAWN, [0])}
+        assert drawn["lines to its nearest by cosine"] == ("lines", 20)  # from it to each of 10
+        assert drawn["its 10 nearest by cosine (joined)"][1] == 10
+        assert drawn["its 10 nearest points here"][1] == 10
+        clicked = next(name for name in drawn if name.startswith("clicked: "))
+        assert clicked.removeprefix("clicked: ") in candidates
+        screenshot_whole_page(page, ARTIFACTS / "tsne-clicked.png")
+        page.get_by_role("button", name=re.compile(r"^Search .+ on the Neighbours page$")).click()
+        page.wait_for_url(re.compile(r"/neighbours\?.*q="), timeout=30_000)
+        page.wait_for_selector(APP_IDLE)
+        assert page.get_by_label("Word or piece").input_value() in candidates
+        # Back: the t-SNE map as it was left, its colouring and the clicked piece's marks (they
+        # were gone, the map back on PCA)
+        back_to(page, "pca")
+        page.wait_for_url(re.compile(r"/pca\?(?=.*method=tsne)(?=.*colour=kept)"), timeout=60_000)
+        page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=60_000)
+        page.wait_for_selector(APP_IDLE)
+        page.wait_for_function(MARKS_DRAWN, timeout=30_000)
+        drawn = {name: (mode, points) for name, mode, points in page.evaluate(TRACES_DRAWN, [0])}
+        assert drawn["its 10 nearest by cosine (joined)"][1] == 10 and clicked in drawn
+    context.close()
+
+
+def test_neighbour_query_and_click(app_url, page):
+    """Typing a word lists its neighbours; clicking one searches from it next."""
+    open_page(page, f"{app_url}/neighbours")
+    field = page.get_by_label("Word or piece")
+    field.fill("dogs")
+    field.press("Enter")
+    chart_title = page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dogs")
+    chart_title.wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    pills = page.locator("[data-testid='stButtonGroup']").filter(has_text="Search a neighbour next")
+    pills.locator("button").filter(has_text=re.compile(r"^dog$")).click()
+    page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dog", exact=True).wait_for(
+        state="visible", timeout=30_000
+    )
+    page.wait_for_selector(APP_IDLE)
+    assert page.get_by_label("Word or piece").input_value() == "dog"
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot_whole_page(page, ARTIFACTS / "neighbours-after-click.png")
+
+
+def test_pca_maps_draw_webgl_scatters(app_url, page):
+    """The PCA page draws its maps with WebGL, in each tab; the open tab is in the link."""
+    open_page(page, f"{app_url}/pca")
+    vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
+    vocabulary.wait_for(state="visible", timeout=30_000)
+    vocabulary.locator("canvas").first.wait_for(state="attached", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot_whole_page(page, ARTIFACTS / "pca-vocabulary.png")
+    for tab, title in (
+        ("Sentence journey", "Your sentence, stage by stage"),
+        ("Positions", "position embeddings"),
+    ):
+        page.get_by_role("tab", name=tab).click()
+        figure = page.locator("[data-testid='stPlotlyChart']").filter(has_text=title)
+        figure.wait_for(state="visible", timeout=30_000)
+        figure.locator("canvas").first.wait_for(state="attached", timeout=30_000)
+        assert page.locator("[data-testid='stPlotlyChart']").count() == 1  # only the open tab's
+        page.wait_for_url(f"**tab={tab.split()[-1].lower()}**")
+        screenshot_whole_page(page, ARTIFACTS / f"pca-{tab.split()[-1].lower()}.png")
+
+
+def test_one_leader_and_two_followers(browser, app_url):
+    """A leader opens a room; two followers join by the link and by the code; each change the
+    leader makes (page, word) reaches both within seconds, without a reload."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+    leader, by_link, by_code = (c.new_page() for c in contexts)
+    open_page(leader, f"{app_url}/tokens")
+    leader.get_by_text("Workshop room").click()
+    leader.get_by_role("button", name="Lead a new room").click()
+    join = leader.locator("[data-testid='stCode']").first
+    join.wait_for(state="visible", timeout=30_000)
+    link = join.inner_text().strip()
+    code = link.rsplit("=", 1)[1]
+    open_page(by_link, f"{app_url}/?follow={code}")
+    open_page(by_code, f"{app_url}/concepts")
+    by_code.get_by_text("Workshop room").click()
+    by_code.get_by_label("Room code").fill(code.lower())
+    by_code.get_by_label("Room code").press("Enter")
+    by_code.get_by_role("button", name="Join").click()
+    for follower in (by_link, by_code):
+        follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
+    leader.locator("[data-testid='stSidebarNav']").get_by_text("Neighbours", exact=True).click()
+    field = leader.get_by_label("Word or piece")
+    field.fill("bank")
+    field.press("Enter")
+    for follower in (by_link, by_code):
+        sync_api.expect(follower.get_by_label("Word or piece")).to_have_value("bank", timeout=15_000)
+        assert follower.locator("[data-testid='stException']").count() == 0
+        assert "/neighbours" in follower.url
+    for context in contexts:
+        context.close()
+
+
+def test_a_shared_link_opens_the_same_view(page, tmp_path):
+    """A copied link, opened as the first visit to a fresh server, shows its sentence, query and
+    k; a change on the page then shows up in the address bar."""
+    link = "/neighbours?a=Dogs+chase+cars.&b=&q=dogs&k=7&sim=centred"
+    with streamlit_server(log=tmp_path / "fresh.log") as (base, _process):
+        open_page(page, base + link)
+        page.locator("[data-testid='stPlotlyChart']").get_by_text("Closest to dogs").wait_for(
+            state="visible", timeout=30_000
+        )
+        page.wait_for_selector(APP_IDLE)
+        assert page.get_by_label("Sentence A", exact=True).input_value() == "Dogs chase cars."
+        assert page.get_by_label("Sentence B (optional)", exact=True).input_value() == ""
+        assert page.get_by_label("Word or piece").input_value() == "dogs"
+        assert page.get_by_label("How many neighbours (k)", exact=True).input_value() == "7"
+        # An earlier link's sim=centred is today's centred geometry, said so in the address bar.
+        geometry = page.get_by_role("radiogroup", name="Geometry")
+        assert (
+            geometry.get_by_role("radio", name="centred", exact=True).get_attribute("aria-checked") == "true"
+        )
+        assert "geometry=centred" in page.url and "sim=" not in page.url
+        bars = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
+        assert bars.locator("g.point").count() == 7
+        assert page.locator("[data-testid='stException']").count() == 0
+        screenshot_whole_page(page, ARTIFACTS / "shared-link.png")
+
+        field = page.get_by_label("Word or piece")
+        field.fill("cats")
+        field.press("Enter")
+        page.wait_for_url(re.compile(r"[?&]q=cats(&|$)"), timeout=30_000)
+        assert "k=7" in page.url and "a=Dogs" in page.url
+
+
+def test_dark_theme_and_presenter_mode(browser, app_url):
+    """With the system in dark mode the app is dark and the sentence's labels on the PCA map are
+    light; presenter mode enlarges the text and stays on while moving between pages."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    page = context.new_page()
+    open_page(page, f"{app_url}/pca")
+    vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
+    vocabulary.wait_for(state="visible", timeout=30_000)
+    app = page.locator("[data-testid='stApp']")
+    background = app.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert sum(int(n) for n in re.findall(r"\d+", background)[:3]) < 150, background
+    label = vocabulary.locator(".annotation-text").first
+    label.wait_for(state="attached", timeout=30_000)
+    fill = label.evaluate("e => e.style.fill || getComputedStyle(e).fill")
+    assert sum(int(n) for n in re.findall(r"\d+", fill)[:3]) > 600, fill  # light text on dark
+    screenshot_whole_page(page, ARTIFACTS / "dark-pca.png")
+
+    page.get_by_text("Presenter mode (larger text)").click()
+    page.wait_for_function("getComputedStyle(document.documentElement).fontSize === '21.6px'", timeout=30_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Embedding layer").click()
+    page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "21.6px"
+    title = page.locator("[data-testid='stPlotlyChart'] .gtitle").first
+    assert float(title.evaluate("e => parseFloat(e.style.fontSize)")) > 20
+    screenshot_whole_page(page, ARTIFACTS / "dark-presenter-embedding.png")
+    context.close()
+
+
+def test_a_new_geometry_redraws_the_sentence_grid_too(app_url, page):
+    """A query reruns only the search part of the page; a geometry change reaches the grid."""
+    open_page(page, f"{app_url}/neighbours")
+    page.get_by_text("Top 5 of each token by cosine in the raw geometry").wait_for(
+        state="visible", timeout=30_000
+    )
+    page.get_by_role("radiogroup", name="Geometry").get_by_role(
+        "radio", name="standardised", exact=True
+    ).click()
+    page.get_by_text("Top 5 of each token by cosine in the standardised geometry").wait_for(
+        state="visible", timeout=30_000
+    )
+    page.get_by_text("of the 10 nearest change from raw cosine").wait_for(state="visible", timeout=30_000)
+    page.wait_for_selector(APP_IDLE)
+    assert "geometry=standardised" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_catastrophic_pattern_link_does_not_freeze_anyone_else(app_url, browser):
+    """While one person opens links with catastrophic patterns, another person's page still
+    answers, and so does the health endpoint. A backtracking engine would hang on these for ever;
+    the generous minute allowed only catches such a freeze, never a slow machine."""
+    import urllib.request
+
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    hostile = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    open_page(other, f"{app_url}/tokens")
+    for link in ("/neighbours?only=((.*)*)*!", "/pca?highlight=((.*)*)*!", "/neighbours?not=(.*){1,20}!"):
+        hostile.goto(f"{app_url}{link}", wait_until="commit")
+        with urllib.request.urlopen(f"{app_url}/_stcore/health", timeout=60) as response:
+            assert response.read().decode().strip() == "ok"
+        area = other.get_by_label("Sentence A", exact=True)
+        area.fill(f"Still served {len(link)}")
+        area.press("Control+Enter")
+        other.get_by_text(f"{len(link)}", exact=True).first.wait_for(state="visible", timeout=60_000)
+        hostile.wait_for_selector(APP_IDLE, timeout=60_000)
+        assert hostile.locator("[data-testid='stException']").count() == 0
+    # The linked pattern is shown as text, and the page has no link to anywhere outside the app.
+    hostile.goto(f"{app_url}/neighbours?k=[Sign in again](https://evil.example)", wait_until="commit")
+    hostile.wait_for_selector(APP_IDLE, timeout=60_000)
+    hostile.get_by_text("could not be used").wait_for(state="visible", timeout=30_000)
+    assert hostile.locator("a[href*='evil.example']").count() == 0
+    notice = hostile.locator("[data-testid='stAlert']").first.inner_text().replace("\u2060", "")
+    assert "[Sign in again](https://evil.example)" in notice  # as typed, with no link made of it
+    other.context.close()
+    hostile.context.close()

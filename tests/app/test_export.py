@@ -1,0 +1,123 @@
+"""Exported files hold exactly the numbers on screen: CSV and .npy read back bit for bit."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from bert_embeddings.figures import export
+from testkit.apptest import PAGES, read_csv, run_page
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_csv_reads_back_to_the_same_floats(dtype):
+    rng = np.random.default_rng(0)
+    values = (rng.standard_normal((7, 5)) * np.logspace(-30, 30, 5)).astype(dtype)
+    values[0, 0], values[1, 1], values[2, 2] = 0.0, np.finfo(dtype).tiny, np.finfo(dtype).max
+    data = export.matrix_csv(values, [f"t{i}" for i in range(7)], [10, 11, 12, 13, 14], "token")
+    header, labels, cells = read_csv(data)
+    assert header == ["token", "10", "11", "12", "13", "14"]
+    assert labels == [f"t{i}" for i in range(7)]
+    back = np.array(cells, dtype=np.float64).astype(dtype)
+    assert np.array_equal(back, values)  # bit for bit, not approximately
+
+
+def test_labels_with_commas_and_quotes_stay_one_cell():
+    data = export.matrix_csv(np.ones((2, 1), np.float32), ['a, "b"', "##ing"], ["x"])
+    _, labels, cells = read_csv(data)
+    assert labels == ['a, "b"', "##ing"] and cells == [["1"], ["1"]]
+
+
+def test_a_vector_is_one_column_and_integers_stay_integers():
+    _, labels, cells = read_csv(export.matrix_csv(np.array([3, 4, 5])))
+    assert labels == ["0", "1", "2"] and cells == [["3"], ["4"], ["5"]]
+
+
+def test_wrong_label_counts_are_refused():
+    with pytest.raises(ValueError, match="labels"):
+        export.matrix_csv(np.zeros((2, 3)), ["a"], ["x", "y", "z"])
+
+
+@pytest.mark.parametrize("values", [np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2], np.ones(5)])
+def test_npy_reads_back_with_dtype_and_shape(values):
+    back = np.load(io.BytesIO(export.matrix_npy(values)), allow_pickle=False)
+    assert back.dtype == values.dtype and np.array_equal(back, values)
+
+
+def test_file_stem_keeps_only_safe_characters():
+    assert export.file_stem("all-MiniLM-L6-v2 (bundled) Token rows") == "all-minilm-l6-v2-bundled-token-rows"
+    assert export.file_stem("../../etc/passwd") == "etc-passwd"
+    assert export.file_stem("") == "export"
+
+
+# --- the download buttons on the pages ---------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_offers_its_numbers_and_every_file_builds(page, downloads):
+    """Each figure's matrix comes as .csv and .npy (tables as .csv), and each file reads back."""
+    at = run_page(page)
+    downloads.clear()  # only what the page itself offers, on a run of its own
+    at.run()
+    assert not at.exception
+    files = {name: make() for name, make in downloads.items() if name}
+    assert files, f"{page} offers no download"
+    stems = {name.rsplit(".", 1)[0] for name in files}
+    # (every table comes with its file by construction: tests/test_architecture.py)
+    assert len(stems) >= len(at.get("plotly_chart")), "a figure without its numbers"
+    for stem in stems:
+        csv_data = files.get(f"{stem}.csv")
+        assert csv_data, f"{stem} has no CSV"
+        header, labels, cells = read_csv(csv_data)
+        assert labels and all(len(row) == len(header) - 1 for row in cells)
+        if f"{stem}.npy" in files:  # a matrix, not a table: both files hold the same numbers
+            values = np.load(io.BytesIO(files[f"{stem}.npy"]), allow_pickle=False)
+            as_text = np.array(cells, dtype=np.float64).astype(values.dtype)
+            assert np.array_equal(as_text, export.as_matrix(values)), stem
+
+
+def test_embedding_page_exports_equal_the_models_own_module(downloads):
+    """The token rows are the model's own rows, bit for bit; the LayerNorm output is the module's."""
+    import torch
+    from transformers import AutoModel
+
+    from bert_embeddings.models import checkpoints
+
+    at = run_page("pages/embedding_layer.py", a="Exports are exact.", b="")
+    assert not at.exception
+    model = AutoModel.from_pretrained(checkpoints.bundled_folder(), local_files_only=True).eval()
+    token_file = next(name for name in downloads if name and name.endswith("token-rows.npy"))
+    output_file = next(name for name in downloads if name and name.endswith("layernorm-output.npy"))
+    tokens = np.load(io.BytesIO(downloads[token_file]()))
+    output = np.load(io.BytesIO(downloads[output_file]()))
+    encoding = checkpoints.load_bundled().encode("Exports are exact.", "", True)
+    ids = torch.from_numpy(np.asarray(encoding.ids, dtype=np.int64))[None]
+    segments = torch.from_numpy(np.asarray(encoding.segment_ids, dtype=np.int64))[None]
+    with torch.no_grad():
+        rows = model.embeddings.word_embeddings.weight[ids[0]].numpy()
+        module = model.embeddings(input_ids=ids, token_type_ids=segments)[0].numpy()
+    assert np.array_equal(tokens, rows)
+    assert np.abs(output - module).max() <= 1e-5
+
+
+GEOMETRY_PAGES = ["pages/neighbours.py", "pages/axes.py", "pages/pca.py", "pages/geometry.py"]
+
+
+@pytest.mark.parametrize("page", GEOMETRY_PAGES)
+def test_a_file_whose_numbers_change_with_the_geometry_changes_its_name(page, downloads):
+    """neighbours-of-king.csv was one name for raw and all-but-the-top 5 alike: a file name
+    stands for its numbers, so two files of one name must hold the same bytes."""
+    from testkit.apptest import open_link
+
+    seen = {}
+    for params in ({}, {"geometry": "abtt", "d": "5"}, {"geometry": "standardised"}):
+        downloads.clear()
+        at = open_link(params, page)
+        assert not at.exception
+        for name, make in list(downloads.items()):
+            if name:
+                data = make()
+                assert seen.setdefault(name, data) == data, f"{name}: other numbers under the same name"
+    assert any("all-but-the-top-5" in name for name in seen)

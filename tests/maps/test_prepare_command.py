@@ -1,0 +1,197 @@
+"""``python -m bert_embeddings map MODEL``: a host computes a model's maps ahead of time, into
+the cache folder the app reads; every bad input gets a message, an exit code and no files."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bert_embeddings import __main__ as command
+from bert_embeddings.maps import map_jobs, neighbour_map
+from bert_embeddings.models import checkpoints
+from testkit.apptest import ROOT
+
+ITERATIONS = "30"
+
+
+def run(*args: str, cache, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "BERT_EXPLORER_CACHE": str(cache), "BERT_EXPLORER_MAP_ITERATIONS": ITERATIONS}
+    return subprocess.run(
+        [sys.executable, "-m", "bert_embeddings", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def files_under(folder) -> list:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    from testkit.random_models import write_random_bert
+
+    return write_random_bert(tmp_path_factory.mktemp("small"), hidden=16, seed=4)
+
+
+def test_help_says_what_it_does_where_and_how_it_ends(tmp_path):
+    shown = run("map", "--help", cache=tmp_path / "cache")
+    assert shown.returncode == 0
+    text = " ".join(shown.stdout.split())
+    for said in (
+        "t-SNE map",
+        "BERT_EXPLORER_CACHE",
+        str(tmp_path / "cache"),
+        "BERT_EXPLORER_MAP_ITERATIONS, now 30",
+        "MODEL",
+        "--revision",
+        "--geometry",
+        "--d",
+        "nothing half-written",
+        "0 the maps are there",
+        "2 the model or an option cannot be used",
+        "3 the cache folder cannot take the map",
+        "130 interrupted",
+        "143 stopped (SIGTERM)",
+        "lowest CPU priority",
+    ):
+        assert said in text, said
+    assert run(cache=tmp_path).returncode == 2  # no command: argparse's usage and its exit code
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["no-such-owner/no-such-model"], "cannot be asked for it"),
+        (["/"], "no config.json"),
+        (["not a model!"], "is not a Hugging Face Hub id"),
+        (["bundled", "--geometry", "all-but-the-top", "--d", "0"], "1 to 20"),
+        (["bundled", "--geometry", "all-but-the-top", "--d", "21"], "1 to 20"),
+        # D is checked whatever the geometry (these once started computing a raw map)
+        (["bundled", "--d", "99"], "must be from 1 to 20; 99 is outside"),
+        (["bundled", "--geometry", "raw", "--d", "-4"], "must be from 1 to 20; -4 is outside"),
+        (["bundled", "--d", "2.5"], "must be a whole number from 1 to 20"),
+        (["bundled", "--geometry", "bogus"], "'bogus' is not a geometry here"),
+        # a revision for a model that has none was silently ignored
+        (["bundled", "--revision", "nosuchrev"], "--revision is for a Hub model"),
+    ],
+)
+def test_a_model_or_option_that_cannot_be_used_exits_2_and_writes_nothing(tmp_path, args, said):
+    cache = tmp_path / "cache"
+    done = run("map", *args, cache=cache)
+    assert done.returncode == command.WRONG_INPUT, done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr
+    assert files_under(cache) == []
+
+
+def test_a_d_beyond_a_small_tables_rank_exits_2(tmp_path, small_model):
+    done = run("map", str(small_model), "--geometry", "all-but-the-top", "--d", "20", cache=tmp_path / "c")
+    assert done.returncode == command.WRONG_INPUT and "too few to remove 20 directions" in done.stderr
+    assert files_under(tmp_path / "c") == []
+
+
+def test_a_cache_folder_that_is_a_file_exits_3(tmp_path, small_model):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    done = run("map", str(small_model), cache=blocker)
+    assert done.returncode == command.NO_STORAGE, done.stderr
+    assert "not a folder" in done.stderr and "BERT_EXPLORER_CACHE" in done.stderr
+    assert blocker.read_text() == "not a folder"
+    # said to the host who runs the command, not to a reader of the app's page
+    assert "run it again" in done.stderr and "this server" not in done.stderr and "page" not in done.stderr
+
+
+def test_sigterm_removes_the_unfinished_map_and_the_command_runs_at_idle_priority(tmp_path, small_model):
+    """The command computes at SCHED_IDLE, as the app's worker does (a 30-follower workshop beside
+    a command at normal priority missed 23 of 300 updates). SIGTERM, like Ctrl-C, leaves no part
+    of the map behind (it once left an empty map folder)."""
+    import signal
+    import time
+
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "BERT_EXPLORER_JOB_PRIORITY"}  # the default
+    env.update({"BERT_EXPLORER_CACHE": str(cache), "BERT_EXPLORER_MAP_ITERATIONS": "5000"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bert_embeddings", "map", str(small_model)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        idle = False
+        while process.poll() is None and not idle:
+            try:
+                idle = os.sched_getscheduler(process.pid) == os.SCHED_IDLE
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        while process.poll() is None and not list(cache.glob("maps/*/*")):  # its map's folder is made
+            time.sleep(0.05)
+        assert idle and process.poll() is None, "the command ended before it was seen computing"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == command.TERMINATED, err
+    assert "the unfinished map was removed" in err
+    assert files_under(cache) == [] and not list(cache.glob("maps/*/*"))
+
+
+def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model, monkeypatch, capsys):
+    """The disk fills after the first array is written: the message says so, and neither that
+    array nor anything else of the map stays."""
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", ITERATIONS)
+    real, written = map_jobs.write_atomically, []
+
+    def fills_up(path, data):
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(path)
+        real(path, data)
+
+    monkeypatch.setattr(map_jobs, "write_atomically", fills_up)
+    assert command.main(["map", str(small_model)]) == command.NO_STORAGE
+    assert "that disk is full" in capsys.readouterr().err
+    assert written and not written[0].exists()
+    assert files_under(tmp_path / "cache") == []
+
+
+def test_the_maps_are_the_apps_computed_once_and_kept(tmp_path, small_model, monkeypatch):
+    """raw and centred maps land where the app looks for them (map_jobs.folder_for, with the
+    names the app gives), equal to the map computed here to the last bit; a second run finds
+    them and computes nothing."""
+    cache = tmp_path / "cache"
+    done = run("map", str(small_model), "--geometry", "raw", "--geometry", "centred", cache=cache)
+    assert done.returncode == command.DONE, done.stderr
+    assert "exact neighbours" in done.stderr and "100%" in done.stderr  # the progress bar
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(cache))
+    monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", ITERATIONS)
+    from bert_embeddings.analysis import geometry
+
+    table = checkpoints.load_model(str(small_model)).tables.word_embeddings
+    settings = map_jobs.default_settings()
+    assert settings.iterations == int(ITERATIONS)
+    for shape, rows in (
+        (("raw", 0), table),
+        (("centred", 0), geometry.transformed_table(table, geometry.fit(table, "centred"))),
+    ):
+        folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
+        kept = map_jobs.load(folder, len(table))
+        assert kept is not None, shape
+        expected = neighbour_map.compute(rows, settings, threads=1)
+        np.testing.assert_array_equal(kept.coords, expected.coords)
+        assert f"{shape[0]}: computed" in done.stdout
+    again = run("map", str(small_model), "--geometry", "centred", cache=cache)
+    assert again.returncode == command.DONE and "centred: already there" in again.stdout

@@ -1,0 +1,145 @@
+"""The server wakes its own followers (components/rooms/room_wake.py): each process watches a room
+once and reruns the sessions that follow it; the browsers' push is only the way back. Here with
+a real room registry and a recorded rerun in place of Streamlit's; tests/test_follow_browser.py
+checks the real thing against a real server. And the private Streamlit parts components/runs.py
+uses: an upgrade that moves them fails here."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from bert_embeddings.rooms.room_sqlite import SqliteRooms
+from components import runs
+from components.rooms import room_wake, roomstore
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """A fresh room registry and waker state; ``as_session(id)`` makes the calling code run as
+    that session; ``reruns`` lists every session rerun, in order."""
+    store = SqliteRooms(":memory:")
+    monkeypatch.setattr(roomstore, "store", lambda: store)
+    monkeypatch.setattr(room_wake, "_followers", {})
+    monkeypatch.setattr(room_wake, "_watching", {})
+    monkeypatch.setattr(room_wake, "_woken", {})
+    current, reruns, gone = [None], [], set()
+    monkeypatch.setattr(runs, "this_session", lambda: current[0])
+
+    def rerun(sessions: list[str], page: str | None, then) -> list[str]:
+        reruns.extend((session, page) for session in sessions)
+        then()
+        return [session for session in sessions if session in gone]
+
+    def as_session(session):
+        current[0] = session
+
+    return store, as_session, reruns, gone, rerun
+
+
+def watchers(store: SqliteRooms, code: str) -> int:
+    return len(store.watchers._by_code.get(code, {}))
+
+
+def test_each_new_version_reruns_the_rooms_followers_here_and_no_one_else(registry):
+    store, as_session, reruns, _, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    other, other_token = store.open({"page": "tokens"})
+    for session, room in (("s1", code), ("s2", code), ("s3", other)):
+        as_session(session)
+        room_wake.follow(room, rerun)
+        room_wake.follow(room, rerun)  # every run of the follower's section says so again
+    assert room_wake.followers(code) == {"s1", "s2"} and watchers(store, code) == 1  # one watch
+    store.show(code, token, {"page": "tokens"})  # no change: nobody reruns
+    assert reruns == []
+    store.show(code, token, {"page": "pca"})
+    assert sorted(reruns) == [("s1", "pca"), ("s2", "pca")]  # on the room's page
+    reruns.clear()
+    store.show(other, other_token, {"page": "axes"})
+    assert reruns == [("s3", "axes")]
+
+
+def test_a_run_the_server_started_knows_it_until_it_has_applied_the_view(registry):
+    store, as_session, _, _, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    as_session("s1")
+    room_wake.follow(code, rerun)
+    assert room_wake.begun() is None  # a run nobody woke (the follower's own step)
+    store.show(code, token, {"page": "pca"})
+    first = room_wake.begun()
+    assert first is not None  # the run the server started
+    # replaced before it applied the view (the next wake-up's run interrupted it): the run that
+    # replaces it is the server's too, not the follower's step onto another page
+    assert room_wake.begun() is first
+    store.show(code, token, {"page": "axes"})  # a newer wake-up, while that run was going
+    room_wake.settled(first)  # the older run settling leaves the newer mark in place
+    newer = room_wake.begun()
+    assert newer is not None and newer is not first and newer[1] == first[1] + 1
+    room_wake.settled(newer)
+    assert room_wake.begun() is None  # the next is the follower's own again
+
+
+def test_a_follower_who_leaves_or_follows_another_room_is_not_woken_by_the_first(registry):
+    store, as_session, reruns, _, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    other, _ = store.open({"page": "tokens"})
+    as_session("s1")
+    room_wake.follow(code, rerun)
+    room_wake.follow(other, rerun)  # the same session now follows another room
+    as_session("s2")
+    room_wake.follow(code, rerun)
+    room_wake.leave()
+    store.show(code, token, {"page": "pca"})
+    assert reruns == [] and room_wake.followers(code) == set()
+    assert watchers(store, code) == 0  # nobody here follows it: the process stops watching
+    assert room_wake.followers(other) == {"s1"}
+
+
+def test_sessions_gone_are_forgotten_and_a_closed_room_wakes_its_followers_once(registry):
+    store, as_session, reruns, gone, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    for session in ("s1", "s2"):
+        as_session(session)
+        room_wake.follow(code, rerun)
+    gone.add("s2")  # its browser went
+    store.show(code, token, {"page": "pca"})
+    assert room_wake.followers(code) == {"s1"}
+    reruns.clear()
+    store.close(code, token)  # the follower's run then reads that the room closed
+    assert reruns == [("s1", None)]  # on the page it is on
+    assert room_wake.followers(code) == set() and code not in room_wake._watching
+
+
+def test_following_a_room_that_is_not_open_leaves_nothing_behind(registry):
+    store, as_session, reruns, _, rerun = registry
+    code, token = store.open({"page": "tokens"})
+    store.close(code, token)
+    as_session("s1")
+    room_wake.follow(code, rerun)
+    assert room_wake.followers(code) == set() and room_wake._watching == {}
+    as_session(None)  # outside a script run (no session): nothing to wake
+    room_wake.follow("ABCDEF", rerun)
+    assert room_wake._watching == {}
+
+
+def test_runs_outside_a_server_reruns_nothing():
+    told = []
+    assert runs.rerun_sessions(["no-such-session"], None, lambda: told.append(1)) == ["no-such-session"]
+    assert told == [1]
+
+
+def test_the_private_streamlit_parts_runs_uses_are_still_there():
+    """components/runs.py reruns a session as Streamlit's own "run on save" does; this fails
+    loudly if an upgrade moves any part of that."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.session_manager import SessionManager
+
+    assert "self._session_mgr" in inspect.getsource(Runtime.__init__)
+    assert "self._event_loop" in inspect.getsource(AppSession.__init__)
+    assert "self._client_state" in inspect.getsource(AppSession.__init__)
+    assert list(inspect.signature(AppSession.request_rerun).parameters) == ["self", "client_state"]
+    assert "self.request_rerun(self._client_state)" in inspect.getsource(AppSession._on_source_file_changed)
+    for name in ("get_session_info", "is_active_session"):
+        assert callable(getattr(SessionManager, name))
