@@ -53,18 +53,20 @@ def test_the_import_reader_sees_every_form(tmp_path):
 
 
 # The core's parts and what each may import besides itself: the foundation (config, errors,
-# limits) under everything, models under the analyses, the analyses under the maps; rooms on
+# limits) under everything, models under the analyses, the analyses under the maps, the maps
+# under the spaces (compared by their exact neighbour lists); rooms on
 # the foundation alone; the notebook API and the host's command on the computations; the
 # figures on top (their notebook functions take the API's answers), imported by nothing else
 # in the core. Nothing imports upward.
 FOUNDATION = {"config", "config_values", "errors", "limits"}
 ENTRY = {"api": "api", "__main__": "command"}
-COMPUTATION = {"foundation", "models", "analysis", "maps"}
+COMPUTATION = {"foundation", "models", "analysis", "maps", "spaces"}
 CORE_LAYERS = {
     "foundation": set(),
     "models": {"foundation"},
     "analysis": {"foundation", "models"},
     "maps": {"foundation", "models", "analysis"},
+    "spaces": {"foundation", "models", "analysis", "maps"},
     "rooms": {"foundation"},
     "api": COMPUTATION,
     "command": COMPUTATION,
