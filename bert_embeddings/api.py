@@ -22,6 +22,8 @@ from bert_embeddings.maps import map_jobs, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.models.tokenize import Encoding
+from bert_embeddings.spaces import compare as spaces_compare
+from bert_embeddings.spaces import pair
 
 __all__ = [
     "load",
@@ -34,6 +36,8 @@ __all__ = [
     "pca",
     "tsne_map",
     "axis_coordinates",
+    "space",
+    "compare",
 ]
 
 
@@ -264,3 +268,72 @@ def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple
     hidden = model.tables.word_embeddings.shape[1]
     name = geometry.check_name(name)
     return geometry.shape(name, geometry.default_removed(hidden) if d is None else geometry.check_d(d))
+
+
+def space(model: LoadedModel, stage: str | int = "token") -> pair.Space:
+    """The vocabulary at one stage of the model: ``pieces`` and one row of ``vectors`` per piece.
+    ``stage`` is ``"token"`` (the token rows), ``"output"`` (the embedding layer's output for the
+    piece alone) or a layer number (that encoder layer's hidden state for ``[CLS] piece [SEP]``).
+    A stage other than the token rows is read from the cache folder, or computed and kept there.
+
+    >>> output = space(load(), "output")
+    >>> output.pieces[2023], output.vectors.shape
+    ('this', (30522, 384))
+    """
+    return pair.space_of(model, stage)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two spaces compared over their shared pieces (in A's order): per piece, ``overlap`` (the
+    share of its k nearest in A that are among its k nearest in B) and ``second_order`` (the
+    cosine between its similarities to the union of both neighbour sets, in A and in B), the
+    whole spaces' ``cka`` and ``procrustes`` residual (None for unequal widths), and each piece's
+    neighbours in A and in B (``lists_a``, ``lists_b``: (pieces, k) indices into ``pieces``)."""
+
+    pieces: tuple[str, ...]
+    overlap: np.ndarray
+    second_order: np.ndarray
+    mean_overlap_10: float
+    cka: float
+    procrustes: float | None
+    lists_a: np.ndarray
+    lists_b: np.ndarray
+
+
+def compare(
+    a: pair.Space, b: pair.Space, k: int = 10, geometry_name: str = "raw", d: int | None = None
+) -> Compared:
+    """What moved from space ``a`` to space ``b``, exactly, for every piece both vocabularies
+    hold (matched by their string); each piece's neighbours are searched among those shared
+    pieces, in the geometry fitted to each space (D defaults to A's width // 100). The neighbour
+    lists are kept in the cache folder, so a second comparison of the same spaces is quick.
+
+    >>> model = load()
+    >>> moved = compare(space(model, "token"), space(model, "output"), k=10)
+    >>> len(moved.pieces), moved.lists_a.shape
+    (30522, (30522, 10))
+    >>> bool(0 < moved.cka < 1), bool(moved.overlap.min() < moved.overlap.mean() < moved.overlap.max())
+    (True, True)
+    """
+    if not isinstance(a, pair.Space) or not isinstance(b, pair.Space):
+        raise TypeError("compare takes two spaces, e.g. compare(space(model, 'token'), space(model, 6))")
+    name = geometry.check_name(geometry_name)
+    shape = geometry.shape(
+        name, geometry.default_removed(a.vectors.shape[1]) if d is None else geometry.check_d(d)
+    )
+    shared = spaces_compare.shared_pieces(a.pieces, b.pieces)
+    k = spaces_compare.check_k(k, len(shared.pieces))
+    rows = (pair.subset(shared, 0, len(a.pieces)), pair.subset(shared, 1, len(b.pieces)))
+    lists = (pair.lists_now(a, shape, rows[0], threads=2), pair.lists_now(b, shape, rows[1], threads=2))
+    found = pair.compare_spaces(a, b, shape, lists, k, shared)
+    return Compared(
+        shared.pieces,
+        found.overlap,
+        found.second_order,
+        found.mean_overlap_10,
+        found.cka,
+        found.procrustes,
+        lists[0][:, :k],
+        lists[1][:, :k],
+    )

@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from bert_embeddings import api
+from bert_embeddings.errors import OutOfRangeError
 from bert_embeddings.maps import map_jobs
 from testkit import brute
 
 
-def test_every_example_in_the_docstrings_runs():
+def test_every_example_in_the_docstrings_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))  # what the examples keep
     found = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert found.attempted >= 15 and found.failed == 0, found
     assert all(getattr(api, name).__doc__ for name in api.__all__)
@@ -191,3 +193,39 @@ def test_the_api_the_links_and_the_command_line_say_the_same_of_d():
         with pytest.raises(Exception) as by_command:
             command._removed(text)
         assert str(by_api.value) == str(by_link.value) == str(by_command.value)
+
+
+def test_compare_matches_brute_force_over_the_pieces_two_vocabularies_share(tmp_path, monkeypatch):
+    """Two made-up spaces whose vocabularies overlap in part, in another order and at other widths:
+    each shared piece's neighbours are searched among the shared pieces only, by float64 brute
+    force, and the figures are the sets' own."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from bert_embeddings.spaces import pair
+
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(260)]
+    pieces_a, pieces_b = words[:240], words[20:][::-1]  # 220 shared, in another order in B
+    a = pair.Space(
+        "A", "token", tuple(pieces_a), rng.standard_normal((240, 12)).astype(np.float32), "fa", "/a"
+    )
+    b = pair.Space("B", "3", tuple(pieces_b), rng.standard_normal((240, 20)).astype(np.float32), "fb", "/b")
+    moved = api.compare(a, b, k=7)
+    shared = [p for p in pieces_a if p in set(pieces_b)]
+    assert moved.pieces == tuple(shared) and moved.procrustes is None
+    lists = []
+    for space in (a, b):
+        rows = [space.pieces.index(p) for p in shared]
+        table = space.vectors[rows].astype(np.float64)
+        found = NearestNeighbors(n_neighbors=8, metric="cosine", algorithm="brute").fit(table)
+        ids = found.kneighbors(table)[1]
+        lists.append([[j for j in row if j != i][:7] for i, row in enumerate(ids)])
+    np.testing.assert_array_equal(moved.lists_a, lists[0])
+    np.testing.assert_array_equal(moved.lists_b, lists[1])
+    expected = [len(set(x) & set(y)) / 7 for x, y in zip(lists[0], lists[1], strict=True)]
+    np.testing.assert_allclose(moved.overlap, expected)
+    with pytest.raises(TypeError, match="two spaces"):
+        api.compare(a, "output")
+    with pytest.raises(OutOfRangeError, match="k"):
+        api.compare(a, b, k=101)

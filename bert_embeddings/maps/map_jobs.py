@@ -97,7 +97,7 @@ def load(folder: Path, rows: int | None = None) -> Done | None:
     try:
         meta = json.loads(meta_file.read_text())
         arrays = {
-            name: _checked(folder / name, meta["sha256"][name], kind[0]) for name, kind in ARRAYS.items()
+            name: checked_array(folder / name, meta["sha256"][name], kind[0]) for name, kind in ARRAYS.items()
         }
         n = len(arrays[COORDS])
         if rows is not None and n != rows:
@@ -117,7 +117,8 @@ def load(folder: Path, rows: int | None = None) -> Done | None:
     return Done(arrays[COORDS], meta, arrays[NEIGHBOURS], arrays[KEPT], regions)
 
 
-def _checked(path: Path, sha256: str, dtype) -> np.ndarray:
+def checked_array(path: Path, sha256: str, dtype) -> np.ndarray:
+    """The array in ``path`` if its bytes match ``sha256`` and it holds ``dtype``; else ValueError."""
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != sha256:
         raise ValueError("checksum")
@@ -150,7 +151,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _npy(array: np.ndarray, dtype) -> bytes:
+def npy_bytes(array: np.ndarray, dtype) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(array, dtype=dtype), allow_pickle=False)
     return buffer.getvalue()
@@ -168,7 +169,7 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
     }
     sums = {}
     for name, (dtype, _) in ARRAYS.items():
-        data = _npy(values[name], dtype)
+        data = npy_bytes(values[name], dtype)
         write_atomically(folder / name, data)
         sums[name] = hashlib.sha256(data).hexdigest()
     meta = {
@@ -267,11 +268,31 @@ def start(
     is being computed). ``prepare``: what to map instead of ``table`` itself (e.g. its rows in
     another geometry, named by ``table_fingerprint``), made only when the worker starts."""
     folder = folder_for(table_fingerprint or fingerprint(table), settings)
+
+    def inputs() -> None:
+        sweep(folder.parent.parent)  # (under maps/: every table's folders)
+        _save_table(folder / TABLE, table if prepare is None else prepare(table))
+
+    worker = ["bert_embeddings.maps.map_worker", str(folder), json.dumps(settings.as_dict())]
+    return start_job(folder, lambda: load(folder, len(table)), inputs, worker)
+
+
+def start_job(
+    folder: Path,
+    finished: Callable[[], object],
+    inputs: Callable[[], None],
+    worker: list[str],
+    what: str = "The t-SNE map",
+):
+    """What ``finished()`` returns if it is not None; else the job in ``folder`` (its progress
+    and log), joined if it runs, or started now: ``inputs()`` writes the worker's input, then
+    ``python -m *worker`` runs at the lowest priority. One job computes at a time in a process,
+    maps and stage spaces alike (each holds some hundred MB); the others wait their turn."""
     with _lock:
         job = _jobs.get(folder)
         if job is not None and job.running():
             return job
-        done = load(folder, len(table))
+        done = finished()
         if done is not None:
             return done
         if job is not None and job.failure():
@@ -280,30 +301,26 @@ def start(
             job = _jobs[folder] = Job(folder, None, time.time())
             return job
         try:
-            sweep(folder.parent.parent)  # (under maps/: every table's folders)
             folder.mkdir(parents=True, exist_ok=True)
-            _save_table(folder / TABLE, table if prepare is None else prepare(table))
+            inputs()
             (folder / PROGRESS).unlink(missing_ok=True)
             log = open(folder / LOG, "w")
         except OSError as error:
-            raise MapStorageError(storage_problem(error)) from None
+            raise MapStorageError(storage_problem(error, what=what)) from None
         env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
-        command = [
-            sys.executable,
-            "-m",
-            "bert_embeddings.maps.map_worker",
-            str(folder),
-            json.dumps(settings.as_dict()),
-        ]
         with log:
             process = subprocess.Popen(
-                command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=lowest_priority
+                [sys.executable, "-m", *worker],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=lowest_priority,
             )
         job = _jobs[folder] = Job(folder, process, time.time())
         return job
 
 
-def storage_problem(error: OSError, on_server: bool = True) -> str:
+def storage_problem(error: OSError, on_server: bool = True, what: str = "The t-SNE map") -> str:
     """What can be done when the cache folder cannot take a map (the folder is the server's own
     setting, never a link's, so naming it helps the person who can fix it): on the page, said to
     a reader of the app (``on_server``); else to the host running the command or a notebook."""
@@ -321,11 +338,11 @@ def storage_problem(error: OSError, on_server: bool = True) -> str:
     }.get(error.errno, error.strerror or type(error).__name__)
     if not on_server:
         return (
-            f"The t-SNE map cannot be kept in the cache folder {where}: {why}. Point BERT_EXPLORER_CACHE "
+            f"{what} cannot be kept in the cache folder {where}: {why}. Point BERT_EXPLORER_CACHE "
             "at a folder you may write to, with some hundred MB free, and run it again."
         )
     return (
-        f"The t-SNE map cannot be kept in the cache folder {where}: {why}. Whoever runs this server "
+        f"{what} cannot be kept in the cache folder {where}: {why}. Whoever runs this server "
         "can point BERT_EXPLORER_CACHE at a folder it may write to, with some hundred MB free; "
         "then try again. Every other map and page works as before."
     )

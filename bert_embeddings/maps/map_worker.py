@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -56,14 +57,19 @@ def _stop(signum, frame) -> None:
 
 
 def main(folder: Path, settings_json: str) -> int:
-    """The worker process: the map, or an exit code; its input is removed on every way out (a
-    SIGKILL aside: the server removes it then, and old leftovers are swept, see ``sweep``)."""
+    return run(folder, lambda: work(folder, neighbour_map.Settings(**json.loads(settings_json))))
+
+
+def run(folder: Path, job: Callable[[], None], what: str = "The t-SNE map") -> int:
+    """A worker process's whole life: ``job()``, or an exit code; its input in ``folder`` is
+    removed on every way out (a SIGKILL aside: the server removes it then, and old leftovers are
+    swept, see ``map_jobs.sweep``)."""
     signal.signal(signal.SIGTERM, _stop)
     try:
-        work(folder, neighbour_map.Settings(**json.loads(settings_json)))
+        job()
         return 0
     except OSError as error:  # a full or read-only disk: the last line of the log is the page's reason
-        print(map_jobs.storage_problem(error), flush=True)
+        print(map_jobs.storage_problem(error, what=what), flush=True)
         return 3
     except _Stopped:
         print("stopped (SIGTERM)", flush=True)

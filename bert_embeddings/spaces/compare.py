@@ -89,10 +89,13 @@ def in_geometry(table: np.ndarray, name: str = "raw", removed: int = 0) -> np.nd
     return geometry.transformed_table(table, geometry.fit(table, name, removed))
 
 
-def neighbour_lists(table: np.ndarray, k: int = MAX_K, threads: int = 1) -> np.ndarray:
+def neighbour_lists(
+    table: np.ndarray, k: int = MAX_K, threads: int = 1, progress: neighbour_map.Progress | None = None
+) -> np.ndarray:
     """Every row's exact k nearest other rows by cosine, best first, ties by the lower row:
     (n, min(k, n - 1)) int32 (maps.neighbour_map's search, float64 deciding)."""
-    return neighbour_map.exact_neighbours(table, k, threads=threads)[0]
+    report = {} if progress is None else {"progress": progress}
+    return neighbour_map.exact_neighbours(table, k, threads=threads, **report)[0]
 
 
 def check_k(k: object, rows: int | None = None) -> int:

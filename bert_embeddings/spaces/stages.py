@@ -33,6 +33,11 @@ def layer_count(model: LoadedModel) -> int:
     return int(config.get("num_hidden_layers", config.get("n_layers", 0)))
 
 
+def layer_width(model: LoadedModel) -> int:
+    """The width of the encoder's hidden states (ALBERT's and ELECTRA's differ from the embeddings')."""
+    return int(model.config.get("hidden_size", model.config.get("dim", model.hidden_size)))
+
+
 def stage_names(model: LoadedModel) -> tuple[str, ...]:
     """Every stage of the model, in order: token, output, then "1" … the last layer."""
     return (TOKEN, OUTPUT, *(str(layer) for layer in range(1, layer_count(model) + 1)))
@@ -84,16 +89,18 @@ def layer_tables(
     full_model=None,
     progress: Callable[[float], None] = lambda fraction: None,
     batch: int = BATCH,
+    out: list[np.ndarray] | None = None,
 ) -> list[np.ndarray]:
     """Every layer's table, (vocab, hidden) float32 each, layer 1 first: one pass of every
     piece through the whole model (the first hidden state, the embedding layer's, is left out:
-    it is the output stage, projected where the family projects)."""
+    it is the output stage, projected where the family projects). ``out``: the arrays to fill
+    (e.g. files mapped into memory, so that a deep model's layers need not fit in it)."""
     torch = torch_module()
     full_model = contextual.load_full_model(model) if full_model is None else full_model
     start_id, end_id = template(model)
     n, layers = model.vocab_size, layer_count(model)
-    hidden = int(model.config.get("hidden_size", model.config.get("dim", model.hidden_size)))
-    tables = [np.empty((n, hidden), dtype=np.float32) for _ in range(layers)]
+    hidden = layer_width(model)
+    tables = out if out is not None else [np.empty((n, hidden), dtype=np.float32) for _ in range(layers)]
     has_segments = model.tables.token_type_embeddings is not None
     with torch.inference_mode():
         for first in range(0, n, batch):

@@ -27,7 +27,7 @@ def brute_lists(table: np.ndarray, k: int) -> np.ndarray:
     found = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute").fit(
         table.astype(np.float64)
     )
-    ids = found.kneighbors(return_distance=False) if False else found.kneighbors(table.astype(np.float64))[1]
+    ids = found.kneighbors(table.astype(np.float64))[1]
     return np.array([[j for j in row if j != i][:k] for i, row in enumerate(ids)])
 
 

@@ -1,0 +1,109 @@
+"""Two spaces side by side: a model's stage as a ``Space``, and the comparison of two of them over
+the pieces they share, with each one's neighbour lists read from the cache folder when they are
+there (space_jobs), or computed here and kept there (a notebook, the host's command).
+
+The app asks the background job for the lists instead; both then call ``compare_spaces``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings.maps import map_jobs
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import compare, space_jobs, stages
+
+
+@dataclass(frozen=True)
+class Space:
+    """One stage of one model: a row per vocabulary piece."""
+
+    model: str  # the model's name
+    stage: str  # "token", "output" or a layer number as text
+    pieces: tuple[str, ...]
+    vectors: np.ndarray  # (vocab, width) float32, read-only
+    token_fingerprint: str  # names the model's folder of spaces in the cache
+    model_folder: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.model}, {stages.stage_label(self.stage)}"
+
+
+def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space | None:
+    """The model's stage as a Space: its table from the cache folder, or (with ``compute``) made
+    here and kept there; None if it is not there and not to be made."""
+    stage = stages.check_stage(model, stage)
+    fingerprint = map_jobs.fingerprint(model.tables.word_embeddings)
+    folder = space_jobs.folder_for(fingerprint)
+    if stage == stages.TOKEN:
+        table = stages.token_table(model)
+    else:
+        table = space_jobs.table_in(folder, stage)
+        if table is None and not compute:
+            return None
+        if table is None:
+            table = _make(model, folder, stage)
+    table.flags.writeable = False
+    pieces = tuple(model.tokenizer.id_to_token(i) or "" for i in range(model.vocab_size))
+    return Space(model.name, stage, pieces, table, fingerprint, str(model.folder))
+
+
+def _make(model: LoadedModel, folder, stage: str) -> np.ndarray:
+    folder.mkdir(parents=True, exist_ok=True)
+    if stage == stages.OUTPUT:
+        made = {stage: stages.output_table(model)}
+    else:
+        made = {str(layer): t for layer, t in enumerate(stages.layer_tables(model), start=1)}
+    for name, table in made.items():
+        space_jobs.save_array(folder, space_jobs.stage_name(name), table, np.float32)
+    return made[stage]
+
+
+def spec(space: Space, shape: tuple[str, int], rows: np.ndarray | None) -> space_jobs.Spec:
+    """The job that makes ``space``'s lists in ``shape`` over ``rows`` (None: every row)."""
+    return space_jobs.Spec(space.model_folder, space.stage, shape, space_jobs.rows_name(rows))
+
+
+def subset(shared: compare.Shared, side: int, rows_in_space: int) -> np.ndarray | None:
+    """The shared rows of one side (0: A, 1: B), or None if they are every row in order."""
+    rows = shared.rows_a if side == 0 else shared.rows_b
+    whole = len(rows) == rows_in_space and np.array_equal(rows, np.arange(rows_in_space))
+    return None if whole else rows
+
+
+def lists_now(space: Space, shape: tuple[str, int], rows: np.ndarray | None, threads: int = 1) -> np.ndarray:
+    """``space``'s neighbour lists over ``rows``: from the cache folder, or computed here and kept."""
+    folder = space_jobs.folder_for(space.token_fingerprint)
+    job = spec(space, shape, rows)
+    found = space_jobs.lists_for(folder, job)
+    if found is not None:
+        return found
+    table = space.vectors if rows is None else space.vectors[rows]
+    lists = space_jobs.lists_of(table, shape, threads)
+    folder.mkdir(parents=True, exist_ok=True)
+    space_jobs.save_array(folder, space_jobs.lists_name(job.stage, job.shape, job.rows), lists, np.int32)
+    return lists
+
+
+def rows_of(space: Space, rows: np.ndarray | None, shape: tuple[str, int]) -> np.ndarray:
+    """The space's rows (all, or the shared ones) in the geometry fitted to them."""
+    table = space.vectors if rows is None else space.vectors[rows]
+    return compare.in_geometry(table, *shape)
+
+
+def compare_spaces(
+    a: Space,
+    b: Space,
+    shape: tuple[str, int],
+    lists: tuple[np.ndarray, np.ndarray],
+    k: int = compare.WHOLE_K,
+    shared: compare.Shared | None = None,
+) -> compare.Comparison:
+    """Every figure of the comparison, from both spaces' lists over their shared rows."""
+    shared = compare.shared_pieces(a.pieces, b.pieces) if shared is None else shared
+    table_a = rows_of(a, subset(shared, 0, len(a.pieces)), shape)
+    table_b = rows_of(b, subset(shared, 1, len(b.pieces)), shape)
+    return compare.compare(table_a, table_b, *lists, k)

@@ -1,0 +1,134 @@
+"""A model's stage spaces and their neighbour lists, computed once in the background and kept on
+disk for every session and replica.
+
+Everything of one model sits in ``spaces/<fingerprint>/`` under the cache folder, the
+fingerprint being that of the model's token rows (map_jobs.fingerprint):
+
+- ``stage-<stage>.npy``: the stage's table, (vocab, width) float32 (bert_embeddings.spaces.stages);
+- ``lists-<stage>-<geometry>-<rows>.npy``: every row's exact nearest others by cosine in that
+  geometry, ``MAX_K`` of them (fewer for a tiny table), int32 - over the whole vocabulary
+  (``rows`` = ``all``) or over the rows another model shares with it (``rows`` the fingerprint of
+  those row numbers, which are then the lists' rows and what they index);
+- beside each, ``<name>.json`` with its sha256, written after it: an array whose bytes do not
+  match is removed and computed again, never used.
+
+The computation runs as ``python -m bert_embeddings.spaces.space_worker`` through map_jobs'
+launcher: at the lowest CPU priority, one heavy job at a time per server process (maps and
+spaces alike), each in a folder of its own under ``jobs/`` for its progress and log. A layer's
+table needs the whole model, run once over every piece; that one pass keeps every layer's table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bert_embeddings import config
+from bert_embeddings.analysis import geometry
+from bert_embeddings.maps import map_jobs
+from bert_embeddings.spaces import compare
+
+ALL = "all"  # the lists of the whole vocabulary
+WHAT = "The stage spaces"  # for the storage message
+
+
+def folder_for(token_fingerprint: str) -> Path:
+    return config.explorer_cache_dir() / "spaces" / token_fingerprint
+
+
+def rows_name(rows: np.ndarray | None) -> str:
+    """``ALL`` for the whole vocabulary, else a short name for exactly these row numbers."""
+    return ALL if rows is None else map_jobs.fingerprint(np.asarray(rows, dtype=np.int64))
+
+
+def lists_name(stage: str, shape: tuple[str, int], rows: str = ALL) -> str:
+    name, removed = geometry.shape(*shape)
+    code = {"all-but-the-top": f"abtt{removed}"}.get(name, name)
+    return f"lists-{stage}-{code}-{rows}"
+
+
+def stage_name(stage: str) -> str:
+    return f"stage-{stage}"
+
+
+def save_array(folder: Path, name: str, array: np.ndarray, dtype) -> None:
+    """``<name>.npy``, then ``<name>.json`` vouching for it with its checksum and shape."""
+    data = map_jobs.npy_bytes(array, dtype)
+    map_jobs.write_atomically(folder / f"{name}.npy", data)
+    meta = {"sha256": hashlib.sha256(data).hexdigest(), "shape": list(np.shape(array))}
+    map_jobs.write_atomically(folder / f"{name}.json", json.dumps(meta).encode())
+
+
+def load_array(folder: Path, name: str, dtype) -> np.ndarray | None:
+    """The array if it is there whole (its checksum matching), read-only; else None (a damaged
+    one is removed, so that it is computed again)."""
+    meta_file = folder / f"{name}.json"
+    if not meta_file.exists():
+        return None
+    try:
+        meta = json.loads(meta_file.read_text())
+        array = map_jobs.checked_array(folder / f"{name}.npy", meta["sha256"], dtype)
+        if list(array.shape) != meta["shape"]:
+            raise ValueError("shape")
+    except (OSError, ValueError, KeyError, TypeError):
+        meta_file.unlink(missing_ok=True)
+        (folder / f"{name}.npy").unlink(missing_ok=True)
+        return None
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One job: a stage of the model in ``model_folder``, its lists in a geometry over ``rows``."""
+
+    model_folder: str
+    stage: str
+    shape: tuple[str, int]
+    rows: str = ALL
+
+    def as_json(self) -> str:
+        fields = {"model_folder": self.model_folder, "stage": self.stage, "rows": self.rows}
+        return json.dumps({**fields, "shape": list(self.shape)})
+
+    @classmethod
+    def from_json(cls, text: str) -> Spec:
+        data = json.loads(text)
+        return cls(data["model_folder"], data["stage"], tuple(data["shape"]), data["rows"])
+
+
+def lists_for(folder: Path, spec: Spec) -> np.ndarray | None:
+    return load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
+
+
+def start(token_fingerprint: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | map_jobs.Job:
+    """The neighbour lists ``spec`` names if they are on disk; else the job computing them (and
+    the stage's table first if it is not there), joined if this process already runs it, or
+    waiting while another map or space is computed. ``rows``: the shared row numbers, for lists
+    over a subset (``spec.rows`` then names them)."""
+    folder = folder_for(token_fingerprint)
+    name = lists_name(spec.stage, spec.shape, spec.rows)
+    job_folder = folder / "jobs" / name
+
+    def inputs() -> None:
+        if rows is not None:  # the worker's input, removed on its every way out
+            map_jobs.write_atomically(job_folder / map_jobs.TABLE, map_jobs.npy_bytes(rows, np.int64))
+
+    worker = ["bert_embeddings.spaces.space_worker", str(folder), str(job_folder), spec.as_json()]
+    return map_jobs.start_job(job_folder, lambda: lists_for(folder, spec), inputs, worker, WHAT)
+
+
+def table_in(folder: Path, stage: str) -> np.ndarray | None:
+    """A stage's table if it is on disk (the token and output stages are cheap; the page may
+    compute them itself)."""
+    return load_array(folder, stage_name(stage), np.float32)
+
+
+def lists_of(table: np.ndarray, shape: tuple[str, int], threads: int = 2, progress=None) -> np.ndarray:
+    """What a job computes from a stage's table (its rows already chosen): the lists in the
+    geometry fitted to those rows."""
+    return compare.neighbour_lists(compare.in_geometry(table, *shape), compare.MAX_K, threads, progress)

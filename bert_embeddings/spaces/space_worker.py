@@ -1,0 +1,79 @@
+"""The stage spaces' worker: ``python -m bert_embeddings.spaces.space_worker FOLDER JOB_FOLDER SPEC``,
+started by bert_embeddings/spaces/space_jobs.py at the lowest CPU priority.
+
+It loads the model from its folder, makes the stage's table unless ``FOLDER`` holds it (a layer
+stage makes every layer's, in one pass of the whole model, written straight to files mapped into
+memory), then the exact neighbour lists in the geometry, over the whole vocabulary or the rows in
+``JOB_FOLDER/table.npy``; it reports progress in ``JOB_FOLDER/progress.json`` and writes each
+array before the record that vouches for it. Its input is removed on every way out
+(map_worker.run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bert_embeddings.maps import map_jobs, map_worker
+from bert_embeddings.models.folders import load_folder
+from bert_embeddings.spaces import space_jobs, stages
+
+
+class ModelChangedError(RuntimeError):
+    """The folder's model is no longer the one the spaces' folder is named after."""
+
+
+def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2) -> None:
+    began = time.time()
+
+    def report(step: str, fraction: float) -> None:
+        progress = {"stage": step, "fraction": round(fraction, 4), "elapsed": round(time.time() - began, 2)}
+        map_jobs.write_atomically(job_folder / map_jobs.PROGRESS, json.dumps(progress).encode())
+
+    report("loading the model", 0.0)
+    source = spec.model_folder
+    model = load_folder(Path(source), spec=source, name=source, source="local")
+    if map_jobs.fingerprint(stages.token_table(model)) != folder.name:
+        raise ModelChangedError(f"the model in {source} is not the one these spaces are of")
+    table = space_jobs.table_in(folder, spec.stage)
+    if table is None:
+        table = _make_stage(folder, model, spec.stage, report)
+    if spec.rows != space_jobs.ALL:
+        table = table[np.load(job_folder / map_jobs.TABLE, allow_pickle=False)]
+    lists = space_jobs.lists_of(table, spec.shape, threads, lambda _, done: report("neighbours", done))
+    space_jobs.save_array(folder, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
+
+
+def _make_stage(folder: Path, model, stage: str, report) -> np.ndarray:
+    """The stage's table, saved (a layer stage: every layer's, saved)."""
+    if stage in (stages.TOKEN, stages.OUTPUT):
+        report(f"the {stages.stage_label(stage)}", 0.0)
+        table = stages.token_table(model) if stage == stages.TOKEN else stages.output_table(model)
+        space_jobs.save_array(folder, space_jobs.stage_name(stage), table, np.float32)
+        return table
+    shape = (model.vocab_size, stages.layer_width(model))
+    layers = range(1, stages.layer_count(model) + 1)
+    parts = [folder / f"layer-{layer}.{os.getpid()}.part" for layer in layers]
+    out = [np.lib.format.open_memmap(part, mode="w+", dtype=np.float32, shape=shape) for part in parts]
+    try:
+        stages.layer_tables(model, progress=lambda fraction: report("every layer", fraction), out=out)
+        for layer, table in enumerate(out, start=1):
+            space_jobs.save_array(folder, space_jobs.stage_name(str(layer)), table, np.float32)
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
+    return space_jobs.table_in(folder, stage)
+
+
+def main(folder: Path, job_folder: Path, spec_json: str) -> int:
+    spec = space_jobs.Spec.from_json(spec_json)
+    return map_worker.run(job_folder, lambda: work(folder, job_folder, spec), space_jobs.WHAT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))

@@ -1,0 +1,110 @@
+"""Stage spaces computed in the background worker, kept on disk and checked by hash: the worker's
+tables are the stages' own, its lists each row's exact nearest others (float64 brute force),
+a damaged file is computed again, and a second request joins the running job."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from bert_embeddings.analysis import geometry
+from bert_embeddings.maps import map_jobs
+from bert_embeddings.models import checkpoints
+from bert_embeddings.spaces import compare, space_jobs, stages
+from testkit.random_models import write_random_bert
+
+pytestmark = pytest.mark.xdist_group("space_jobs")
+
+
+@pytest.fixture(scope="module")
+def two_layers(tmp_path_factory):
+    folder = write_random_bert(tmp_path_factory.mktemp("two-layers"), layers=2, seed=3)
+    return checkpoints.load_model(str(folder))
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    map_jobs._jobs.clear()
+    yield tmp_path / "cache"
+    map_jobs._jobs.clear()
+
+
+def finished(token_fingerprint, spec, rows=None, timeout=600.0) -> np.ndarray:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = space_jobs.start(token_fingerprint, spec, rows)
+        if isinstance(result, np.ndarray):
+            return result
+        assert result.failure() is None, (result.folder / map_jobs.LOG).read_text()
+        time.sleep(0.2)
+    raise AssertionError("the space's job did not finish")
+
+
+def brute_force_lists(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """Rows' k nearest others by float64 cosine, ties by the lower row: explicit numpy."""
+    unit = table.astype(np.float64) / np.linalg.norm(table.astype(np.float64), axis=1, keepdims=True)
+    out = []
+    for row in rows:
+        cosines = unit @ unit[row]
+        cosines[row] = -np.inf
+        out.append(np.lexsort((np.arange(len(unit)), -cosines))[:k])
+    return np.array(out)
+
+
+def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache, two_layers):
+    fingerprint = map_jobs.fingerprint(two_layers.tables.word_embeddings)
+    spec = space_jobs.Spec(str(two_layers.folder), "2", ("raw", 0))
+    job = space_jobs.start(fingerprint, spec)
+    assert isinstance(job, map_jobs.Job) and space_jobs.start(fingerprint, spec) is job  # joined
+    lists = finished(fingerprint, spec)
+    folder = space_jobs.folder_for(fingerprint)
+    expected = stages.layer_tables(two_layers)
+    for layer in (1, 2):
+        np.testing.assert_allclose(space_jobs.table_in(folder, str(layer)), expected[layer - 1], atol=1e-5)
+    assert lists.shape == (two_layers.vocab_size, compare.MAX_K) and lists.dtype == np.int32
+    table = space_jobs.table_in(folder, "2")
+    np.testing.assert_array_equal(lists, compare.neighbour_lists(table))  # as this process finds them
+    # and, against float64 brute force, each listed cosine is the true k best (up to float32 rows'
+    # rounding: this random model's layer 2 has many near ties)
+    sample = np.random.default_rng(0).choice(len(lists), 40, replace=False)
+    unit = table.astype(np.float64) / np.linalg.norm(table.astype(np.float64), axis=1, keepdims=True)
+    for row in sample:
+        cosines = unit @ unit[row]
+        cosines[row] = -np.inf
+        np.testing.assert_allclose(cosines[lists[row]], np.sort(cosines)[::-1][: compare.MAX_K], atol=1e-6)
+    assert not (job.folder / map_jobs.TABLE).exists() and not list(folder.glob("*.part"))
+
+
+def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(cache, two_layers):
+    fingerprint = map_jobs.fingerprint(two_layers.tables.word_embeddings)
+    rows = np.arange(1000, 1600, dtype=np.int64)
+    shape = ("all-but-the-top", 2)
+    spec = space_jobs.Spec(str(two_layers.folder), "token", shape, space_jobs.rows_name(rows))
+    lists = finished(fingerprint, spec, rows)
+    chosen = np.asarray(two_layers.tables.word_embeddings)[rows]
+    in_shape = geometry.transformed_table(chosen, geometry.fit(chosen, *shape))
+    np.testing.assert_array_equal(lists, brute_force_lists(in_shape, np.arange(len(rows)), compare.MAX_K))
+    # a flipped byte: the lists are not used, they are made again
+    folder = space_jobs.folder_for(fingerprint)
+    name = space_jobs.lists_name("token", shape, spec.rows)
+    data = bytearray((folder / f"{name}.npy").read_bytes())
+    data[-1] ^= 1
+    (folder / f"{name}.npy").write_bytes(bytes(data))
+    assert space_jobs.load_array(folder, name, np.int32) is None and not (folder / f"{name}.json").exists()
+    np.testing.assert_array_equal(finished(fingerprint, spec, rows), lists)
+
+
+def test_a_spec_travels_as_json_and_names_are_distinct():
+    spec = space_jobs.Spec("/models/x", "output", ("all-but-the-top", 3), "abc")
+    assert space_jobs.Spec.from_json(spec.as_json()) == spec
+    names = {
+        space_jobs.lists_name(stage, shape, rows)
+        for stage in ("token", "output", "1")
+        for shape in (("raw", 0), ("centred", 0), ("all-but-the-top", 1), ("all-but-the-top", 3))
+        for rows in (space_jobs.ALL, "abc")
+    }
+    assert len(names) == 3 * 4 * 2
+    assert space_jobs.rows_name(np.array([1, 2])) != space_jobs.rows_name(np.array([1, 3]))
