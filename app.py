@@ -45,6 +45,7 @@ def _pages() -> tuple[st.Page, list[st.Page]]:
         st.Page("pages/axes.py", title="Your own axes", icon=":material/straighten:", url_path="axes"),
         st.Page("pages/geometry.py", title="Geometry", icon=":material/blur_on:", url_path="geometry"),
         st.Page("pages/compare.py", title="Compare models", icon=":material/compare:", url_path="compare"),
+        st.Page("pages/moved.py", title="What moved", icon=":material/compare_arrows:", url_path="moved"),
         st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
     ]
 

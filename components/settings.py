@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, concepts, decompose, geometry, patterns, vocab_search
+from bert_embeddings.analysis import axes, concepts, decompose, vocab_search
 from bert_embeddings.analysis.geometry import GEOMETRIES
-from bert_embeddings.errors import ExplorerError, OutOfRangeError
 from bert_embeddings.models import checkpoints
+from components import link_text as read
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -46,6 +46,11 @@ TOY_ITEMS = "toy_items"
 POS_FIRST, POS_SECOND = "pos_first", "pos_second"
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
+# What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
+MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
+MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special"
+MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
+MV_NEXT = "mv_next"
 # The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
 AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
 AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
@@ -66,13 +71,14 @@ class FilterKeys:
 
 NB_FILTERS = FilterKeys(NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT, NB_INCLUDE, NB_EXCLUDE)
 AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE)
+MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE)
 
 # --- choices -----------------------------------------------------------------------------
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 # The pages whose vectors the geometry changes (url paths).
-GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "pca")
+GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "pca", "moved")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
@@ -83,87 +89,14 @@ MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
-# --- reading a link's text -----------------------------------------------------------------
-
-
-def _whole_number(low: int, high: int | None, label: str) -> Callable[[str], float]:
-    """A whole number in a link, as the float its number box holds: read by the very check the
-    notebook API and the command line use (limits.whole_number), with its message."""
-
-    def read(text: str) -> float:
-        try:
-            return float(limits.whole_number(text, label, low, high))
-        except OutOfRangeError as problem:
-            raise ValueError(str(problem)) from None
-
-    return read
-
-
-def _int(low: int, high: int | None, label: str) -> Callable[[str], int]:
-    """A whole number for a select box, a radio or a slider, which hold ints."""
-    read = _whole_number(low, high, label)
-    return lambda text: int(read(text))
-
-
-def _removed(text: str) -> int:
-    """D, by the check the notebook API and the command line's --d use."""
-    try:
-        return geometry.check_d(text)
-    except OutOfRangeError as problem:
-        raise ValueError(str(problem)) from None
-
-
-def _whole_text(value: object) -> str:
-    return str(int(value))
-
-
-def _one_of(codes: dict[str, object]) -> Callable[[str], object]:
-    def read(text: str) -> object:
-        if text not in codes:
-            raise ValueError("one of " + ", ".join(codes))
-        return codes[text]
-
-    return read
-
-
-def _code_of(codes: dict[str, object]) -> Callable[[object], str]:
-    names = {value: code for code, value in codes.items()}
-    return lambda value: names[value]
-
-
-def _text(limit: limits.Limit) -> Callable[[str], str]:
-    def read(text: str) -> str:
-        if len(text) > limit.most:
-            raise ValueError(f"longer than {limit.most:,} characters")
-        return text
-
-    return read
-
-
-def _span(text: str) -> tuple[int, int]:
-    """A range of dimensions, "first-last" in the digits 0-9 (a range slider's two ends)."""
-    if len(text) > 2 * len(str(_MOST_DIMENSIONS)) + 1:
-        raise ValueError("not a range of dimensions written as first-last, e.g. 0-383")
-    first, dash, last = text.partition("-")
-    if not dash:
-        raise ValueError("not a range of dimensions written as first-last, e.g. 0-383")
-    span = (limits.whole_number_text(first), limits.whole_number_text(last))
-    if span[0] > span[1]:
-        raise ValueError("the first dimension is after the last")
-    if span[1] > _MOST_DIMENSIONS:
-        raise ValueError(f"beyond dimension {_MOST_DIMENSIONS:,}")
-    return span
-
-
-def _span_text(span: tuple[int, int]) -> str:
-    return f"{int(span[0])}-{int(span[1])}"
+# --- reading a link's text: components/link_text.py, and the kinds here -----------------
 
 
 def _kinds(text: str) -> list[int]:
     """Kinds of vocabulary piece, by code, separated by commas ("" for none)."""
     if len(text) > len(",".join(_KINDS)):
         raise ValueError("longer than every kind of piece once")
-    kinds = [_one_of(_KINDS)(code) for code in text.split(",")] if text else []
+    kinds = [read.one_of(_KINDS)(code) for code in text.split(",")] if text else []
     if len(set(kinds)) < len(kinds):
         raise ValueError("a kind of piece is named twice")
     return kinds
@@ -174,30 +107,6 @@ def _kinds_text(kinds: list[int]) -> str:
     return ",".join(codes[kind] for kind in kinds)
 
 
-def _listed_model(text: str) -> str:
-    """A model the app lists by name (never any other name, nor a folder a host did not list)."""
-    _text(limits.MODEL_ID)(text)
-    if text not in checkpoints.listed_specs():
-        raise ValueError("not one of the models this app lists")
-    return text
-
-
-def _hub_id(text: str) -> str:
-    """A Hugging Face Hub id, never a folder on the server ("" for none)."""
-    _text(limits.MODEL_ID)(text)
-    if text and not checkpoints.is_hub_id(text):
-        raise ValueError("not a Hugging Face Hub id (a link never names a folder on the server)")
-    return text
-
-
-def _pattern(text: str) -> str:
-    try:
-        patterns.compile_pattern(text)
-    except ExplorerError as problem:
-        raise ValueError(str(problem)) from None
-    return text
-
-
 _FLAGS = {"1": True, "0": False}
 _MODES = {"word": "word", "id": "token id", "token": "sentence token", "sum": "arithmetic"}
 _GEOMETRIES = dict(zip(("raw", "centred", "abtt", "standardised"), GEOMETRIES, strict=True))
@@ -206,12 +115,10 @@ _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
-_COMPONENT = _whole_number(1, 10, "A component")
+_COMPONENT = read.whole_number(1, 10, "A component")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
-_MOST_DIMENSIONS = 99_999  # far above any model's width; the page checks the model's own
-_MOST_LAYERS = 999  # far above any model's depth; the page checks the model's own
 
 
 @dataclass(frozen=True)
@@ -235,84 +142,133 @@ def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
     return Setting(key, default, page, url, read, write, mode)
 
 
+def _filter_settings(keys: FilterKeys, prefix: str, page: str, leave_out: bool) -> tuple[Setting, ...]:
+    """One page's vocabulary filters, named in links with the page's ``prefix``."""
+    flags = (read.one_of(_FLAGS), read.code_of(_FLAGS))
+    return (
+        _linked(f"{prefix}hide_pieces", keys.hide_continuation, False, page, *flags),
+        _linked(f"{prefix}hide_special", keys.hide_special, True, page, *flags),
+        _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, *flags),
+        _linked(f"{prefix}only", keys.include, "", page, read.pattern),
+        _linked(f"{prefix}not", keys.exclude, "", page, read.pattern),
+    )
+
+
 TABLE = (
     Setting(MODEL_KEY, None, None),  # the first listed model; a link's "model" is read apart
     Setting(CUSTOM_MODEL_KEY, "", None),
     # An empty sentence A is a view like any other (the pages say what is missing), so a link
     # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
-    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, _text(limits.SENTENCE)),
-    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _text(limits.SENTENCE)),
-    _linked("special", SPECIAL_TOKENS_KEY, True, None, _one_of(_FLAGS), _code_of(_FLAGS)),
+    _linked(
+        "a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, read.text_of(limits.SENTENCE)
+    ),
+    _linked(
+        "b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, read.text_of(limits.SENTENCE)
+    ),
+    _linked("special", SPECIAL_TOKENS_KEY, True, None, read.one_of(_FLAGS), read.code_of(_FLAGS)),
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", _one_of(_MODES), _code_of(_MODES)),
-    _linked("q", NB_WORD, "king", "neighbours", _text(limits.WORD), mode="word"),
+    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", read.one_of(_MODES), read.code_of(_MODES)),
+    _linked("q", NB_WORD, "king", "neighbours", read.text_of(limits.WORD), mode="word"),
     # The piece of a split word to search with, by position (absent: the mean of its pieces).
-    _linked("piece", NB_PIECE, None, "neighbours", _int(0, limits.WORD.most, "The piece"), mode="word"),
-    _linked("id", NB_ID, 2054.0, "neighbours", _whole_number(0, None, "A token id"), _whole_text, "token id"),
     _linked(
-        "sum", NB_EXPRESSION, "king - man + woman", "neighbours", _text(limits.ARITHMETIC), mode="arithmetic"
+        "piece", NB_PIECE, None, "neighbours", read.integer(0, limits.WORD.most, "The piece"), mode="word"
     ),
-    _linked("token", NB_TOKEN, None, "neighbours", _int(0, None, "The token"), mode="sentence token"),
+    _linked(
+        "id",
+        NB_ID,
+        2054.0,
+        "neighbours",
+        read.whole_number(0, None, "A token id"),
+        read.whole_text,
+        "token id",
+    ),
+    _linked(
+        "sum",
+        NB_EXPRESSION,
+        "king - man + woman",
+        "neighbours",
+        read.text_of(limits.ARITHMETIC),
+        mode="arithmetic",
+    ),
+    _linked("token", NB_TOKEN, None, "neighbours", read.integer(0, None, "The token"), mode="sentence token"),
     _linked(
         "stage",
         NB_STAGE,
         decompose.STAGES[0],
         "neighbours",
-        _one_of(_STAGES),
-        _code_of(_STAGES),
+        read.one_of(_STAGES),
+        read.code_of(_STAGES),
         "sentence token",
     ),
-    _linked("k", NB_K, 10.0, "neighbours", _whole_number(1, vocab_search.MAX_K, "k"), _whole_text),
-    _linked("hide_pieces", NB_HIDE_CONTINUATION, False, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("hide_special", NB_HIDE_SPECIAL, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("leave_out", NB_LEAVE_OUT, True, "neighbours", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("only", NB_INCLUDE, "", "neighbours", _pattern),
-    _linked("not", NB_EXCLUDE, "", "neighbours", _pattern),
+    _linked("k", NB_K, 10.0, "neighbours", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
+    *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
-    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", _one_of(_STAGES), _code_of(_STAGES)),
-    _linked("geometry", GEOMETRY, GEOMETRIES[0], GEOMETRY_PAGES, _one_of(_GEOMETRIES), _code_of(_GEOMETRIES)),
+    _linked(
+        "grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", read.one_of(_STAGES), read.code_of(_STAGES)
+    ),
+    _linked(
+        "geometry",
+        GEOMETRY,
+        GEOMETRIES[0],
+        GEOMETRY_PAGES,
+        read.one_of(_GEOMETRIES),
+        read.code_of(_GEOMETRIES),
+    ),
     # None: about the model's width / 100 (the page works it out, and links leave it out).
-    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, _removed),
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", _one_of(_MAP_DIMS), _code_of(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "pca", _one_of(_MAP_TABS), _code_of(_MAP_TABS)),
-    _linked("method", MAP_METHOD, MAP_METHODS[0], "pca", _one_of(_MAP_METHODS), _code_of(_MAP_METHODS)),
-    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "pca", _one_of(_MAP_COLOURS), _code_of(_MAP_COLOURS)),
-    _linked("labels", MAP_LABELS, True, "pca", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("x", PCA_X, 1.0, "pca", _COMPONENT, _whole_text),
-    _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, _whole_text),
-    _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, _whole_text),
+    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, read.removed),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", read.one_of(_MAP_DIMS), read.code_of(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "pca", read.one_of(_MAP_TABS), read.code_of(_MAP_TABS)),
+    _linked(
+        "method", MAP_METHOD, MAP_METHODS[0], "pca", read.one_of(_MAP_METHODS), read.code_of(_MAP_METHODS)
+    ),
+    _linked(
+        "colour", MAP_COLOUR, MAP_COLOURS[0], "pca", read.one_of(_MAP_COLOURS), read.code_of(_MAP_COLOURS)
+    ),
+    _linked("labels", MAP_LABELS, True, "pca", read.one_of(_FLAGS), read.code_of(_FLAGS)),
+    _linked("x", PCA_X, 1.0, "pca", _COMPONENT, read.whole_text),
+    _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, read.whole_text),
+    _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, read.whole_text),
     _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "pca", _kinds, _kinds_text),
-    _linked("highlight", PCA_HIGHLIGHT, "", "pca", _pattern),
-    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca", _one_of(_BASES), _code_of(_BASES)),
+    _linked("highlight", PCA_HIGHLIGHT, "", "pca", read.pattern),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca", read.one_of(_BASES), read.code_of(_BASES)),
     # None: every dimension of the model in use (the page works it out, and links leave it out).
-    _linked("dims", DIMENSIONS, None, "embedding_layer", _span, _span_text),
-    _linked("detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", _one_of({c: c for c in LAYER_STAGES})),
-    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", _text(limits.TOY_TEXT)),
-    _linked("p1", POS_FIRST, 5.0, "positions", _whole_number(0, None, "A position"), _whole_text),
-    _linked("p2", POS_SECOND, 6.0, "positions", _whole_number(0, None, "A position"), _whole_text),
-    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _text(limits.SENTENCE)),
-    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _text(limits.SENTENCE)),
-    _linked("word", CTX_WORD, "bank", "context", _text(limits.WORD)),
+    _linked("dims", DIMENSIONS, None, "embedding_layer", read.span, read.span_text),
+    _linked(
+        "detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", read.one_of({c: c for c in LAYER_STAGES})
+    ),
+    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", read.text_of(limits.TOY_TEXT)),
+    _linked("p1", POS_FIRST, 5.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
+    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", read.text_of(limits.SENTENCE)),
+    _linked(
+        "s2", CTX_SECOND, "She paid the cash into her bank account.", "context", read.text_of(limits.SENTENCE)
+    ),
+    _linked("word", CTX_WORD, "bank", "context", read.text_of(limits.WORD)),
     # None: the model's last layer (the page works it out, and links leave it out).
-    _linked("layer", CTX_LAYER, None, "context", _int(0, _MOST_LAYERS, "The layer")),
-    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", _listed_model),
-    _linked("cmp_id", CMP_CUSTOM, "", "compare", _hub_id),  # only where the host allows any model
-    _linked("cmp_word", CMP_WORD, "bank", "compare", _text(limits.WORD)),
-    _linked("cmp_k", CMP_K, 10.0, "compare", _whole_number(1, vocab_search.MAX_K, "k"), _whole_text),
+    _linked("layer", CTX_LAYER, None, "context", read.integer(0, read.MOST_LAYERS, "The layer")),
+    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", read.listed_model),
+    _linked("cmp_id", CMP_CUSTOM, "", "compare", read.hub_id),  # only where the host allows any model
+    _linked("cmp_word", CMP_WORD, "bank", "compare", read.text_of(limits.WORD)),
+    _linked("cmp_k", CMP_K, 10.0, "compare", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
+    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model),
+    _linked("from", MV_STAGE_A, "token", "moved", read.stage),
+    _linked("to", MV_STAGE_B, "output", "moved", read.stage),
+    _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
+    _linked("mv_piece", MV_PIECE, "", "moved", read.text_of(limits.WORD)),
+    *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
+    Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
-        _linked(f"{name}_{end}", key, text, "axes", _text(limits.AXIS_TEXT))
+        _linked(f"{name}_{end}", key, text, "axes", read.text_of(limits.AXIS_TEXT))
         for name in axes.NAMES
         for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
     ),
-    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", _text(limits.AXIS_TEXT)),
-    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", _one_of(_SENTENCE_STAGES), _code_of(_SENTENCE_STAGES)),
-    _linked("ax_hide_pieces", AX_HIDE_CONTINUATION, False, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("ax_hide_special", AX_HIDE_SPECIAL, True, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("ax_leave_out", AX_LEAVE_OUT, True, "axes", _one_of(_FLAGS), _code_of(_FLAGS)),
-    _linked("ax_only", AX_INCLUDE, "", "axes", _pattern),
-    _linked("ax_not", AX_EXCLUDE, "", "axes", _pattern),
+    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", read.text_of(limits.AXIS_TEXT)),
+    _linked(
+        "pieces", AX_STAGE, NO_SENTENCE, "axes", read.one_of(_SENTENCE_STAGES), read.code_of(_SENTENCE_STAGES)
+    ),
+    *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True),
 )
 # The settings that are not part of what a page shows, so that no link or room carries them
 # (each with its reason). Every other setting has a name in links (an architecture test checks).
@@ -323,6 +279,7 @@ NOT_IN_VIEW = (
     ROOM_CODE,  # the room is joined, not shown: a link joins one with ?follow=CODE instead
     ROOM_PRESENTER_KEY,  # a secret: never in a link or a room
     NB_NEXT,  # an action: a click on a neighbour makes it the word query (which links carry), then clears
+    MV_NEXT,  # an action: a click on a neighbour shows it side by side (which links carry), then clears
 )
 # Each linked setting as people read it on its page, for sentences such as "k (...)".
 LABELS = {
@@ -364,6 +321,11 @@ LABELS = {
     CMP_CUSTOM: "the other model to compare with",
     CMP_WORD: "the word to compare",
     CMP_K: "k",
+    MV_MODEL: "the model to compare with",
+    MV_STAGE_A: "the first space's stage",
+    MV_STAGE_B: "the second space's stage",
+    MV_K: "k",
+    MV_PIECE: "the piece side by side",
     AX_WORDS: "the words to place",
     AX_STAGE: "your sentence's pieces",
     **{
@@ -386,6 +348,7 @@ def _filter_labels(keys: FilterKeys, own: str) -> dict[str, str]:
 
 LABELS.update(_filter_labels(NB_FILTERS, "the query's own pieces"))
 LABELS.update(_filter_labels(AX_FILTERS, "the pieces of the axes' own words"))
+LABELS.update(_filter_labels(MV_FILTERS, "pieces that keep every neighbour"))
 BY_KEY = {s.key: s for s in TABLE}
 LINKED = tuple(s for s in TABLE if s.url is not None)
 DEFAULTS = {s.key: s.default for s in TABLE if s.default is not None}

@@ -33,6 +33,7 @@ PAGES = [
     "pages/axes.py",
     "pages/geometry.py",
     "pages/compare.py",
+    "pages/moved.py",
     "pages/context.py",
 ]
 
@@ -128,3 +129,25 @@ def page_with(page: str, **widgets_by_key) -> AppTest:
 
 def neighbours_page(**widgets_by_key) -> AppTest:
     return page_with("pages/neighbours.py", **widgets_by_key)
+
+
+def every_file_builds(at: AppTest, downloads: dict) -> dict[str, bytes]:
+    """Each figure on the page has its numbers as files (a matrix as .csv and .npy, a table as
+    .csv), and each file reads back: the .npy and the CSV hold the same numbers."""
+    from bert_embeddings.figures import export
+
+    files = {name: make() for name, make in downloads.items() if name}
+    assert files, "the page offers no download"
+    stems = {name.rsplit(".", 1)[0] for name in files}
+    # (every table comes with its file by construction: tests/test_architecture.py)
+    assert len(stems) >= len(at.get("plotly_chart")), "a figure without its numbers"
+    for stem in stems:
+        csv_data = files.get(f"{stem}.csv")
+        assert csv_data, f"{stem} has no CSV"
+        header, labels, cells = read_csv(csv_data)
+        assert labels and all(len(row) == len(header) - 1 for row in cells)
+        if f"{stem}.npy" in files:  # a matrix, not a table: both files hold the same numbers
+            values = np.load(io.BytesIO(files[f"{stem}.npy"]), allow_pickle=False)
+            as_text = np.array(cells, dtype=np.float64).astype(values.dtype)
+            assert np.array_equal(as_text, export.as_matrix(values)), stem
+    return files

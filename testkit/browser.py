@@ -44,6 +44,7 @@ PAGES = {
     "axes": "Your own axes",
     "geometry": "Geometry",
     "compare": "Compare models",
+    "moved": "What moved",
     "context": "Context",
 }
 

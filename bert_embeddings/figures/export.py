@@ -8,6 +8,7 @@ exactly the numbers on screen, not rounded ones.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from collections.abc import Sequence
 
@@ -59,8 +60,17 @@ def matrix_npy(values: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
+STEM_LENGTH = 120
+
+
 def file_stem(*parts: str) -> str:
-    """A file name from free text: letters, digits, dots and dashes only."""
+    """A file name from free text: letters, digits, dots and dashes only, at most STEM_LENGTH
+    characters. A longer one is cut and ends in a short hash of the whole, so that two names
+    that differ only after the cut (say a long model folder's two figures) stay two files."""
     words = "-".join(str(p) for p in parts if p)
     stem = "".join(c if c.isalnum() or c in ".-" else "-" for c in words.lower())
-    return "-".join(filter(None, stem.split("-"))).strip(".-")[:120] or "export"
+    stem = "-".join(filter(None, stem.split("-"))).strip(".-")
+    if len(stem) > STEM_LENGTH:
+        digest = hashlib.blake2b(stem.encode(), digest_size=4).hexdigest()
+        stem = f"{stem[: STEM_LENGTH - 9].strip('.-')}-{digest}"
+    return stem or "export"

@@ -348,6 +348,13 @@ def storage_problem(error: OSError, on_server: bool = True, what: str = "The t-S
     )
 
 
+def job_in(folder: Path) -> Job | None:
+    """The job this process runs, or has queued to start when another is done, in ``folder``."""
+    with _lock:
+        job = _jobs.get(folder)
+    return job if job is not None and (job.running() or job.waiting()) else None
+
+
 def retry(folder: Path) -> None:
     """Forget a failed job, so that the next ``start`` begins again."""
     with _lock:

@@ -138,6 +138,19 @@ def second_order(unit_a: np.ndarray, unit_b: np.ndarray, lists_a: np.ndarray, li
     return out
 
 
+def mean_cosine(table: np.ndarray, block: int = 4096) -> float:
+    """The mean cosine over every pair of different rows (anisotropy, Ethayarajh 2019), exactly
+    and without the n x n products: with u_i the rows scaled to length 1 (in float64),
+    Σ_{i≠j} u_i·u_j = ‖Σ u_i‖² − Σ ‖u_i‖², over n (n − 1) pairs."""
+    n = len(table)
+    total, squares = np.zeros(table.shape[1]), 0.0
+    for start in range(0, n, block):
+        unit = cosine.unit_rows(np.asarray(table[start : start + block], dtype=np.float64))
+        total += unit.sum(axis=0)
+        squares += float(np.einsum("ij,ij->", unit, unit))
+    return float((total @ total - squares) / (n * (n - 1))) if n > 1 else 0.0
+
+
 @dataclass(frozen=True)
 class Moments:
     """What CKA and Procrustes need of two tables, in float64: each one's column sums and

@@ -296,6 +296,16 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.CTX_LAYER: 3,
         settings.CMP_MODEL: checkpoints.listed_specs()[0],
         settings.CMP_CUSTOM: "someone/their-bert",
+        settings.MV_MODEL: checkpoints.listed_specs()[0],
+        settings.MV_STAGE_A: "12",
+        settings.MV_STAGE_B: "token",
+        settings.MV_K: 100,
+        settings.MV_PIECE: "##ing",
+        settings.MV_HIDE_CONTINUATION: True,
+        settings.MV_HIDE_SPECIAL: False,
+        settings.MV_LEAVE_OUT: True,
+        settings.MV_INCLUDE: "^s",
+        settings.MV_EXCLUDE: "[0-9]",
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:
@@ -321,7 +331,7 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
 
 # The settings a link gives as a whole number, with a value each accepts.
 WHOLE_NUMBER_PARAMS = {
-    **dict.fromkeys(("id", "k", "x", "y", "z", "token", "cmp_k"), "7"),
+    **dict.fromkeys(("id", "k", "x", "y", "z", "token", "cmp_k", "mv_k"), "7"),
     **dict.fromkeys(("piece", "p1", "p2", "layer"), "7"),
 }
 
@@ -648,3 +658,18 @@ def test_a_setting_given_twice_is_named_and_neither_value_is_taken():
     at.switch_page("pages/geometry.py").run()
     assert not at.exception and at.session_state[settings.GEOMETRY] == "raw"
     assert at.session_state[settings.SENTENCE_B_KEY] == "A valid part of the same link."
+
+
+@pytest.mark.parametrize("text", ["0", "07", "token ", "Token", "1000", "\u0663", "output1", "-1", "", "1.0"])
+def test_a_stage_in_a_link_is_token_output_or_a_plain_layer_number(text):
+    """What moved's stages: a link's text is token, output or a layer number in digits 0-9."""
+    setting = settings.BY_KEY[settings.MV_STAGE_B]
+    with pytest.raises(ValueError, match="not a stage"):
+        setting.read(text)
+    assert [setting.read(t) for t in ("token", "output", "1", "12", "999")] == [
+        "token",
+        "output",
+        "1",
+        "12",
+        "999",
+    ]

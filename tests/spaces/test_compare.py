@@ -153,3 +153,14 @@ def test_kinds_of_pieces():
     by_kind = compare.overlap_by_kind(np.array([1, 0.5, 0, 0.5, 1, 0, 0, 1.0]), kinds)
     assert by_kind[0] == ("whole word", 1, 1.0) and by_kind[2] == ("special / unused", 3, 1 / 3)
     assert by_kind[3] == ("number", 2, 0.25)
+
+
+def test_mean_cosine_is_the_mean_over_every_pair_of_different_rows():
+    a, _ = tables(9, n=300)
+    a[5] = 0  # a zero row counts, with cosine 0
+    a[:40] += 3.0  # a common direction in some rows
+    unit = a.astype(np.float64)
+    norms = np.linalg.norm(unit, axis=1)
+    cosines = (unit @ unit.T) / np.outer(np.where(norms > 0, norms, 1), np.where(norms > 0, norms, 1))
+    off_diagonal = cosines[~np.eye(len(a), dtype=bool)]
+    assert compare.mean_cosine(a, block=64) == pytest.approx(off_diagonal.mean(), abs=1e-12)

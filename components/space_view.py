@@ -1,0 +1,316 @@
+"""What moved, in the page: each side's space and its neighbour lists (the background job's, read
+from disk once per process), the comparison (computed once per process for each pair, geometry
+and k), and what the page draws around the figures while a job runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.figures import space_charts
+from bert_embeddings.maps import map_jobs
+from bert_embeddings.models import glyphs
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import compare, pair, space_jobs, stages
+from components import echo, exports, settings, state, widgets
+
+
+class _NotOnDiskError(Exception):
+    """Raised inside a cached function, so that "not there yet" is not cached."""
+
+
+@st.cache_resource(max_entries=6, show_spinner=False)
+def _space(folder: str, stage: str, _model: LoadedModel) -> pair.Space:
+    # The token rows are the model's own (no copy); the output is made here (a fraction of a
+    # second) and kept on disk; a layer is read from disk, where its job put it.
+    found = pair.space_of(_model, stage, compute=stage in (stages.TOKEN, stages.OUTPUT))
+    if found is None:
+        raise _NotOnDiskError(stage)
+    return found
+
+
+def space(model: LoadedModel, stage: str) -> pair.Space | None:
+    """The model's stage as a space, or None while its table is not on disk (a layer)."""
+    try:
+        return _space(str(model.folder), stage, model)
+    except _NotOnDiskError:
+        return None
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def shared(
+    folder_a: str, folder_b: str, _pieces_a: tuple[str, ...], _pieces_b: tuple[str, ...]
+) -> compare.Shared:
+    return compare.shared_pieces(_pieces_a, _pieces_b)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the comparison: its model and stage, and the rows it shares (None: all)."""
+
+    model: LoadedModel
+    stage: str
+    rows: np.ndarray | None
+
+    def spec(self, shape: tuple[str, int]) -> space_jobs.Spec:
+        return space_jobs.Spec(str(self.model.folder), self.stage, shape, space_jobs.rows_name(self.rows))
+
+    @property
+    def fingerprint(self) -> str:
+        return _fingerprint(str(self.model.folder), self.model)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _fingerprint(folder: str, _model: LoadedModel) -> str:
+    return map_jobs.fingerprint(_model.tables.word_embeddings)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
+    found = space_jobs.lists_for(space_jobs.folder_for(folder), _spec)
+    if found is None:
+        raise _NotOnDiskError(name)
+    return found
+
+
+def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | map_jobs.Job | None:
+    """The side's neighbour lists (read from disk once per process); else the job making them,
+    joined if it runs, started if ``start``; else None (not asked for yet)."""
+    spec = side.spec(shape)
+    name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
+    try:
+        return _lists(side.fingerprint, name, spec)
+    except _NotOnDiskError:
+        pass
+    running = map_jobs.job_in(space_jobs.folder_for(side.fingerprint) / "jobs" / name)
+    if running is None and not start:
+        return None
+    found = space_jobs.start(side.fingerprint, spec, side.rows)
+    return _lists(side.fingerprint, name, spec) if isinstance(found, np.ndarray) else found
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def comparison(
+    key: tuple, shape: tuple[str, int], k: int, _a: pair.Space, _b: pair.Space, _lists: tuple, _shared
+) -> compare.Comparison:
+    """Every figure of the comparison, once per process for each pair of spaces, geometry and k
+    (``key`` names the two spaces)."""
+    return pair.compare_spaces(_a, _b, shape, _lists, k, _shared)
+
+
+ASKED = "_mv_asked"  # a click on "Compute": the jobs start in the next run that gets that far
+
+
+def ask() -> None:
+    """on_click of "Compute": remembered until a run reaches the point where the jobs start."""
+    st.session_state[ASKED] = True
+
+
+def asked() -> bool:
+    return bool(st.session_state.pop(ASKED, False))
+
+
+def layer_cost(model: LoadedModel) -> str:
+    """What computing a model's layer spaces costs, said before anyone starts it."""
+    weights = stages.full_model_bytes(model) / 1e6
+    tables = stages.layer_count(model) * model.vocab_size * stages.layer_width(model) * 4 / 1e6
+    return (
+        f"A layer's space needs the whole of {model.name}: a background process loads its {weights:,.0f} MB "
+        f"of weights and runs every piece through it once, keeping all {stages.layer_count(model)} layers "
+        f"({tables:,.0f} MB on disk, written as it goes rather than held in memory). It runs at low "
+        "priority, once for everyone on this server."
+    )
+
+
+@st.fragment(run_every=1.0)
+def progress(jobs: list[tuple[str, map_jobs.Job]]) -> None:
+    """While the lists are computed: each job's step and how far along. The page reruns whole when
+    they are done."""
+    if not any(job.running() for _, job in jobs):
+        st.rerun(scope="app")
+    for label, job in jobs:
+        if job.waiting():
+            st.info(
+                f"{label}: waiting while another map or space is computed on this server (one at a time).",
+                icon=":material/hourglass_top:",
+            )
+            continue
+        report = map_jobs.read_progress(job.folder) or {}
+        step, done = report.get("stage", "starting"), float(report.get("fraction", 0.0))
+        st.progress(min(max(done, 0.0), 1.0), text=echo.plain(f"{label}: {step}, {done:.0%}"))
+    st.caption(
+        "Exact neighbour lists of every shared piece, computed once in the background at low priority and "
+        "kept on disk for everyone; the other pages work meanwhile."
+    )
+
+
+def failure(jobs: list[tuple[str, map_jobs.Job]]) -> str | None:
+    for label, job in jobs:
+        why = job.failure()
+        if why:
+            return f"{label}: {why}"
+    return None
+
+
+def retry(jobs: list[tuple[str, map_jobs.Job]]) -> None:
+    for _, job in jobs:
+        map_jobs.retry(job.folder)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _fitted(key: tuple, shape: tuple[str, int], _table: np.ndarray) -> geometry.Geometry | None:
+    # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
+    return None if shape[0] == "raw" else geometry.fit(_table, *shape)
+
+
+class _InGeometry:
+    """A space's shared rows in the geometry, made only for the rows asked for (``rows[ids]``)."""
+
+    def __init__(self, space: pair.Space, rows: np.ndarray | None, shape: tuple[str, int]):
+        self.space, self.rows = space, rows
+        table = space.vectors if rows is None else space.vectors[rows]
+        key = (space.model_folder, space.stage, space_jobs.rows_name(rows))
+        self.fitted = _fitted(key, shape, table)
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        picked = self.space.vectors[ids if self.rows is None else self.rows[ids]]
+        return picked if self.fitted is None else geometry.transformed_table(picked, self.fitted)
+
+
+def _next_piece() -> None:
+    """on_change of the neighbour pills: the clicked piece goes side by side."""
+    piece = st.session_state.get(settings.MV_NEXT)
+    if piece:
+        st.session_state[settings.MV_PIECE] = piece
+        st.session_state[settings.MV_NEXT] = None
+
+
+def side_by_side(sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple) -> None:
+    """A piece's k nearest in A and in B, each marked kept, lost or gained; a click on one shows
+    it next. ``first``: the piece shown when none is chosen (the top mover)."""
+    pieces = spaces[0].pieces if sides[0].rows is None else tuple(spaces[0].pieces[i] for i in sides[0].rows)
+    typed = st.text_input(
+        "Piece", **widgets.seeded(settings.MV_PIECE), placeholder=f"e.g. {glyphs.legible(pieces[first])}"
+    )
+    where = {piece: row for row, piece in enumerate(pieces)}
+    row = first if not typed.strip() else where.get(typed.strip(), where.get(typed.strip().lower()))
+    if row is None:
+        st.warning(
+            echo.plain(f"'{typed[:60]}' is not one of the shared pieces."), icon=":material/search_off:"
+        )
+        return
+    shown = compare.side_by_side(
+        _InGeometry(spaces[0], sides[0].rows, shape),
+        _InGeometry(spaces[1], sides[1].rows, shape),
+        *lists,
+        row,
+        k,
+    )
+    st.markdown(echo.plain(f"{glyphs.legible(pieces[row])}: keeps {int(shown.kept_a.sum())} of {k}."))
+    columns = st.columns(2)
+    for column, label, ids, cosines, marks in (
+        (columns[0], labels[0], shown.rows_a, shown.cosines_a, np.where(shown.kept_a, "kept", "lost")),
+        (columns[1], labels[1], shown.rows_b, shown.cosines_b, np.where(shown.gained_b, "gained", "kept")),
+    ):
+        frame = pd.DataFrame({"piece": [pieces[i] for i in ids], "cosine": cosines, "neighbour": marks})
+        with column:
+            st.caption(echo.plain(label))
+            exports.dataframe(
+                f"{label} neighbours of {pieces[row]}",
+                frame,
+                frame.assign(piece=frame["piece"].map(glyphs.legible)),
+                hide_index=True,
+                column_config={"cosine": st.column_config.NumberColumn(format="%.4f")},
+            )
+    st.pills(
+        "Show a neighbour side by side next",
+        list(dict.fromkeys([pieces[i] for i in (*shown.rows_a, *shown.rows_b)])),
+        format_func=lambda piece: echo.plain(glyphs.legible(piece)),
+        key=settings.MV_NEXT,
+        on_change=_next_piece,
+    )
+
+
+def downloads(name: str, result: compare.Comparison, lists: tuple, pieces: tuple[str, ...], labels) -> None:
+    """Every shared piece's figures and both neighbour lists (row numbers among the shared
+    pieces, in this order), as CSV and .npy."""
+    k = result.k
+    st.caption(f"Every shared piece (the filters aside): overlap@{k} and second-order similarity")
+    exports.matrix(
+        f"per-piece figures, {name}",
+        np.column_stack([result.overlap, result.second_order]),
+        pieces,
+        [f"overlap@{k}", "second-order"],
+        "piece",
+    )
+    for side, found, label in zip("AB", lists, labels, strict=True):
+        st.caption(
+            echo.plain(f"Each piece's {k} nearest in {label}, as row numbers of the file above (from 0)")
+        )
+        exports.matrix(f"neighbours in {side}, {name}", found[:, :k], pieces, list(range(1, k + 1)), "piece")
+
+
+SHOWN = 200  # movers sent to the browser; the download holds them all
+
+
+def movers(name: str, shared: compare.Shared, result: compare.Comparison, index) -> np.ndarray:
+    """The filters, then every shared piece they let through ranked least kept first (the first
+    ``SHOWN`` on the page, all in the download); returns the ranking (rows among the shared)."""
+    choices = widgets.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
+    allowed = np.ones(len(shared.pieces), dtype=bool)
+    if choices.valid:
+        with state.friendly_errors(stop=False):
+            allowed = vocab_search.allowed_rows(index, choices.filters(), state.pattern_rows)[shared.rows_a]
+    if choices.leave_out:
+        allowed &= result.overlap < 1
+    ranked = result.movers(allowed)
+    kinds = compare.piece_kinds(shared.pieces)
+    frame = pd.DataFrame(
+        {
+            "piece": [shared.pieces[i] for i in ranked],
+            "kind": [vocab_search.KINDS[kinds[i]] for i in ranked],
+            f"overlap@{result.k}": result.overlap[ranked],
+            "second-order": result.second_order[ranked],
+        }
+    )
+    st.caption(
+        f"{len(ranked):,} pieces, least kept first (then by lower second-order similarity); the first "
+        f"{min(SHOWN, len(ranked))} are shown, the download has them all."
+    )
+    shown = frame.head(SHOWN)
+    exports.dataframe(
+        name,
+        frame,
+        shown.assign(piece=shown["piece"].map(glyphs.legible)),
+        hide_index=True,
+        column_config={"second-order": st.column_config.NumberColumn(format="%.4f")},
+        key="mv_movers",
+    )
+    return ranked
+
+
+def whole_picture(name: str, result: compare.Comparison, pieces: tuple[str, ...]) -> None:
+    """How many neighbours the pieces keep, and by kind of piece, each with its numbers."""
+    k = result.k
+    left, right = st.columns(2)
+    with left:
+        title = f"How many of {k} neighbours each piece keeps"
+        widgets.chart(space_charts.overlap_histogram(result.overlap, k, title), key="mv_hist")
+        counts = space_charts.kept_counts(result.overlap, k)
+        exports.matrix(
+            f"pieces by neighbours kept, {name}", counts[:, None], list(range(k + 1)), ["pieces"], "kept"
+        )
+    with right:
+        by_kind = compare.overlap_by_kind(result.overlap, compare.piece_kinds(pieces))
+        widgets.chart(space_charts.kind_bars(by_kind, k, "By kind of piece"), key="mv_kinds")
+        exports.matrix(
+            f"by kind of piece, {name}",
+            np.array([[count, mean] for _, count, mean in by_kind]),
+            [kind for kind, _, _ in by_kind],
+            ["pieces", f"mean overlap@{k}"],
+            "kind",
+        )

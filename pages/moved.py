@@ -1,0 +1,157 @@
+"""What moved: two embedding spaces (two models, or two stages of one) compared over every piece
+they share, exactly."""
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings.spaces import compare, stages
+from components import echo, geometry_view, layers_view, links, routing, settings, space_view, state, widgets
+
+routing.through_app()
+st.title("What moved")
+st.markdown(
+    "Two spaces, compared over the whole vocabulary: each piece's exact nearest neighbours in one and in "
+    "the other, and how many it keeps. A space is a model's **token rows**, its **embedding output** (the "
+    "piece alone), or an **encoder layer** (the piece as `[CLS] piece [SEP]`). Compare two stages of the "
+    "sidebar's model, or the same stage of another model."
+)
+
+model_a = state.require_model()
+index_a = state.vocab_index()
+pick = st.columns(3)
+other = pick[0].selectbox(
+    "Compare with",
+    [o for o in widgets.model_options() if o != settings.OTHER],
+    format_func=widgets.model_label,
+    **widgets.seeded(settings.MV_MODEL, None),
+)
+second = state.second_model(other)
+if second is None:
+    st.stop()
+model_b = second[0]
+chosen = []
+for key, model, column, label in (
+    (settings.MV_STAGE_A, model_a, pick[1], "First space"),
+    (settings.MV_STAGE_B, model_b, pick[2], "Second space"),
+):
+    names = stages.stage_names(model)
+    links.keep_within(key, names, settings.default(key), label, name=lambda s: stages.stage_label(str(s)))
+    chosen.append(
+        column.selectbox(
+            f"{label}: stage of {model.name}",
+            names,
+            format_func=stages.stage_label,
+            **widgets.seeded(key, None),
+        )
+    )
+stage_a, stage_b = chosen
+if model_b.notice:
+    st.info(echo.plain(model_b.notice), icon=":material/cloud_off:")
+
+shape = geometry_view.switch(index_a.table.shape[1])
+k_box, _ = st.columns([1, 2])
+k_typed = widgets.whole_number_box(
+    "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
+)
+shared = space_view.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
+with state.friendly_errors():
+    k = compare.check_k(k_typed, len(shared.pieces))
+left_out = (
+    f"; left out: {shared.only_a:,} of A's pieces and {shared.only_b:,} of B's"
+    if shared.only_a or shared.only_b
+    else ""
+)
+st.caption(
+    echo.plain(f"{len(shared.pieces):,} pieces in both vocabularies, matched by their string{left_out}.")
+)
+
+sides = (
+    space_view.Side(model_a, stage_a, None if not shared.only_a and not shared.only_b else shared.rows_a),
+    space_view.Side(model_b, stage_b, None if not shared.only_a and not shared.only_b else shared.rows_b),
+)
+labels = (
+    f"A: {model_a.name}, {stages.stage_label(stage_a)}",
+    f"B: {model_b.name}, {stages.stage_label(stage_b)}",
+)
+layer_models = [s.model for s in sides if s.stage not in (stages.TOKEN, stages.OUTPUT)]
+found = [space_view.lists(side, shape, start=False) for side in sides]
+if any(f is None for f in found):
+    if layer_models:
+        st.info(echo.plain(space_view.layer_cost(layer_models[0])), icon=":material/memory:")
+    asked = space_view.asked()  # (a click's own run may be rerun before it gets this far)
+    st.button(
+        "Compute the neighbour lists",
+        type="primary",
+        icon=":material/play_arrow:",
+        key="mv_compute",
+        on_click=space_view.ask,
+    )
+    if not asked:
+        st.caption(
+            "Each space's exact neighbour lists are computed once, in the background, and kept for everyone: "
+            "about half a minute for 30,522 pieces, more for a layer the first time."
+        )
+        st.stop()
+    with state.friendly_errors():
+        found = [space_view.lists(side, shape, start=True) for side in sides]
+jobs = [(label, f) for label, f in zip(labels, found, strict=True) if not isinstance(f, np.ndarray)]
+if jobs:
+    why = space_view.failure(jobs)
+    if why:
+        st.error(echo.plain(why), icon=":material/error:")
+        if st.button("Try again"):
+            space_view.retry(jobs)
+            st.rerun()
+        st.stop()
+    space_view.progress(jobs)
+    st.stop()
+
+space_a, space_b = space_view.space(model_a, stage_a), space_view.space(model_b, stage_b)
+key = (str(model_a.folder), stage_a, str(model_b.folder), stage_b)
+with state.friendly_errors():
+    result = space_view.comparison(key, shape, k, space_a, space_b, tuple(found), shared)
+described = geometry_view.described(shape)
+
+st.header("The whole spaces")
+figures = {f"Mean overlap@{k}": f"{result.mean_overlap:.3f}"}
+if k != 10:
+    figures["Mean overlap@10"] = f"{result.mean_overlap_10:.3f}"
+figures["Linear CKA"] = f"{result.cka:.3f}"
+figures["Procrustes residual"] = "widths differ" if result.procrustes is None else f"{result.procrustes:.3f}"
+for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
+    column.metric(label, value)
+with st.expander("How each figure is computed"):
+    st.markdown(
+        f"For each shared piece *i*, N_A(i) and N_B(i) are its exact {k} nearest other shared pieces by "
+        f"cosine in each space ({described} geometry, fitted to each space), summed in float64.\n\n"
+        f"- **overlap@{k}(i)** = |N_A(i) ∩ N_B(i)| / {k}: the share of A's neighbours that B keeps.\n"
+        "- **second-order similarity(i)** (Hamilton et al. 2016): with U = N_A(i) ∪ N_B(i), the cosine "
+        "between (cos_A(i, u)) and (cos_B(i, u)) over u in U. It needs no alignment and works across "
+        "widths.\n"
+        "- **linear CKA** (Kornblith et al. 2019), X and Y the two tables with centred columns: "
+        "‖XᵀY‖² / (‖XᵀX‖ ‖YᵀY‖), Frobenius norms; 1 when one is a rotation and scaling of the other.\n"
+        "- **Procrustes residual** (equal widths only): X and Y centred and scaled to norm 1, "
+        "min over rotations R and scales s of ‖X − sYR‖² = 1 − (sum of the singular values of XᵀY)²."
+    )
+
+st.header("The movers")
+name = f"what moved {labels[0]} to {labels[1]} ({described}, k {k})"
+ranked = space_view.movers(name, shared, result, index_a)
+space_view.downloads(name, result, tuple(found), shared.pieces, labels)
+
+st.header("Side by side")
+space_view.side_by_side(
+    sides, (space_a, space_b), shape, tuple(found), k, int(ranked[0]) if len(ranked) else 0, labels
+)
+
+st.header("The whole picture")
+space_view.whole_picture(name, result, shared.pieces)
+st.header("Through the layers")
+layers_view.through_the_layers(model_a, shape, described)
+
+st.caption(
+    "Is a difference real, or what any two trainings would show? Two models that differ only in their random "
+    "seed answer that: list google/multiberts-seed_0 and google/multiberts-seed_1 (on the Hugging Face Hub) "
+    "and compare their token rows here. No such baseline is shown unless it has been computed: this app "
+    "never makes up a figure."
+)
