@@ -12,6 +12,7 @@ from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, MapStorageError
 from bert_embeddings.maps import map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
+from bert_embeddings.spaces import pair, stages
 
 # Exit codes, as --help lists them.
 DONE, WRONG_INPUT, NO_STORAGE, INTERRUPTED, TERMINATED = 0, 2, 3, 130, 143
@@ -27,6 +28,10 @@ Iterations: BERT_EXPLORER_MAP_ITERATIONS, now {config.map_iterations()} (as the 
 A map already there and whole is left as it is. If anything fails, nothing half-written is
 left behind. It computes at the lowest CPU priority, as the app's own map worker does, so that
 a server on the same machine keeps the cores its readers need.
+
+With --stages it prepares What moved's stage spaces instead: each stage's table (the token
+rows, the embedding output, every encoder layer for [CLS] piece [SEP], the layers from one pass
+of the whole model) and its exact neighbour lists, in each geometry given.
 
 Exit codes:
   {DONE}    the maps are there (computed now, or already)
@@ -99,6 +104,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="D",
         help=f"directions all-but-the-top removes, 1 to {geometry.MOST_REMOVED} (default: the width // 100)",
     )
+    mapping.add_argument(
+        "--stages",
+        action="store_true",
+        help="instead of the maps, prepare What moved's stage spaces: every stage's table (token rows, "
+        "embedding output, each layer) and its exact neighbour lists, in each geometry given",
+    )
     return top
 
 
@@ -136,6 +147,8 @@ def map_command(args: argparse.Namespace) -> int:
         if shape[0] == "all-but-the-top":
             geometry.check_removed(shape[1], *table.shape)
     print(f"{model.name}: {table.shape[0]:,} rows of {table.shape[1]:,}", file=sys.stderr)
+    if args.stages:
+        return _stages(model, wanted)
     for shape in wanted:
         label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
         bar = Bar(f"{label:<20}")
@@ -145,6 +158,20 @@ def map_command(args: argparse.Namespace) -> int:
             bar.close()
         state = "computed" if done.computed else "already there"
         print(f"{label}: {state}, neighbour recall@10 {done.recall_at_10:.3f}, in {done.folder}")
+    return DONE
+
+
+def _stages(model, wanted: list[tuple[str, int]]) -> int:
+    for shape in wanted:
+        label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
+        print(f"{label}: every stage's neighbour lists...", file=sys.stderr)
+        try:
+            prepared = pair.prepare_stages(model, shape)
+        except OSError as error:
+            raise MapStorageError(map_jobs.storage_problem(error, False, "The stage spaces")) from None
+        for done in prepared:
+            state = "computed" if done.computed else "already there"
+            print(f"{label}, {stages.stage_label(done.stage)}: {state}, in {done.folder}")
     return DONE
 
 

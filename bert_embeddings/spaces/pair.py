@@ -45,21 +45,11 @@ def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space |
         if table is None and not compute:
             return None
         if table is None:
-            table = _make(model, folder, stage)
+            folder.mkdir(parents=True, exist_ok=True)
+            table = space_jobs.make_stage(folder, model, stage)
     table.flags.writeable = False
     pieces = tuple(model.tokenizer.id_to_token(i) or "" for i in range(model.vocab_size))
     return Space(model.name, stage, pieces, table, fingerprint, str(model.folder))
-
-
-def _make(model: LoadedModel, folder, stage: str) -> np.ndarray:
-    folder.mkdir(parents=True, exist_ok=True)
-    if stage == stages.OUTPUT:
-        made = {stage: stages.output_table(model)}
-    else:
-        made = {str(layer): t for layer, t in enumerate(stages.layer_tables(model), start=1)}
-    for name, table in made.items():
-        space_jobs.save_array(folder, space_jobs.stage_name(name), table, np.float32)
-    return made[stage]
 
 
 def spec(space: Space, shape: tuple[str, int], rows: np.ndarray | None) -> space_jobs.Spec:
@@ -107,3 +97,24 @@ def compare_spaces(
     table_a = rows_of(a, subset(shared, 0, len(a.pieces)), shape)
     table_b = rows_of(b, subset(shared, 1, len(b.pieces)), shape)
     return compare.compare(table_a, table_b, *lists, k)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    stage: str
+    computed: bool  # False: its table and lists were already there
+    folder: str
+
+
+def prepare_stages(model: LoadedModel, shape: tuple[str, int], threads: int = 2) -> list[Prepared]:
+    """Every stage space of ``model`` with its neighbour lists over the whole vocabulary in
+    ``shape``, made here unless the cache folder holds them (``python -m bert_embeddings map
+    --stages``): what the What moved page then reads at once."""
+    done = []
+    for stage in stages.stage_names(model):
+        folder = space_jobs.folder_for(map_jobs.fingerprint(model.tables.word_embeddings))
+        there = space_jobs.lists_for(folder, space_jobs.Spec(str(model.folder), stage, shape)) is not None
+        space = space_of(model, stage)
+        lists_now(space, shape, None, threads)
+        done.append(Prepared(stage, not there, str(folder)))
+    return done

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ import numpy as np
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.maps import map_jobs
-from bert_embeddings.spaces import compare
+from bert_embeddings.spaces import compare, stages
 
 ALL = "all"  # the lists of the whole vocabulary
 WHAT = "The stage spaces"  # for the storage message
@@ -132,3 +133,25 @@ def lists_of(table: np.ndarray, shape: tuple[str, int], threads: int = 2, progre
     """What a job computes from a stage's table (its rows already chosen): the lists in the
     geometry fitted to those rows."""
     return compare.neighbour_lists(compare.in_geometry(table, *shape), compare.MAX_K, threads, progress)
+
+
+def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) -> np.ndarray:
+    """The stage's table, made and saved in ``folder`` (a layer stage: every layer's, from one
+    pass of the whole model, written to files mapped into memory as it goes), then read back."""
+    if stage in (stages.TOKEN, stages.OUTPUT):
+        report(f"the {stages.stage_label(stage)}", 0.0)
+        table = stages.token_table(model) if stage == stages.TOKEN else stages.output_table(model)
+        save_array(folder, stage_name(stage), table, np.float32)
+        return table
+    shape = (model.vocab_size, stages.layer_width(model))
+    layers = range(1, stages.layer_count(model) + 1)
+    parts = [folder / f"layer-{layer}.{os.getpid()}.part" for layer in layers]
+    out = [np.lib.format.open_memmap(part, mode="w+", dtype=np.float32, shape=shape) for part in parts]
+    try:
+        stages.layer_tables(model, progress=lambda fraction: report("every layer", fraction), out=out)
+        for layer, table in enumerate(out, start=1):
+            save_array(folder, stage_name(str(layer)), table, np.float32)
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
+    return table_in(folder, stage)

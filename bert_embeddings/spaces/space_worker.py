@@ -12,7 +12,6 @@ array before the record that vouches for it. Its input is removed on every way o
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -42,32 +41,11 @@ def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2
         raise ModelChangedError(f"the model in {source} is not the one these spaces are of")
     table = space_jobs.table_in(folder, spec.stage)
     if table is None:
-        table = _make_stage(folder, model, spec.stage, report)
+        table = space_jobs.make_stage(folder, model, spec.stage, report)
     if spec.rows != space_jobs.ALL:
         table = table[np.load(job_folder / map_jobs.TABLE, allow_pickle=False)]
     lists = space_jobs.lists_of(table, spec.shape, threads, lambda _, done: report("neighbours", done))
     space_jobs.save_array(folder, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
-
-
-def _make_stage(folder: Path, model, stage: str, report) -> np.ndarray:
-    """The stage's table, saved (a layer stage: every layer's, saved)."""
-    if stage in (stages.TOKEN, stages.OUTPUT):
-        report(f"the {stages.stage_label(stage)}", 0.0)
-        table = stages.token_table(model) if stage == stages.TOKEN else stages.output_table(model)
-        space_jobs.save_array(folder, space_jobs.stage_name(stage), table, np.float32)
-        return table
-    shape = (model.vocab_size, stages.layer_width(model))
-    layers = range(1, stages.layer_count(model) + 1)
-    parts = [folder / f"layer-{layer}.{os.getpid()}.part" for layer in layers]
-    out = [np.lib.format.open_memmap(part, mode="w+", dtype=np.float32, shape=shape) for part in parts]
-    try:
-        stages.layer_tables(model, progress=lambda fraction: report("every layer", fraction), out=out)
-        for layer, table in enumerate(out, start=1):
-            space_jobs.save_array(folder, space_jobs.stage_name(str(layer)), table, np.float32)
-    finally:
-        for part in parts:
-            part.unlink(missing_ok=True)
-    return space_jobs.table_in(folder, stage)
 
 
 def main(folder: Path, job_folder: Path, spec_json: str) -> int:

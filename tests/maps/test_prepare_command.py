@@ -195,3 +195,33 @@ def test_the_maps_are_the_apps_computed_once_and_kept(tmp_path, small_model, mon
         assert f"{shape[0]}: computed" in done.stdout
     again = run("map", str(small_model), "--geometry", "centred", cache=cache)
     assert again.returncode == command.DONE and "centred: already there" in again.stdout
+
+
+def test_stages_prepares_every_stage_space_the_page_reads_and_keeps_them(tmp_path, monkeypatch, capsys):
+    """``--stages``: each stage's table and its exact lists, as the page's job makes them; a second
+    run finds them all there; a cache folder that is a file exits 3 with the stage spaces named."""
+    from bert_embeddings.spaces import compare, pair, space_jobs, stages
+    from testkit.random_models import write_random_bert
+
+    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    assert command.main(["map", str(folder), "--stages", "--geometry", "centred"]) == command.DONE
+    said = capsys.readouterr().out
+    assert said.count(": computed, in ") == 4 and "centred, layer 2: computed" in said
+    model = checkpoints.load_model(str(folder))
+    spaces = space_jobs.folder_for(map_jobs.fingerprint(model.tables.word_embeddings))
+    layers = stages.layer_tables(model)
+    for stage in stages.stage_names(model):
+        spec = space_jobs.Spec(str(model.folder), stage, ("centred", 0))
+        lists = space_jobs.lists_for(spaces, spec)
+        table = pair.space_of(model, stage, compute=False).vectors
+        if stage not in ("token", "output"):
+            np.testing.assert_allclose(table, layers[int(stage) - 1], atol=1e-5)
+        np.testing.assert_array_equal(lists, compare.neighbour_lists(compare.in_geometry(table, "centred")))
+    assert command.main(["map", str(folder), "--stages", "--geometry", "centred"]) == command.DONE
+    assert capsys.readouterr().out.count(": already there, in ") == 4
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(blocker))
+    assert command.main(["map", str(folder), "--stages"]) == command.NO_STORAGE
+    assert "The stage spaces cannot be kept" in capsys.readouterr().err
