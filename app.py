@@ -54,7 +54,7 @@ def main() -> None:
     routing.framed()
     woken = room_wake.begun()  # first: whether the server started this run for a room's new view
     opening, pages = _pages()
-    navigation = st.navigation(pages)
+    navigation = st.navigation(pages, expanded=True)  # every page listed, none behind 'View more'
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")

@@ -9,8 +9,8 @@ import streamlit as st
 
 from bert_embeddings.figures import space_charts
 from bert_embeddings.models.model import LoadedModel
-from bert_embeddings.spaces import compare, stages
-from components import echo, exports, space_view, widgets
+from bert_embeddings.spaces import compare, pair, stages
+from components import echo, exports, space_view, state, widgets
 
 ASKED = "_mv_layers_asked"
 
@@ -20,22 +20,38 @@ def _ask() -> None:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _figures(folder: str, stage: str, shape: tuple[str, int], _token, _lists, _space) -> tuple[float, float]:
-    """(mean overlap@10 with the token rows, mean cosine) of one stage: small, kept per process."""
-    overlap = compare.overlap(_token, _lists, compare.WHOLE_K).mean()
-    return float(overlap), compare.mean_cosine(compare.in_geometry(_space.vectors, *shape))
+def _series(key: str, shape: tuple[str, int], _model: LoadedModel, _lists: tuple) -> np.ndarray:
+    """(stages, 2): each stage's mean overlap@10 with the token rows and its mean cosine, read a
+    stage at a time (one table in memory at once); kept per process, a few floats."""
+    rows = []
+    for stage, lists in zip(stages.stage_names(_model), _lists, strict=True):
+        space = pair.space_of(_model, stage, compute=False)
+        if space is None:
+            raise space_view.TableMissingError()
+        k = min(compare.WHOLE_K, lists.shape[1])
+        overlap = float(compare.overlap(_lists[0], lists, k).mean())
+        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *shape))))
+    return np.array(rows)
 
 
 def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: str) -> None:
     names = stages.stage_names(model)
+    if len(names) > 2 and not stages.has_whole_model(model):
+        st.caption(echo.plain(stages.only_embeddings(model)))
+        return
     sides = [space_view.Side(model, stage, None) for stage in names]
     asked = bool(st.session_state.pop(ASKED, False))
-    found = [space_view.lists(side, shape, start=asked) for side in sides]
+    found = None
+    with state.friendly_errors(stop=False):
+        found = [space_view.lists(side, shape, start=asked) for side in sides]
+    if found is None:  # (the message is shown)
+        return
     if any(f is None for f in found):
         st.caption(
             echo.plain(
                 f"Every stage of {model.name} against its token rows, one point per stage: it needs each "
-                "stage's neighbour lists, computed once in the background like the two above."
+                "stage's neighbour lists, computed once in the background like the two above. "
+                + space_view.layer_cost(model)
             )
         )
         st.button("Compute every stage", icon=":material/play_arrow:", key="mv_layers", on_click=_ask)
@@ -49,23 +65,21 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
         why = space_view.failure(jobs)
         if why:
             st.error(echo.plain(why), icon=":material/error:")
+            st.button("Try again", key="mv_layers_retry", on_click=space_view.retry, args=(jobs,))
             return
         space_view.progress(jobs)
         return
-    rows = []
-    for stage, lists in zip(names, found, strict=True):
-        space = space_view.space(model, stage)
-        rows.append(_figures(str(model.folder), stage, shape, found[0], lists, space))
-    labels = [stages.stage_label(s) for s in names]
-    series = {
-        "mean overlap@10 with the token rows": [r[0] for r in rows],
-        "mean cosine (anisotropy)": [r[1] for r in rows],
-    }
-    title = f"{model.name}, stage by stage ({described})"
-    widgets.chart(space_charts.through_the_stages(labels, series, title), key="mv_layers_chart")
-    exports.matrix(f"through the layers, {title}", np.array(rows), labels, list(series), "stage")
-    st.caption(
-        "Mean cosine is the average over every pair of different pieces, exactly: ‖Σ uᵢ‖² − Σ ‖uᵢ‖² over "
-        "n(n − 1), with uᵢ each piece's vector scaled to length 1. For BERT, Ethayarajh (2019) found that it "
-        "stays low in the embedding layer and rises in the last layers; set your model's line beside that."
-    )
+    with state.friendly_errors(stop=False):
+        rows = _series(sides[0].key, shape, model, tuple(found))
+        labels = [stages.stage_label(s) for s in names]
+        series = {"mean overlap@10 with the token rows": rows[:, 0], "mean cosine (anisotropy)": rows[:, 1]}
+        title = f"{model.name}, stage by stage ({described})"
+        widgets.chart(space_charts.through_the_stages(labels, series, title), key="mv_layers_chart")
+        exports.matrix(f"through the layers, {title}", rows, labels, list(series), "stage")
+        st.caption(
+            "Mean cosine is the average over every pair of different pieces, exactly: ‖Σ uᵢ‖² − Σ ‖uᵢ‖² "
+            "over n(n − 1), with uᵢ each piece's vector scaled to length 1. For BERT, Ethayarajh (2019) "
+            "found "
+            "that it stays low in the embedding layer and rises in the last layers; set your model's line "
+            "beside that."
+        )

@@ -11,12 +11,21 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import space_charts
 from bert_embeddings.maps import map_jobs
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
 from components import echo, exports, settings, state, widgets
+
+
+class TableMissingError(ExplorerError):
+    def __init__(self) -> None:
+        super().__init__(
+            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
+            "and compute its neighbour lists again."
+        )
 
 
 class _NotOnDiskError(Exception):
@@ -60,13 +69,13 @@ class Side:
         return space_jobs.Spec(str(self.model.folder), self.stage, shape, space_jobs.rows_name(self.rows))
 
     @property
-    def fingerprint(self) -> str:
-        return _fingerprint(str(self.model.folder), self.model)
+    def key(self) -> str:
+        return _model_key(str(self.model.folder), self.model)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _fingerprint(folder: str, _model: LoadedModel) -> str:
-    return map_jobs.fingerprint(_model.tables.word_embeddings)
+def _model_key(folder: str, _model: LoadedModel) -> str:
+    return space_jobs.model_key(_model)  # (its weight files read once per process)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -83,14 +92,13 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | map_j
     spec = side.spec(shape)
     name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
     try:
-        return _lists(side.fingerprint, name, spec)
+        return _lists(side.key, name, spec)
     except _NotOnDiskError:
         pass
-    running = map_jobs.job_in(space_jobs.folder_for(side.fingerprint) / "jobs" / name)
+    running = map_jobs.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
     if running is None and not start:
         return None
-    found = space_jobs.start(side.fingerprint, spec, side.rows)
-    return _lists(side.fingerprint, name, spec) if isinstance(found, np.ndarray) else found
+    return space_jobs.start(side.key, spec, side.rows)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -162,9 +170,11 @@ def retry(jobs: list[tuple[str, map_jobs.Job]]) -> None:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _fitted(key: tuple, shape: tuple[str, int], _table: np.ndarray) -> geometry.Geometry | None:
+def _fitted(key: tuple, shape: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
     # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
-    return None if shape[0] == "raw" else geometry.fit(_table, *shape)
+    if shape[0] == "raw":
+        return None
+    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *shape)
 
 
 class _InGeometry:
@@ -172,9 +182,8 @@ class _InGeometry:
 
     def __init__(self, space: pair.Space, rows: np.ndarray | None, shape: tuple[str, int]):
         self.space, self.rows = space, rows
-        table = space.vectors if rows is None else space.vectors[rows]
-        key = (space.model_folder, space.stage, space_jobs.rows_name(rows))
-        self.fitted = _fitted(key, shape, table)
+        key = (space.key, space.stage, space_jobs.rows_name(rows))
+        self.fitted = _fitted(key, shape, space, rows)
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         picked = self.space.vectors[ids if self.rows is None else self.rows[ids]]
@@ -189,10 +198,12 @@ def _next_piece() -> None:
         st.session_state[settings.MV_NEXT] = None
 
 
-def side_by_side(sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple) -> None:
+def side_by_side(
+    sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple, pieces: tuple
+) -> None:
     """A piece's k nearest in A and in B, each marked kept, lost or gained; a click on one shows
-    it next. ``first``: the piece shown when none is chosen (the top mover)."""
-    pieces = spaces[0].pieces if sides[0].rows is None else tuple(spaces[0].pieces[i] for i in sides[0].rows)
+    it next. ``pieces``: the shared pieces, as the movers show them; ``first``: the piece shown
+    when none is chosen (the top mover)."""
     typed = st.text_input(
         "Piece", **widgets.seeded(settings.MV_PIECE), placeholder=f"e.g. {glyphs.legible(pieces[first])}"
     )

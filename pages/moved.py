@@ -4,7 +4,7 @@ they share, exactly."""
 import numpy as np
 import streamlit as st
 
-from bert_embeddings.spaces import compare, stages
+from bert_embeddings.spaces import compare, pair, stages
 from components import echo, geometry_view, layers_view, links, routing, settings, space_view, state, widgets
 
 routing.through_app()
@@ -53,8 +53,8 @@ k_box, _ = st.columns([1, 2])
 k_typed = widgets.whole_number_box(
     "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
 )
-shared = space_view.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
 with state.friendly_errors():
+    shared = space_view.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
     k = compare.check_k(k_typed, len(shared.pieces))
 left_out = (
     f"; left out: {shared.only_a:,} of A's pieces and {shared.only_b:,} of B's"
@@ -66,22 +66,26 @@ st.caption(
 )
 
 sides = (
-    space_view.Side(model_a, stage_a, None if not shared.only_a and not shared.only_b else shared.rows_a),
-    space_view.Side(model_b, stage_b, None if not shared.only_a and not shared.only_b else shared.rows_b),
+    space_view.Side(model_a, stage_a, pair.subset(shared, 0, model_a.vocab_size)),
+    space_view.Side(model_b, stage_b, pair.subset(shared, 1, model_b.vocab_size)),
 )
 labels = (
     f"A: {model_a.name}, {stages.stage_label(stage_a)}",
     f"B: {model_b.name}, {stages.stage_label(stage_b)}",
 )
 layer_models = [s.model for s in sides if s.stage not in (stages.TOKEN, stages.OUTPUT)]
-found = [space_view.lists(side, shape, start=False) for side in sides]
+for model in layer_models:
+    if not stages.has_whole_model(model):
+        st.warning(echo.plain(stages.only_embeddings(model)), icon=":material/block:")
+        st.stop()
+with state.friendly_errors():
+    found = [space_view.lists(side, shape, start=False) for side in sides]
 if any(f is None for f in found):
     if layer_models:
         st.info(echo.plain(space_view.layer_cost(layer_models[0])), icon=":material/memory:")
     asked = space_view.asked()  # (a click's own run may be rerun before it gets this far)
     st.button(
         "Compute the neighbour lists",
-        type="primary",
         icon=":material/play_arrow:",
         key="mv_compute",
         on_click=space_view.ask,
@@ -106,9 +110,11 @@ if jobs:
     space_view.progress(jobs)
     st.stop()
 
-space_a, space_b = space_view.space(model_a, stage_a), space_view.space(model_b, stage_b)
-key = (str(model_a.folder), stage_a, str(model_b.folder), stage_b)
 with state.friendly_errors():
+    space_a, space_b = space_view.space(model_a, stage_a), space_view.space(model_b, stage_b)
+    if space_a is None or space_b is None:  # its table went missing after its lists were made
+        raise space_view.TableMissingError()
+    key = (sides[0].key, stage_a, sides[1].key, stage_b)
     result = space_view.comparison(key, shape, k, space_a, space_b, tuple(found), shared)
 described = geometry_view.described(shape)
 
@@ -141,7 +147,14 @@ space_view.downloads(name, result, tuple(found), shared.pieces, labels)
 
 st.header("Side by side")
 space_view.side_by_side(
-    sides, (space_a, space_b), shape, tuple(found), k, int(ranked[0]) if len(ranked) else 0, labels
+    sides,
+    (space_a, space_b),
+    shape,
+    tuple(found),
+    k,
+    int(ranked[0]) if len(ranked) else 0,
+    labels,
+    shared.pieces,
 )
 
 st.header("The whole picture")

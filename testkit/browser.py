@@ -252,7 +252,16 @@ def lead_room(page, base: str) -> str:
     """Lead a new workshop room from ``page`` (on the app at ``base``); its code."""
     open_page(page, f"{base}/concepts")
     page.get_by_text("Workshop room").click()
-    page.get_by_role("button", name="Lead a new room").click()
+    lead = page.get_by_role("button", name="Lead a new room")
     join = page.locator("[data-testid='stCode']").first
+    for _ in range(3):  # a click a busy page lost (the button still there, idle, no link) is made again
+        lead.click()
+        try:
+            join.wait_for(state="visible", timeout=30_000)
+            break
+        except Exception:
+            page.wait_for_selector(APP_IDLE, timeout=60_000)
+            if join.is_visible() or not lead.is_visible():
+                break
     join.wait_for(state="visible", timeout=60_000)
     return join.inner_text().strip().rsplit("=", 1)[1]

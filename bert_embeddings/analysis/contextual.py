@@ -23,9 +23,21 @@ def load_full_model(model: LoadedModel):
     from transformers import AutoModel
 
     try:
-        full = AutoModel.from_pretrained(str(model.folder), local_files_only=True, trust_remote_code=False)
+        full, loading = AutoModel.from_pretrained(
+            str(model.folder), local_files_only=True, trust_remote_code=False, output_loading_info=True
+        )
     except Exception as exc:
         raise NotACheckpointError(f"The full model in '{model.folder}' cannot be loaded: {exc}") from None
+    # transformers fills weights a checkpoint lacks with random ones and goes on: an encoder made
+    # up that way would show made-up layers (a folder with only the embedding layer, as the
+    # explorer fetches a Hub model, lacks them all). A missing pooler is harmless: it is not used.
+    missing = [name for name in loading["missing_keys"] if "pooler" not in name]
+    if missing:
+        raise NotACheckpointError(
+            f"The encoder layers of {model.name} are not on this server: its folder holds only part of "
+            f"the model ({len(missing)} weights missing, e.g. {missing[0]}), so its layers cannot be shown. "
+            "A host can put the whole model in the Hugging Face cache (huggingface-cli download)."
+        )
     return full.eval()
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bert_embeddings.maps import map_jobs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, space_jobs, stages
 
@@ -24,7 +23,7 @@ class Space:
     stage: str  # "token", "output" or a layer number as text
     pieces: tuple[str, ...]
     vectors: np.ndarray  # (vocab, width) float32, read-only
-    token_fingerprint: str  # names the model's folder of spaces in the cache
+    key: str  # names the model's folder of spaces in the cache (space_jobs.model_key)
     model_folder: str
 
     @property
@@ -36,8 +35,8 @@ def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space |
     """The model's stage as a Space: its table from the cache folder, or (with ``compute``) made
     here and kept there; None if it is not there and not to be made."""
     stage = stages.check_stage(model, stage)
-    fingerprint = map_jobs.fingerprint(model.tables.word_embeddings)
-    folder = space_jobs.folder_for(fingerprint)
+    key = space_jobs.model_key(model)
+    folder = space_jobs.folder_for(key)
     if stage == stages.TOKEN:
         table = stages.token_table(model)
     else:
@@ -49,7 +48,7 @@ def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space |
             table = space_jobs.make_stage(folder, model, stage)
     table.flags.writeable = False
     pieces = tuple(model.tokenizer.id_to_token(i) or "" for i in range(model.vocab_size))
-    return Space(model.name, stage, pieces, table, fingerprint, str(model.folder))
+    return Space(model.name, stage, pieces, table, key, str(model.folder))
 
 
 def spec(space: Space, shape: tuple[str, int], rows: np.ndarray | None) -> space_jobs.Spec:
@@ -66,7 +65,7 @@ def subset(shared: compare.Shared, side: int, rows_in_space: int) -> np.ndarray 
 
 def lists_now(space: Space, shape: tuple[str, int], rows: np.ndarray | None, threads: int = 1) -> np.ndarray:
     """``space``'s neighbour lists over ``rows``: from the cache folder, or computed here and kept."""
-    folder = space_jobs.folder_for(space.token_fingerprint)
+    folder = space_jobs.folder_for(space.key)
     job = spec(space, shape, rows)
     found = space_jobs.lists_for(folder, job)
     if found is not None:
@@ -111,10 +110,13 @@ def prepare_stages(model: LoadedModel, shape: tuple[str, int], threads: int = 2)
     ``shape``, made here unless the cache folder holds them (``python -m bert_embeddings map
     --stages``): what the What moved page then reads at once."""
     done = []
-    for stage in stages.stage_names(model):
-        folder = space_jobs.folder_for(map_jobs.fingerprint(model.tables.word_embeddings))
-        there = space_jobs.lists_for(folder, space_jobs.Spec(str(model.folder), stage, shape)) is not None
-        space = space_of(model, stage)
-        lists_now(space, shape, None, threads)
-        done.append(Prepared(stage, not there, str(folder)))
+    folder = space_jobs.folder_for(space_jobs.model_key(model))
+    try:
+        for stage in stages.stage_names(model):
+            there = space_jobs.lists_for(folder, space_jobs.Spec(str(model.folder), stage, shape)) is not None
+            space = space_of(model, stage)
+            lists_now(space, shape, None, threads)
+            done.append(Prepared(stage, not there, str(folder)))
+    finally:  # Ctrl-C, SIGTERM or a full disk: nothing half-written stays
+        space_jobs.clear_parts(folder)
     return done

@@ -1,8 +1,9 @@
 """A model's stage spaces and their neighbour lists, computed once in the background and kept on
 disk for every session and replica.
 
-Everything of one model sits in ``spaces/<fingerprint>/`` under the cache folder, the
-fingerprint being that of the model's token rows (map_jobs.fingerprint):
+Everything of one model sits in ``spaces/<key>/`` under the cache folder, the key naming the
+model's token rows and every byte of its weight files (``model_key``: the output and layer
+stages depend on more than the token rows, so a fine-tune with frozen embeddings is another key):
 
 - ``stage-<stage>.npy``: the stage's table, (vocab, width) float32 (bert_embeddings.spaces.stages);
 - ``lists-<stage>-<geometry>-<rows>.npy``: every row's exact nearest others by cosine in that
@@ -23,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +39,21 @@ ALL = "all"  # the lists of the whole vocabulary
 WHAT = "The stage spaces"  # for the storage message
 
 
-def folder_for(token_fingerprint: str) -> Path:
-    return config.explorer_cache_dir() / "spaces" / token_fingerprint
+def folder_for(key: str) -> Path:
+    return config.explorer_cache_dir() / "spaces" / key
+
+
+def model_key(model) -> str:
+    """The model's token rows' fingerprint and a digest of its weight files' bytes (read a MB at
+    a time): what every stage space of it depends on."""
+    digest = hashlib.blake2b(digest_size=8)
+    for name in stages.WEIGHT_FILES:
+        path = Path(model.folder) / name
+        if path.is_file():
+            with open(path, "rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    digest.update(chunk)
+    return f"{map_jobs.fingerprint(model.tables.word_embeddings)}-{digest.hexdigest()}"
 
 
 def rows_name(rows: np.ndarray | None) -> str:
@@ -106,16 +121,17 @@ def lists_for(folder: Path, spec: Spec) -> np.ndarray | None:
     return load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
 
 
-def start(token_fingerprint: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | map_jobs.Job:
+def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | map_jobs.Job:
     """The neighbour lists ``spec`` names if they are on disk; else the job computing them (and
     the stage's table first if it is not there), joined if this process already runs it, or
     waiting while another map or space is computed. ``rows``: the shared row numbers, for lists
     over a subset (``spec.rows`` then names them)."""
-    folder = folder_for(token_fingerprint)
+    folder = folder_for(key)
     name = lists_name(spec.stage, spec.shape, spec.rows)
     job_folder = folder / "jobs" / name
 
     def inputs() -> None:
+        sweep_parts(folder)
         if rows is not None:  # the worker's input, removed on its every way out
             map_jobs.write_atomically(job_folder / map_jobs.TABLE, map_jobs.npy_bytes(rows, np.int64))
 
@@ -155,3 +171,22 @@ def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) 
         for part in parts:
             part.unlink(missing_ok=True)
     return table_in(folder, stage)
+
+
+def clear_parts(folder: Path) -> None:
+    """This process's half-written files in a model's folder of spaces (a layer's mapped file, an
+    array not yet renamed): never part of a finished space."""
+    for part in folder.glob(f"*.{os.getpid()}.part"):
+        part.unlink(missing_ok=True)
+
+
+def sweep_parts(folder: Path, now: float | None = None) -> None:
+    """Half-written files in a model's folder of spaces over a day old: a worker killed outright
+    (SIGKILL, the out-of-memory killer) left them; no job is still writing them."""
+    now = time.time() if now is None else now
+    for part in folder.glob("*.part"):
+        try:
+            if now - part.stat().st_mtime > map_jobs.LEFTOVER_SECONDS:
+                part.unlink(missing_ok=True)
+        except OSError:
+            continue

@@ -20,7 +20,7 @@ import numpy as np
 
 from bert_embeddings.maps import map_jobs, map_worker
 from bert_embeddings.models.folders import load_folder
-from bert_embeddings.spaces import space_jobs, stages
+from bert_embeddings.spaces import space_jobs
 
 
 class ModelChangedError(RuntimeError):
@@ -37,7 +37,7 @@ def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2
     report("loading the model", 0.0)
     source = spec.model_folder
     model = load_folder(Path(source), spec=source, name=source, source="local")
-    if map_jobs.fingerprint(stages.token_table(model)) != folder.name:
+    if space_jobs.model_key(model) != folder.name:
         raise ModelChangedError(f"the model in {source} is not the one these spaces are of")
     table = space_jobs.table_in(folder, spec.stage)
     if table is None:
@@ -50,7 +50,14 @@ def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2
 
 def main(folder: Path, job_folder: Path, spec_json: str) -> int:
     spec = space_jobs.Spec.from_json(spec_json)
-    return map_worker.run(job_folder, lambda: work(folder, job_folder, spec), space_jobs.WHAT)
+
+    def job() -> None:
+        try:
+            work(folder, job_folder, spec)
+        finally:
+            space_jobs.clear_parts(folder)
+
+    return map_worker.run(job_folder, job, space_jobs.WHAT)
 
 
 if __name__ == "__main__":

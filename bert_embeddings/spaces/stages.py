@@ -67,6 +67,27 @@ def full_model_bytes(model: LoadedModel) -> int:
     return sum((folder / name).stat().st_size for name in WEIGHT_FILES if (folder / name).is_file())
 
 
+def has_whole_model(model: LoadedModel) -> bool:
+    """Whether the model's folder holds its encoder's weights, not only the embedding layer (the
+    explorer fetches only that from the Hub, unless the model is in the Hugging Face cache)."""
+    folder = Path(model.folder)
+    if (folder / "model.safetensors").is_file():
+        from safetensors import safe_open
+
+        with safe_open(str(folder / "model.safetensors"), framework="numpy") as weights:
+            return any("layer" in name for name in weights.keys())  # noqa: SIM118 (not a dict)
+    return (folder / "pytorch_model.bin").is_file()
+
+
+def only_embeddings(model: LoadedModel) -> str:
+    return (
+        f"Only the embedding layer of {model.name} is on this server (the explorer fetched no more), so its "
+        "encoder layers cannot be shown: their weights would be random. The token rows and the embedding "
+        "output work. A host can put the whole model in the Hugging Face cache (huggingface-cli download) "
+        "to offer its layers."
+    )
+
+
 def token_table(model: LoadedModel) -> np.ndarray:
     return np.asarray(model.tables.word_embeddings, dtype=np.float32)
 

@@ -53,6 +53,7 @@ EXPECTED_CHARTS = {
     "axes": 2,
     "geometry": 2,
     "compare": 0,
+    "moved": 0,  # (its neighbour lists are computed on a click: the server's cache folder is its own)
     "context": 2,
 }
 
@@ -60,7 +61,8 @@ EXPECTED_CHARTS = {
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with streamlit_server(log=log) as (base, _process):
+    cache = tmp_path_factory.mktemp("cache")
+    with streamlit_server(env={"BERT_EXPLORER_CACHE": str(cache)}, log=log) as (base, _process):
         yield base
 
 

@@ -32,10 +32,10 @@ def cache(tmp_path, monkeypatch):
     map_jobs._jobs.clear()
 
 
-def finished(token_fingerprint, spec, rows=None, timeout=600.0) -> np.ndarray:
+def finished(key, spec, rows=None, timeout=600.0) -> np.ndarray:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        result = space_jobs.start(token_fingerprint, spec, rows)
+        result = space_jobs.start(key, spec, rows)
         if isinstance(result, np.ndarray):
             return result
         assert result.failure() is None, (result.folder / map_jobs.LOG).read_text()
@@ -55,7 +55,7 @@ def brute_force_lists(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray
 
 
 def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache, two_layers):
-    fingerprint = map_jobs.fingerprint(two_layers.tables.word_embeddings)
+    fingerprint = space_jobs.model_key(two_layers)
     spec = space_jobs.Spec(str(two_layers.folder), "2", ("raw", 0))
     job = space_jobs.start(fingerprint, spec)
     assert isinstance(job, map_jobs.Job) and space_jobs.start(fingerprint, spec) is job  # joined
@@ -79,7 +79,7 @@ def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache
 
 
 def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(cache, two_layers):
-    fingerprint = map_jobs.fingerprint(two_layers.tables.word_embeddings)
+    fingerprint = space_jobs.model_key(two_layers)
     rows = np.arange(1000, 1600, dtype=np.int64)
     shape = ("all-but-the-top", 2)
     spec = space_jobs.Spec(str(two_layers.folder), "token", shape, space_jobs.rows_name(rows))
@@ -108,3 +108,20 @@ def test_a_spec_travels_as_json_and_names_are_distinct():
     }
     assert len(names) == 3 * 4 * 2
     assert space_jobs.rows_name(np.array([1, 2])) != space_jobs.rows_name(np.array([1, 3]))
+
+
+def test_a_model_whose_encoder_changed_but_not_its_token_rows_has_spaces_of_its_own(tmp_path):
+    """The output and layer stages depend on every weight: a fine-tune that kept its embeddings is
+    another model's folder of spaces."""
+    from safetensors.numpy import load_file, save_file
+
+    first = write_random_bert(tmp_path / "first", layers=1, seed=5)
+    second = write_random_bert(tmp_path / "second", layers=1, seed=5)
+    weights = load_file(second / "model.safetensors")
+    name = next(k for k in weights if "encoder" in k and k.endswith("weight"))
+    weights[name] = weights[name] + 1
+    save_file(weights, second / "model.safetensors", metadata={"format": "pt"})
+    a, b = checkpoints.load_model(str(first)), checkpoints.load_model(str(second))
+    np.testing.assert_array_equal(a.tables.word_embeddings, b.tables.word_embeddings)
+    assert space_jobs.model_key(a) != space_jobs.model_key(b)
+    assert space_jobs.model_key(a) == space_jobs.model_key(checkpoints.load_model(str(first)))

@@ -44,3 +44,24 @@ def test_stages_are_named_and_checked(bundled):
             stages.check_stage(bundled, wrong)
     assert stages.full_model_bytes(bundled) > 20_000_000  # all-MiniLM-L6-v2's 22.7M parameters
     np.testing.assert_array_equal(stages.token_table(bundled), bundled.tables.word_embeddings)
+
+
+def test_a_folder_with_only_the_embedding_layer_shows_no_made_up_layers(tmp_path):
+    """The explorer fetches only a Hub model's embedding tensors: transformers would fill the
+    encoder with random weights, so the layers are refused with the reason, never computed."""
+    from safetensors.numpy import load_file, save_file
+
+    from bert_embeddings.errors import NotACheckpointError
+    from testkit.random_models import write_random_bert
+
+    folder = write_random_bert(tmp_path / "partial", layers=1)
+    weights = load_file(folder / "model.safetensors")
+    save_file({k: v for k, v in weights.items() if "embeddings" in k}, folder / "model.safetensors")
+    partial = checkpoints.load_model(str(folder))
+    assert not stages.has_whole_model(partial)
+    assert "cannot be shown" in stages.only_embeddings(partial)
+    with pytest.raises(NotACheckpointError, match="encoder layers .* are not on this server"):
+        contextual.load_full_model(partial)
+    whole = checkpoints.load_model(str(write_random_bert(tmp_path / "whole", layers=1)))
+    assert stages.has_whole_model(whole)
+    contextual.load_full_model(whole)  # a whole model loads as before
