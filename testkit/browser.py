@@ -248,20 +248,26 @@ def nav(page, title: str) -> None:
     page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click(timeout=120_000)
 
 
+def click_until(page, button, shown, attempts: int = 3) -> None:
+    """Click ``button`` until ``shown`` is visible. A click that a busy page lost (the app idle
+    again, the button still there, nothing shown) is made again; one that took effect (the button
+    gone) is never repeated."""
+    for _ in range(attempts):
+        button.click()
+        try:
+            shown.wait_for(state="visible", timeout=30_000)
+            return
+        except Exception:
+            page.wait_for_selector(APP_IDLE, timeout=60_000)
+            if shown.is_visible() or not button.is_visible():
+                break
+    shown.wait_for(state="visible", timeout=60_000)
+
+
 def lead_room(page, base: str) -> str:
     """Lead a new workshop room from ``page`` (on the app at ``base``); its code."""
     open_page(page, f"{base}/concepts")
     page.get_by_text("Workshop room").click()
-    lead = page.get_by_role("button", name="Lead a new room")
     join = page.locator("[data-testid='stCode']").first
-    for _ in range(3):  # a click a busy page lost (the button still there, idle, no link) is made again
-        lead.click()
-        try:
-            join.wait_for(state="visible", timeout=30_000)
-            break
-        except Exception:
-            page.wait_for_selector(APP_IDLE, timeout=60_000)
-            if join.is_visible() or not lead.is_visible():
-                break
-    join.wait_for(state="visible", timeout=60_000)
+    click_until(page, page.get_by_role("button", name="Lead a new room"), join)
     return join.inner_text().strip().rsplit("=", 1)[1]
