@@ -100,7 +100,7 @@ def settle(page) -> None:
     page.wait_for_timeout(LAST_MESSAGES_MS)
 
 
-def charts_showing(page, word: str, at_least: int, timeout_ms: int = 60_000) -> None:
+def charts_showing(page, word: str, at_least: int, timeout_ms: int = 180_000) -> None:
     page.wait_for_function(
         """([word, n]) => [...document.querySelectorAll('.js-plotly-plot')]
                .filter(c => c.textContent.includes(word)).length >= n""",

@@ -249,18 +249,21 @@ def nav(page, title: str) -> None:
 
 
 def click_until(page, button, shown, attempts: int = 3) -> None:
-    """Click ``button`` until ``shown`` is visible. A click that a busy page lost (the app idle
-    again, the button still there, nothing shown) is made again; one that took effect (the button
-    gone) is never repeated."""
-    for _ in range(attempts):
-        button.click()
+    """Click ``button`` until ``shown`` is visible, waiting up to a minute each time: on a busy
+    machine a click can be lost, or answered late. It is clicked again only while the button is
+    still there; a second click on a button whose first took effect reaches no widget (the run
+    that answers it draws another in its place), so a late answer is never doubled."""
+    for attempt in range(attempts):
+        if attempt == 0 or button.is_visible():
+            try:
+                button.click(timeout=10_000)
+            except Exception:  # gone meanwhile: the first click was answered
+                pass
         try:
-            shown.wait_for(state="visible", timeout=30_000)
+            shown.wait_for(state="visible", timeout=60_000)
             return
         except Exception:
-            page.wait_for_selector(APP_IDLE, timeout=60_000)
-            if shown.is_visible() or not button.is_visible():
-                break
+            continue
     shown.wait_for(state="visible", timeout=60_000)
 
 
