@@ -263,12 +263,14 @@ def left_out(page: str) -> list[str]:
 
 
 def publish(page: str, extra: dict[str, str] | None = None) -> None:
-    """Make the address bar a link to this view (writing only when something changed)."""
+    """Make the address bar a link to this view. Written on every run, even when the server's copy
+    already holds it: the browser may not (a run that switched page, replaced before its message
+    reached the browser, left a follower at /pca without ``follow=``, CI 2026-11). The browser
+    changes its address, and its history, only when the text differs."""
     wanted = {**view_params(page), **(extra or {})}
     current = st.query_params.to_dict()
     wanted.update({name: current[name] for name in STREAMLIT_PARAMS if name in current})
-    if wanted != current:
-        st.query_params.from_dict(wanted)
+    st.query_params.from_dict(wanted)
 
 
 def share_hint() -> None:
