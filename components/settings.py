@@ -51,6 +51,8 @@ MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv
 MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special"
 MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
 MV_NEXT = "mv_next"
+MV_STEP = "mv_step"  # how far from A's aligned map to B's, in percent
+MV_STEPS = {"0": 0, "25": 25, "50": 50, "75": 75, "100": 100}
 # The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
 AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
 AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
@@ -258,6 +260,7 @@ TABLE = (
     _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
     _linked("mv_piece", MV_PIECE, "", "moved", read.text_of(limits.WORD)),
     *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
+    _linked("mv_step", MV_STEP, 0, "moved", read.one_of(MV_STEPS)),
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
         _linked(f"{name}_{end}", key, text, "axes", read.text_of(limits.AXIS_TEXT))
@@ -326,6 +329,7 @@ LABELS = {
     MV_STAGE_B: "the second space's stage",
     MV_K: "k",
     MV_PIECE: "the piece side by side",
+    MV_STEP: "how far from A's map to B's",
     AX_WORDS: "the words to place",
     AX_STAGE: "your sentence's pieces",
     **{

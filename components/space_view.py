@@ -134,9 +134,15 @@ def layer_cost(model: LoadedModel) -> str:
     )
 
 
+LISTS_NOTE = (
+    "Exact neighbour lists of every shared piece, computed once in the background at low priority and "
+    "kept on disk for everyone; the other pages work meanwhile."
+)
+
+
 @st.fragment(run_every=1.0)
-def progress(jobs: list[tuple[str, map_jobs.Job]]) -> None:
-    """While the lists are computed: each job's step and how far along. The page reruns whole when
+def progress(jobs: list[tuple[str, map_jobs.Job]], note: str = LISTS_NOTE) -> None:
+    """While jobs run: each one's step and how far along, and ``note``. The page reruns whole when
     they are done."""
     if not any(job.running() for _, job in jobs):
         st.rerun(scope="app")
@@ -150,10 +156,7 @@ def progress(jobs: list[tuple[str, map_jobs.Job]]) -> None:
         report = map_jobs.read_progress(job.folder) or {}
         step, done = report.get("stage", "starting"), float(report.get("fraction", 0.0))
         st.progress(min(max(done, 0.0), 1.0), text=echo.plain(f"{label}: {step}, {done:.0%}"))
-    st.caption(
-        "Exact neighbour lists of every shared piece, computed once in the background at low priority and "
-        "kept on disk for everyone; the other pages work meanwhile."
-    )
+    st.caption(note)
 
 
 def failure(jobs: list[tuple[str, map_jobs.Job]]) -> str | None:
@@ -200,10 +203,10 @@ def _next_piece() -> None:
 
 def side_by_side(
     sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple, pieces: tuple
-) -> None:
+) -> int | None:
     """A piece's k nearest in A and in B, each marked kept, lost or gained; a click on one shows
     it next. ``pieces``: the shared pieces, as the movers show them; ``first``: the piece shown
-    when none is chosen (the top mover)."""
+    when none is chosen (the top mover). Returns the piece's row (None: not a shared piece)."""
     typed = st.text_input(
         "Piece", **widgets.seeded(settings.MV_PIECE), placeholder=f"e.g. {glyphs.legible(pieces[first])}"
     )
@@ -213,7 +216,7 @@ def side_by_side(
         st.warning(
             echo.plain(f"'{typed[:60]}' is not one of the shared pieces."), icon=":material/search_off:"
         )
-        return
+        return None
     shown = compare.side_by_side(
         _InGeometry(spaces[0], sides[0].rows, shape),
         _InGeometry(spaces[1], sides[1].rows, shape),
@@ -244,6 +247,7 @@ def side_by_side(
         key=settings.MV_NEXT,
         on_change=_next_piece,
     )
+    return row
 
 
 def downloads(name: str, result: compare.Comparison, lists: tuple, pieces: tuple[str, ...], labels) -> None:

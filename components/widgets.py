@@ -93,15 +93,20 @@ def whole_number_box(label: str, where=st, **kwargs) -> float:
     return where.number_input(label, step=1.0, format="%g", **kwargs)
 
 
-def chart(figure, key: str, on_select: bool = False):
+def chart(figure, key: str, on_select=False):
     """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector.
-    With ``on_select``, a click on a point reruns the page and the point is returned."""
+    With ``on_select``, a click on a point reruns the page and the point is returned (a function
+    given as ``on_select`` is called first, as a widget's callback is)."""
     if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
     charts.finish(figure)
     if on_select:
         return st.plotly_chart(
-            figure, key=key, config=CHART_CONFIG, on_select="rerun", selection_mode="points"
+            figure,
+            key=key,
+            config=CHART_CONFIG,
+            on_select=on_select if callable(on_select) else "rerun",
+            selection_mode="points",
         )
     st.plotly_chart(figure, key=key, config=CHART_CONFIG)
     return None

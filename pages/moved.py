@@ -5,7 +5,18 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.spaces import compare, pair, stages
-from components import echo, geometry_view, layers_view, links, routing, settings, space_view, state, widgets
+from components import (
+    aligned_view,
+    echo,
+    geometry_view,
+    layers_view,
+    links,
+    routing,
+    settings,
+    space_view,
+    state,
+    widgets,
+)
 
 routing.through_app()
 st.title("What moved")
@@ -146,16 +157,11 @@ ranked = space_view.movers(name, shared, result, index_a)
 space_view.downloads(name, result, tuple(found), shared.pieces, labels)
 
 st.header("Side by side")
-space_view.side_by_side(
-    sides,
-    (space_a, space_b),
-    shape,
-    tuple(found),
-    k,
-    int(ranked[0]) if len(ranked) else 0,
-    labels,
-    shared.pieces,
-)
+first = int(ranked[0]) if len(ranked) else 0
+row = space_view.side_by_side(sides, (space_a, space_b), shape, tuple(found), k, first, labels, shared.pieces)
+
+st.header("Aligned maps")
+aligned_view.section(sides, shape, shared, result, first if row is None else row, labels)
 
 st.header("The whole picture")
 space_view.whole_picture(name, result, shared.pieces)

@@ -84,3 +84,76 @@ def through_the_stages(stages: Sequence[str], series: dict[str, Sequence[float]]
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
     )
     return fig
+
+
+BARE_AXIS = {"showticklabels": False, "title": "", "zeroline": False, "showgrid": False}
+
+
+def aligned_map(
+    points: np.ndarray,
+    overlap: np.ndarray,
+    k: int,
+    hover: Sequence[str],
+    path: tuple[str, np.ndarray] | None,
+    title: str,
+    ink: str,
+) -> go.Figure:
+    """Every shared piece on the aligned maps, at ``points`` (a step between A's map and B's),
+    coloured by how many of its k neighbours it keeps (cividis: read the same by colour-blind
+    readers, and light to dark). ``path``: a piece and its (3, 2) places on A's map, here and on
+    B's, drawn as a dotted line with a circle at A, a square at B and a star where it is now."""
+    kept = np.rint(np.asarray(overlap) * k)
+    traces = [
+        go.Scattergl(
+            x=np.ascontiguousarray(points[:, 0]),
+            y=np.ascontiguousarray(points[:, 1]),
+            mode="markers",
+            marker={
+                "size": 3,
+                "color": kept.astype(np.float32),
+                "colorscale": "Cividis",
+                "cmin": 0,
+                "cmax": k,
+                "colorbar": {"title": {"text": f"kept, of {k}"}, "thickness": 12},
+            },
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+            name="pieces",
+            showlegend=False,
+        )
+    ]
+    if path is not None:
+        traces.append(_path_trace(*path, ink))
+    fig = go.Figure(traces)
+    fig.update_layout(
+        title=title_style(title),
+        height=620,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        xaxis={"showticklabels": False, "title": "", "zeroline": False, "showgrid": False},
+        yaxis={
+            "showticklabels": False,
+            "title": "",
+            "zeroline": False,
+            "showgrid": False,
+            "scaleanchor": "x",
+        },
+        hovermode="closest",
+    )
+    return fig
+
+
+def _path_trace(piece: str, places: np.ndarray, ink: str) -> go.Scatter:
+    """A piece's way from A's map (circle) through where it is now (star) to B's (square)."""
+    return go.Scatter(
+        x=places[:, 0],
+        y=places[:, 1],
+        mode="lines+markers+text",
+        line={"color": ink, "dash": "dot", "width": 2},
+        marker={"symbol": ["circle", "star", "square"], "size": [11, 15, 11], "color": ink},
+        text=[text(f"{piece} in A"), "", text(f"{piece} in B")],
+        textposition="top center",
+        textfont={"color": ink},
+        hoverinfo="skip",
+        name=text(f"path of {piece}"),
+        showlegend=False,
+    )

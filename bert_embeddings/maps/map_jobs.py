@@ -238,7 +238,7 @@ class Job:
             tail = (self.folder / LOG).read_text()[-400:].strip().splitlines()[-1]
         except (OSError, IndexError):
             tail = ""
-        return f"the map's process stopped (exit code {code}){': ' + tail if tail else ''}"
+        return f"the background process stopped (exit code {code}){': ' + tail if tail else ''}"
 
 
 _jobs: dict[Path, Job] = {}

@@ -247,29 +247,23 @@ def _optimise(
     )
 
 
-def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Progress) -> NeighbourMap:
-    import time
-
+def layout(
+    ids: np.ndarray,
+    sims: np.ndarray,
+    start: np.ndarray,
+    settings: Settings = Settings(),
+    threads: int = 2,
+    progress: Progress = _quiet,
+    lap: Callable[[str], None] = lambda stage: None,
+) -> np.ndarray:
+    """t-SNE's layout, (n, 2) float32, from each row's exact neighbours (``ids``, best first,
+    with their cosines ``sims``) and a ``start`` of scale about 1e-4 (``pca_start``, or another
+    map's coordinates rescaled so): affinities, then early exaggeration, then the rest. ``lap``
+    is told as each of the stages affinities, early and late ends."""
     from openTSNE import TSNEEmbedding
 
-    seconds = {}
-    clock = time.perf_counter()
-
-    def lap(stage: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        seconds[stage] = round(now - clock, 2)
-        clock = now
-
-    ids, sims = exact_neighbours(
-        table, max(settings.neighbours, RECALL_K), threads=threads, progress=progress
-    )
-    lap(STAGES[0])
-    progress(STAGES[1], 0.0)
     affinities = _affinities(ids, sims, settings, threads)
-    start = pca_start(table)
     lap(STAGES[1])
-
     embedding = TSNEEmbedding(
         start,
         affinities,
@@ -291,8 +285,29 @@ def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Prog
     later = (STAGES[3], settings.iterations - settings.early)
     embedding = _optimise(embedding, later, settings, threads, progress, momentum=0.8)
     lap(STAGES[3])
+    return np.asarray(embedding, dtype=np.float32)
+
+
+def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Progress) -> NeighbourMap:
+    import time
+
+    seconds = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[stage] = round(now - clock, 2)
+        clock = now
+
+    ids, sims = exact_neighbours(
+        table, max(settings.neighbours, RECALL_K), threads=threads, progress=progress
+    )
+    lap(STAGES[0])
+    progress(STAGES[1], 0.0)
+    start = pca_start(table)
+    coords = layout(ids, sims, start, settings, threads, progress, lap)
     progress(STAGES[4], 0.0)
-    coords = np.asarray(embedding, dtype=np.float32)
     nearest = np.ascontiguousarray(ids[:, :RECALL_K])
     kept = map_reading.kept_counts(coords, nearest)
     pca_recall = recall_at_k(start.astype(np.float32), nearest)

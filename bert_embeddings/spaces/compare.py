@@ -116,9 +116,30 @@ def overlap(lists_a: np.ndarray, lists_b: np.ndarray, k: int) -> np.ndarray:
     return kept / k
 
 
+class UnitRows:
+    """A table's rows scaled to length 1, made in float64 only for the rows asked for
+    (``unit[ids]``): no scaled copy of the whole table is kept (a zero row stays zero)."""
+
+    def __init__(self, table: np.ndarray):
+        self.table = table
+        self.shape = table.shape
+        norms = np.concatenate(
+            [
+                np.linalg.norm(np.asarray(table[i : i + 4096], dtype=np.float64), axis=1)
+                for i in range(0, len(table), 4096)
+            ]
+        )
+        self.scale = 1.0 / np.where(norms > 0, norms, 1.0)
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        return np.asarray(self.table[ids], dtype=np.float64) * self.scale[ids][..., None]
+
+
 def second_order(unit_a: np.ndarray, unit_b: np.ndarray, lists_a: np.ndarray, lists_b: np.ndarray, k: int):
     """Second-order similarity of every piece: (n,) float64. ``unit_a`` and ``unit_b`` are the
-    two spaces' rows scaled to length 1 (row i the same piece in both); the lists index them."""
+    two spaces' rows scaled to length 1, as arrays or ``UnitRows`` (row i the same piece in
+    both); the lists index them."""
+    units = [u if isinstance(u, UnitRows) else UnitRows(u) for u in (unit_a, unit_b)]
     union = np.sort(np.concatenate([lists_a[:, :k], lists_b[:, :k]], axis=1), axis=1)  # (n, 2k)
     once = np.ones(union.shape, dtype=bool)
     once[:, 1:] = union[:, 1:] != union[:, :-1]  # each piece of the union counted once
@@ -129,9 +150,11 @@ def second_order(unit_a: np.ndarray, unit_b: np.ndarray, lists_a: np.ndarray, li
         rows = np.arange(start, min(len(union), start + step))
         ids, keep = union[rows], once[rows]
         sims = []
-        for unit in (unit_a, unit_b):
-            gathered = unit[ids].astype(np.float64)  # (block, 2k, width)
-            sims.append(np.einsum("bkw,bw->bk", gathered, unit[rows].astype(np.float64)) * keep)
+        for unit in units:  # the products of the rows as they are, then scaled: one pass of width
+            gathered = np.asarray(unit.table[ids], dtype=np.float64)  # (block, 2k, width)
+            own = np.asarray(unit.table[rows], dtype=np.float64)[:, :, None]
+            products = np.matmul(gathered, own)[:, :, 0]
+            sims.append(products * unit.scale[ids] * unit.scale[rows][:, None] * keep)
         dot = (sims[0] * sims[1]).sum(axis=1)
         lengths = np.linalg.norm(sims[0], axis=1) * np.linalg.norm(sims[1], axis=1)
         out[rows] = np.divide(dot, lengths, out=np.zeros_like(dot), where=lengths > 0)
@@ -241,8 +264,7 @@ def compare(
     k = check_k(k, len(table_a))
     if min(lists_a.shape[1], lists_b.shape[1]) < max(k, min(WHOLE_K, len(table_a) - 1)):
         raise ValueError("the neighbour lists are shorter than k")
-    unit_a = cosine.unit_rows(np.array(table_a, dtype=np.float32), in_place=True)
-    unit_b = cosine.unit_rows(np.array(table_b, dtype=np.float32), in_place=True)
+    unit_a, unit_b = UnitRows(table_a), UnitRows(table_b)
     kept = overlap(lists_a, lists_b, k)
     whole_k = min(WHOLE_K, len(table_a) - 1)
     kept_10 = kept if k == whole_k else overlap(lists_a, lists_b, whole_k)

@@ -12,7 +12,7 @@ import pytest
 from bert_embeddings.analysis import geometry
 from bert_embeddings.maps import map_jobs
 from bert_embeddings.models import checkpoints
-from bert_embeddings.spaces import compare, space_jobs, stages
+from bert_embeddings.spaces import aligned, aligned_jobs, compare, space_jobs, stages
 from testkit.random_models import write_random_bert
 
 pytestmark = pytest.mark.xdist_group("space_jobs")
@@ -125,3 +125,43 @@ def test_a_model_whose_encoder_changed_but_not_its_token_rows_has_spaces_of_its_
     np.testing.assert_array_equal(a.tables.word_embeddings, b.tables.word_embeddings)
     assert space_jobs.model_key(a) != space_jobs.model_key(b)
     assert space_jobs.model_key(a) == space_jobs.model_key(checkpoints.load_model(str(first)))
+
+
+def finished_maps(spec, rows, timeout=600.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = aligned_jobs.start(spec, rows)
+        if isinstance(result, aligned.AlignedMaps):
+            return result
+        assert result.failure() is None, (result.folder / map_jobs.LOG).read_text()
+        time.sleep(0.2)
+    raise AssertionError("the aligned maps' job did not finish")
+
+
+def test_aligned_maps_are_made_in_the_background_as_in_this_process_and_kept(cache, two_layers):
+    key = space_jobs.model_key(two_layers)
+    rows = np.arange(2000, 3200, dtype=np.int64)
+    name = space_jobs.rows_name(rows)
+    shape = ("centred", 0)
+    sides = [space_jobs.Spec(str(two_layers.folder), stage, shape, name) for stage in ("token", "output")]
+    for side in sides:
+        finished(key, side, rows)
+    spec = aligned_jobs.PairSpec(key, sides[0], key, sides[1])
+    assert aligned_jobs.PairSpec.from_json(spec.as_json()) == spec
+    made = finished_maps(spec, (rows, rows))
+    inputs = [aligned_jobs.side_input(key, side, rows) for side in sides]
+    here = aligned.aligned_maps(tuple(i[0] for i in inputs), tuple(i[1] for i in inputs), threads=1)
+    for there, mine in ((made.a, here.a), (made.b, here.b), (made.b_alone, here.b_alone)):
+        np.testing.assert_array_equal(there, mine)
+    assert (made.recall_a, made.recall_b, made.recall_b_alone) == (
+        here.recall_a,
+        here.recall_b,
+        here.recall_b_alone,
+    )
+    folder = aligned_jobs.folder_for(spec)
+    assert not (folder / "jobs" / "maps" / map_jobs.TABLE).exists()
+    # another geometry is another pair, not these maps
+    other = aligned_jobs.PairSpec(
+        key, sides[0], key, space_jobs.Spec(str(two_layers.folder), "output", ("raw", 0), name)
+    )
+    assert aligned_jobs.folder_for(other) != folder

@@ -1,0 +1,125 @@
+"""What moved, measured: two embedding spaces compared over the whole vocabulary.
+
+In one run, on the bundled model (all-MiniLM-L6-v2, 30,522 x 384, 6 layers), in a cache folder
+of its own, 2 threads:
+
+- S: every stage space cold - the token rows, the output and the 6 layers, each with its exact
+  neighbour lists (pair.prepare_stages, what ``python -m bert_embeddings map --stages`` runs);
+- W: one comparison of the token rows with layer 6, their lists cached (read from disk), every
+  figure the page shows included (overlap, second-order, mean cosine, CKA, Procrustes, kinds);
+- G: the aligned maps of the same two spaces - how far B's map started from A's falls below B's
+  own map in recall@10 (negative: above);
+- M: what that comparison adds to the process's memory at its peak (tracemalloc, which sees
+  numpy's buffers): both lists read, the figures, the result kept;
+- the cold comparison of two bert-base-shaped stand-ins (30,522 x 768 random rows): both lists
+  and every figure, as a ratio to one neighbour stage of the map job on one of them
+  (neighbour_map.exact_neighbours, 20 neighbours).
+
+    .venv/bin/python -m bench.compare
+
+With BENCH_QUICK=1: a small random 2-layer checkpoint for the bundled model, 64-wide stand-ins
+and 10 t-SNE iterations.
+
+Last line: compare rows=R stages_cold_s=S warm_s=W aligned_recall_gap=G extra_mb=M
+(targets: S <= 60, W <= 1, G <= 0.02, M <= 200; the stand-ins' ratio <= 2.2)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+from bench import QUICK_CHECKPOINT, full_or_quick
+from bert_embeddings.maps import neighbour_map
+from bert_embeddings.spaces import aligned, compare, pair, stages
+
+STAND_IN_WIDTH = full_or_quick(768, 64)
+SETTINGS = full_or_quick(neighbour_map.Settings(), neighbour_map.Settings(iterations=10))
+SHAPE = ("raw", 0)
+
+
+def the_model(folder: Path):
+    from bert_embeddings.models import checkpoints
+
+    if not full_or_quick(False, True):
+        return checkpoints.load_bundled()
+    if QUICK_CHECKPOINT:
+        return checkpoints.load_model(str(shutil.copytree(QUICK_CHECKPOINT, folder / "quick")))
+    from testkit.random_models import write_random_bert
+
+    return checkpoints.load_model(str(write_random_bert(folder / "quick", layers=2)))
+
+
+def cold_stages(model) -> float:
+    began = time.perf_counter()
+    pair.prepare_stages(model, SHAPE, threads=2)
+    return time.perf_counter() - began
+
+
+def warm_comparison(a: pair.Space, b: pair.Space) -> tuple[float, float, compare.Comparison]:
+    """Seconds (best of 3) and peak extra MB of a comparison whose lists are on disk."""
+    best = float("inf")
+    for _ in range(3):
+        tracemalloc.start()
+        began = time.perf_counter()
+        lists = (pair.lists_now(a, SHAPE, None), pair.lists_now(b, SHAPE, None))
+        result = pair.compare_spaces(a, b, SHAPE, lists)
+        compare.overlap_by_kind(result.overlap, compare.piece_kinds(a.pieces))
+        best = min(best, time.perf_counter() - began)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    return best, peak, result
+
+
+def stand_ins() -> tuple[float, float]:
+    """(seconds of a cold comparison of two stand-ins, seconds of one map neighbour stage)."""
+    rng = np.random.default_rng(0)
+    tables = [
+        (rng.standard_normal((30522, STAND_IN_WIDTH), dtype=np.float32) * 0.05 + 0.01) for _ in range(2)
+    ]
+    began = time.perf_counter()
+    neighbour_map.exact_neighbours(tables[0], max(SETTINGS.neighbours, neighbour_map.RECALL_K), threads=2)
+    one_stage = time.perf_counter() - began
+    began = time.perf_counter()
+    lists = [compare.neighbour_lists(table, compare.MAX_K, threads=2) for table in tables]
+    compare.compare(tables[0], tables[1], lists[0], lists[1], compare.WHOLE_K)
+    return time.perf_counter() - began, one_stage
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["BERT_EXPLORER_CACHE"] = str(Path(scratch) / "cache")
+        model = the_model(Path(scratch))
+        stages_cold = cold_stages(model)
+        last = str(stages.layer_count(model))
+        a, b = pair.space_of(model, "token"), pair.space_of(model, last)
+        warm, extra_mb, result = warm_comparison(a, b)
+        print(
+            f"token rows vs layer {last}: mean overlap@10 {result.mean_overlap_10:.3f}, CKA {result.cka:.3f}"
+        )
+        lists = (pair.lists_now(a, SHAPE, None), pair.lists_now(b, SHAPE, None))
+        began = time.perf_counter()
+        maps = aligned.aligned_maps((a.vectors, b.vectors), lists, SETTINGS, threads=2)
+        print(
+            f"aligned maps in {time.perf_counter() - began:.1f} s: recall@10 A {maps.recall_a:.3f}, "
+            f"B aligned {maps.recall_b:.3f}, B alone {maps.recall_b_alone:.3f}"
+        )
+    cold, one_stage = stand_ins()
+    print(
+        f"stand-ins 30,522 x {STAND_IN_WIDTH}: cold comparison {cold:.1f} s, one map neighbour stage "
+        f"{one_stage:.1f} s, ratio {cold / one_stage:.2f} (target <= 2.2)"
+    )
+    print(
+        f"compare rows={len(a.pieces)} stages_cold_s={stages_cold:.1f} warm_s={warm:.2f} "
+        f"aligned_recall_gap={maps.gap:.4f} extra_mb={extra_mb:.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
