@@ -25,3 +25,20 @@ QUICK_CHECKPOINT = os.environ.get("BENCH_QUICK_CHECKPOINT", "").strip() if QUICK
 def full_or_quick(full: T, quick: T) -> T:
     """``full`` in a real run, ``quick`` under BENCH_QUICK=1."""
     return quick if QUICK else full
+
+
+def bundled_or_quick(folder):
+    """The bundled model for a real run; under BENCH_QUICK=1 a small random checkpoint in
+    ``folder`` (a copy of BENCH_QUICK_CHECKPOINT when it names one)."""
+    import shutil
+    from pathlib import Path
+
+    from bert_embeddings.models import checkpoints
+
+    if not QUICK:
+        return checkpoints.load_bundled()
+    if QUICK_CHECKPOINT:
+        return checkpoints.load_model(str(shutil.copytree(QUICK_CHECKPOINT, Path(folder) / "quick")))
+    from testkit.random_models import write_random_bert
+
+    return checkpoints.load_model(str(write_random_bert(Path(folder) / "quick", layers=2)))

@@ -27,7 +27,6 @@ Last line: compare rows=R stages_cold_s=S warm_s=W aligned_recall_gap=G extra_mb
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 import tracemalloc
@@ -35,25 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import QUICK_CHECKPOINT, full_or_quick
+from bench import bundled_or_quick, full_or_quick
 from bert_embeddings.maps import neighbour_map
 from bert_embeddings.spaces import aligned, compare, pair, stages
 
 STAND_IN_WIDTH = full_or_quick(768, 64)
 SETTINGS = full_or_quick(neighbour_map.Settings(), neighbour_map.Settings(iterations=10))
 SHAPE = ("raw", 0)
-
-
-def the_model(folder: Path):
-    from bert_embeddings.models import checkpoints
-
-    if not full_or_quick(False, True):
-        return checkpoints.load_bundled()
-    if QUICK_CHECKPOINT:
-        return checkpoints.load_model(str(shutil.copytree(QUICK_CHECKPOINT, folder / "quick")))
-    from testkit.random_models import write_random_bert
-
-    return checkpoints.load_model(str(write_random_bert(folder / "quick", layers=2)))
 
 
 def cold_stages(model) -> float:
@@ -95,7 +82,7 @@ def stand_ins() -> tuple[float, float]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["BERT_EXPLORER_CACHE"] = str(Path(scratch) / "cache")
-        model = the_model(Path(scratch))
+        model = bundled_or_quick(scratch)
         stages_cold = cold_stages(model)
         last = str(stages.layer_count(model))
         a, b = pair.space_of(model, "token"), pair.space_of(model, last)

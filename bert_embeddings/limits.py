@@ -61,6 +61,8 @@ NEIGHBOURS = Limit("Neighbours shown (k)", 100, "neighbours")
 AXIS_TEXT = Limit("Axes page, one box (an axis end, the words to place)", 2_000, "characters")
 AXIS_END_WORDS = Limit("Axes page, words at one end of an axis", 10, "words")
 AXIS_WORDS = Limit("Axes page, words to place", 60, "words")
+# WEAT: each group one box of words; its exact test enumerates the partitions of both targets.
+WEAT_WORDS = Limit("WEAT, words in one group", 30, "words")
 
 ALL = (
     SENTENCE,
@@ -76,6 +78,7 @@ ALL = (
     AXIS_TEXT,
     AXIS_END_WORDS,
     AXIS_WORDS,
+    WEAT_WORDS,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,

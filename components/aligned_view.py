@@ -88,10 +88,11 @@ def section(
 def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, labels) -> None:
     step = st.select_slider(
         "From A's map to B's",
-        options=list(settings.MV_STEPS.values()),
-        format_func=lambda p: {0: "A", 100: "B"}.get(p, f"{p}%"),
+        options=list(settings.MV_STEPS),
+        format_func=lambda p: {"0": "A", "100": "B"}.get(p, f"{p}%"),
         **widgets.seeded(settings.MV_STEP),
     )
+    step = int(step)
     points = maps.between(step / 100)
     path = (glyphs.legible(pieces[row]), np.stack([maps.a[row], points[row], maps.b[row]]))
     where = {0: "A's map", 100: "B's map, aligned"}.get(step, f"{step}% of the way from A's map to B's")
@@ -105,7 +106,8 @@ def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, 
             f"on the map): A's map {maps.recall_a:.3f}; B's map started from A's and aligned by Procrustes "
             f"{maps.recall_b:.3f}, against {maps.recall_b_alone:.3f} for B's own map "
             f"({_gap_words(maps.gap)}). Colour: how many of its {result.k} neighbours a piece keeps from A "
-            f"to B. Click a piece to show it side by side and draw its path (circle: in A, square: in B)."
+            "to B (vermillion: none, sky blue: all). Click a piece to show it side by side and draw its "
+            "path (circle: in A, square: in B)."
         )
     )
     st.caption(echo.plain(f"{labels[0]}. {labels[1]}."))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, concepts, decompose, vocab_search
+from bert_embeddings.analysis import axes, concepts, decompose, vocab_search, word_tests
 from bert_embeddings.analysis.geometry import GEOMETRIES
 from bert_embeddings.models import checkpoints
 from components import link_text as read
@@ -52,10 +52,12 @@ MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special
 MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
 MV_NEXT = "mv_next"
 MV_STEP = "mv_step"  # how far from A's aligned map to B's, in percent
-MV_STEPS = {"0": 0, "25": 25, "50": 50, "75": 75, "100": 100}
+MV_STEPS = {step: step for step in ("0", "25", "50", "75", "100")}  # percent, as text
 # The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
 AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
 AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
+AX_WEAT = {group: f"ax_weat_{group.lower()}" for group in word_tests.WEAT_GROUPS}  # WEAT's four groups
+AX_WEAT_CLASSIC = "ax_weat_classic"  # an action: fills the four groups with a classic test
 AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = "ax_hide_continuation", "ax_hide_special"
 AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = "ax_leave_out", "ax_include", "ax_exclude"
 
@@ -260,7 +262,7 @@ TABLE = (
     _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
     _linked("mv_piece", MV_PIECE, "", "moved", read.text_of(limits.WORD)),
     *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
-    _linked("mv_step", MV_STEP, 0, "moved", read.one_of(MV_STEPS)),
+    _linked("mv_step", MV_STEP, "0", "moved", read.one_of(MV_STEPS)),
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
         _linked(f"{name}_{end}", key, text, "axes", read.text_of(limits.AXIS_TEXT))
@@ -272,6 +274,11 @@ TABLE = (
         "pieces", AX_STAGE, NO_SENTENCE, "axes", read.one_of(_SENTENCE_STAGES), read.code_of(_SENTENCE_STAGES)
     ),
     *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True),
+    *(
+        _linked(f"weat_{group.lower()}", AX_WEAT[group], text, "axes", read.text_of(limits.AXIS_TEXT))
+        for group, text in word_tests.FLOWERS_INSECTS.items()
+    ),
+    Setting(AX_WEAT_CLASSIC, None, "axes"),  # an action, not a view: see NOT_IN_VIEW
 )
 # The settings that are not part of what a page shows, so that no link or room carries them
 # (each with its reason). Every other setting has a name in links (an architecture test checks).
@@ -283,6 +290,7 @@ NOT_IN_VIEW = (
     ROOM_PRESENTER_KEY,  # a secret: never in a link or a room
     NB_NEXT,  # an action: a click on a neighbour makes it the word query (which links carry), then clears
     MV_NEXT,  # an action: a click on a neighbour shows it side by side (which links carry), then clears
+    AX_WEAT_CLASSIC,  # an action: a classic test fills WEAT's four groups (which links carry), then clears
 )
 # Each linked setting as people read it on its page, for sentences such as "k (...)".
 LABELS = {
@@ -332,6 +340,7 @@ LABELS = {
     MV_STEP: "how far from A's map to B's",
     AX_WORDS: "the words to place",
     AX_STAGE: "your sentence's pieces",
+    **{AX_WEAT[group]: f"WEAT's group {group}" for group in word_tests.WEAT_GROUPS},
     **{
         key: f"axis {name}: {end}"
         for name in axes.NAMES

@@ -192,6 +192,9 @@ def _active() -> tuple[str, str]:
     return st.session_state.get(ACTIVE_MODEL, (i.model_spec, i.revision))
 
 
+model_key = _active  # the model in use as caches name it, (key, revision), for components
+
+
 def require_model() -> checkpoints.LoadedModel:
     """The model chosen in the sidebar, with a notice when another one stands in for it.
 

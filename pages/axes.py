@@ -5,10 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, cosine, decompose
+from bert_embeddings.analysis import axes, axis_card, cosine, decompose
 from bert_embeddings.figures import charts, views
 from bert_embeddings.models import glyphs
-from components import echo, exports, geometry_view, links, routing, settings, state, widgets
+from components import card_view, echo, exports, geometry_view, links, routing, settings, state, widgets
 
 routing.through_app()
 st.title("Your own axes")
@@ -118,6 +118,34 @@ with right:
         widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
         name = f"{model.name} cosine between the words placed ({described})"
         exports.matrix(name, similarity, words, words)
+
+st.header("Can you trust each axis?")
+st.markdown(
+    "Any two groups of words make an axis, so each one gets a report card, computed exactly with fixed "
+    "seeds: **held out**, each pole word left out in turn and the axis built from the rest, does it land "
+    "on its own side of the middle; **stability**, the pole words resampled with replacement 1,000 times, "
+    "the resampled direction's cosine with the whole axis and each word's interval (the bars below); "
+    "**against chance**, 1,000 axes between random whole words of the same group sizes, and the share "
+    "this one separates its two ends better than (separation: the gap between the ends' mean coordinates "
+    "over their pooled standard deviation); **coherence**, for ends of equal size read as pairs (he-she, "
+    "him-her), how much of the pairs' variance one direction holds, beside random pairs. The verdict: "
+    f"it separates its poles if it beats {axis_card.BEATS:.0%} of random axes and at least "
+    f"{axis_card.HELD:.0%} of its held-out words land on their own side."
+)
+for axis in chosen:
+    card_view.card(axis.name, (*ends[axis.name], text), shape, described, model.name)
+
+st.header("WEAT: an association test, exactly")
+st.markdown(
+    "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
+    "attributes A, and targets Y towards B, more than the other way round. For each target word, "
+    "s(w) = mean cos(w, A) − mean cos(w, B); the statistic S = Σₓ s(x) − Σᵧ s(y); the effect size "
+    "d = (mean s over X − mean s over Y) / standard deviation of s over X and Y (n − 1); the p-value is "
+    "the share of the ways to split X ∪ Y into groups of the same sizes, the actual one included, whose "
+    "statistic is at least S, counted exactly up to 100,000 ways. Here it measures the model's **token "
+    "rows** (a split word: its pieces' mean), not the model reading the word in a sentence."
+)
+card_view.weat_section(model.name)
 
 st.header("Furthest along each axis, over the whole vocabulary")
 st.markdown(

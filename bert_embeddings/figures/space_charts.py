@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings.figures.charts import BLUE, DASHES, PALETTE, SYMBOLS, text, texts, title_style
+from bert_embeddings.figures.charts import BLUE, DASHES, OKABE_ITO, PALETTE, SYMBOLS, text, texts, title_style
 
 
 def kept_counts(overlap: np.ndarray, k: int) -> np.ndarray:
@@ -86,6 +86,9 @@ def through_the_stages(stages: Sequence[str], series: dict[str, Sequence[float]]
     return fig
 
 
+# From Okabe-Ito's vermillion (kept none: moved) to its sky blue (kept all): told apart by
+# colour-blind readers, and both ends clear on a light and on a dark background.
+KEPT_SCALE = [[0.0, OKABE_ITO["vermillion"]], [1.0, OKABE_ITO["sky"]]]
 BARE_AXIS = {"showticklabels": False, "title": "", "zeroline": False, "showgrid": False}
 
 
@@ -99,9 +102,9 @@ def aligned_map(
     ink: str,
 ) -> go.Figure:
     """Every shared piece on the aligned maps, at ``points`` (a step between A's map and B's),
-    coloured by how many of its k neighbours it keeps (cividis: read the same by colour-blind
-    readers, and light to dark). ``path``: a piece and its (3, 2) places on A's map, here and on
-    B's, drawn as a dotted line with a circle at A, a square at B and a star where it is now."""
+    coloured by how many of its k neighbours it keeps (``KEPT_SCALE``). ``path``: a piece and its
+    (3, 2) places on A's map, here and on B's, drawn as a dotted line with a circle at A, a
+    square at B and a star where it is now."""
     kept = np.rint(np.asarray(overlap) * k)
     traces = [
         go.Scattergl(
@@ -111,7 +114,7 @@ def aligned_map(
             marker={
                 "size": 3,
                 "color": kept.astype(np.float32),
-                "colorscale": "Cividis",
+                "colorscale": KEPT_SCALE,
                 "cmin": 0,
                 "cmax": k,
                 "colorbar": {"title": {"text": f"kept, of {k}"}, "thickness": 12},
@@ -157,3 +160,33 @@ def _path_trace(piece: str, places: np.ndarray, ink: str) -> go.Scatter:
         name=text(f"path of {piece}"),
         showlegend=False,
     )
+
+
+def intervals(words: Sequence[str], places: np.ndarray, bounds: np.ndarray, title: str) -> go.Figure:
+    """Each word's place on an axis (a dot) with its 95 % interval (a bar), one row per word."""
+    order = np.argsort(places)
+    fig = go.Figure(
+        go.Scatter(
+            x=places[order],
+            y=texts([words[i] for i in order]),
+            mode="markers",
+            marker={"color": BLUE, "size": 9, "symbol": SYMBOLS[0]},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": bounds[order, 1] - places[order],
+                "arrayminus": places[order] - bounds[order, 0],
+                "color": BLUE,
+                "thickness": 1.5,
+            },
+            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_layout(
+        title=title_style(title),
+        height=max(220, 28 * len(words) + 90),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"title": "coordinate on the axis"},
+    )
+    return fig

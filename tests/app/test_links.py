@@ -306,6 +306,8 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.MV_LEAVE_OUT: True,
         settings.MV_INCLUDE: "^s",
         settings.MV_EXCLUDE: "[0-9]",
+        settings.MV_STEP: "75",
+        **{key: "rose, ##ing, a&b" for key in settings.AX_WEAT.values()},
     }
     assert {p.key for p in settings.LINKED} == set(samples)
     for param in settings.LINKED:

@@ -115,7 +115,7 @@ def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_st
     space_jobs.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
     space_jobs.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
     at.text_input(key=settings.MV_PIECE).set_value("river").run()
-    at.select_slider(key=settings.MV_STEP).set_value(50).run()
+    at.select_slider(key=settings.MV_STEP).set_value("50").run()
     assert not at.exception and not at.error, messages(at)
     said = " ".join(caption.value for caption in at.caption).replace("\\", "").replace("\u2060", "")
     assert (

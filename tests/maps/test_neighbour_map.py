@@ -35,6 +35,43 @@ def test_exact_neighbours_equal_brute_force():
     assert ids[3][0] == 9 and sims[3][0] == pytest.approx(1.0, abs=1e-6)
 
 
+def reference_lists(table: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact lists as the map first found them, row by row: float32 products pick every
+    column within the rounding slack of the row's k-th best, float64 sums in numpy's fixed order
+    decide, ties by the lower id."""
+    from bert_embeddings.analysis import cosine
+
+    unit = cosine.unit_rows(np.array(table, dtype=np.float32), in_place=True)  # as the search scales
+    slack = 2 * table.shape[1] * 2.0**-24
+    ids, sims = [], []
+    for row in range(len(unit)):
+        scores = unit @ unit[row]
+        scores[row] = -np.inf
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        candidates = np.flatnonzero(scores >= kth - slack)
+        exact = (unit[candidates].astype(np.float64) * unit[row].astype(np.float64)).sum(axis=1)
+        order = np.lexsort((candidates, -exact))[:k]
+        ids.append(candidates[order])
+        sims.append(exact[order].astype(np.float32))
+    return np.array(ids), np.array(sims)
+
+
+def test_the_blocked_search_gives_the_row_by_row_lists_bit_for_bit(monkeypatch):
+    """The search through a sample of the columns, every block at once, gives exactly the lists
+    a row-by-row search gives (ties and duplicate rows included), for the map's k and the
+    spaces' k, with a sample or without."""
+    rng = np.random.default_rng(8)
+    table = rng.standard_normal((3000, 24)).astype(np.float32)
+    table[100:140] = table[7]  # forty duplicates of a row: ties everywhere among them
+    table[2000:2050] = np.round(table[2000:2050], 1)
+    for k in (20, 100):
+        expected = reference_lists(table, k)
+        for step in (neighbour_map.SAMPLE_STEP, 1):
+            monkeypatch.setattr(neighbour_map, "SAMPLE_STEP", step)
+            found = neighbour_map.exact_neighbours(table, k, threads=2)
+            assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+
+
 def brute_recall(coords: np.ndarray, true_ids: np.ndarray) -> float:
     k = true_ids.shape[1]
     total = 0
