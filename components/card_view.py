@@ -51,12 +51,16 @@ def card(
     figures = {
         "Held out on their own side": f"{c.held_out} of {c.held_total}" if c.held_total else "none",
         "Beats random axes": f"{c.beats:.1%}",
-        "Direction's cosine, 95 %": f"{c.direction_interval[0]:.3f} to {c.direction_interval[1]:.3f}",
+        "Direction's cosine, 95 %": f"{c.direction_interval[0]:.2f} – {c.direction_interval[1]:.2f}",
     }
     if c.coherence is not None:
-        figures["Pairs' first component"] = f"{c.coherence:.1%} (random {np.mean(c.random_coherence):.1%})"
+        figures["Pairs' first component"] = f"{c.coherence:.1%}"
     for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
         column.metric(label, value)
+    if c.random_coherence is not None:
+        st.caption(
+            f"Random pairs of whole words: first component {np.mean(c.random_coherence):.1%} on average."
+        )
     if found.split:
         st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
     other_name = geometry_view.described(_other_shape(shape, index.table.shape[1]))
@@ -87,10 +91,13 @@ def _downloads(stem: str, found: word_tests.CardResult) -> None:
             ],
         }
     )
+    st.caption("The card's figures")
     exports.table(f"{stem}, figures", summary)
+    st.caption("Each word's coordinate on each of the 1,000 resampled axes")
     exports.matrix(
         f"{stem}, resampled coordinates", c.resampled_coordinates, None, list(found.words), "resample"
     )
+    st.caption("The separation of each of the 1,000 random axes")
     exports.matrix(
         f"{stem}, random axes' separations", c.random_separations[:, None], None, ["separation"], "axis"
     )
@@ -123,7 +130,7 @@ def weat_section(model_name: str) -> None:
     )
     figures = {
         "Effect size d": f"{w.effect_size:.3f}",
-        "95 % interval (bootstrap)": f"{w.interval[0]:.3f} to {w.interval[1]:.3f}",
+        "d's 95 % interval (bootstrap)": f"{w.interval[0]:.2f} – {w.interval[1]:.2f}",
         "p-value (one-sided)": f"{w.p_value:.4g}",
         "Statistic S": f"{w.statistic:.4f}",
     }
@@ -132,6 +139,7 @@ def weat_section(model_name: str) -> None:
     st.caption(echo.plain(f"p-value {how}."))
     if found.split:
         st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
+    st.caption("WEAT's figures")
     exports.table(
         f"{model_name} WEAT figures",
         pd.DataFrame(
@@ -153,6 +161,7 @@ def weat_section(model_name: str) -> None:
     groups = ["X"] * len(found.groups["X"]) + ["Y"] * len(found.groups["Y"])
     frame = pd.DataFrame({"word": words, "group": groups, "s(w, A, B)": w.s})
     exports.dataframe(f"{model_name} WEAT associations", frame, hide_index=True)
+    st.caption("The effect size of each of the 1,000 bootstrap samples")
     exports.matrix(f"{model_name} WEAT bootstrap effect sizes", w.resampled[:, None], None, ["d"], "resample")
 
 
