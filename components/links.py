@@ -262,15 +262,17 @@ def left_out(page: str) -> list[str]:
     return missing
 
 
-def publish(page: str, extra: dict[str, str] | None = None) -> None:
-    """Make the address bar a link to this view. Written on every run, even when the server's copy
-    already holds it: the browser may not (a run that switched page, replaced before its message
-    reached the browser, left a follower at /pca without ``follow=``, CI 2026-11). The browser
-    changes its address, and its history, only when the text differs."""
+def publish(page: str, extra: dict[str, str] | None = None, always: bool = False) -> None:
+    """Make the address bar a link to this view, writing it when the server's copy differs, or
+    on every run with ``always`` (a room's follower: a run the server started that switched page,
+    replaced before its message reached the browser, left a follower at /pca without
+    ``follow=``, CI 2026-11; the browser changes its address, and its history, only when the
+    text differs)."""
     wanted = {**view_params(page), **(extra or {})}
     current = st.query_params.to_dict()
     wanted.update({name: current[name] for name in STREAMLIT_PARAMS if name in current})
-    st.query_params.from_dict(wanted)
+    if always or wanted != current:
+        st.query_params.from_dict(wanted)
 
 
 def share_hint() -> None:
