@@ -63,7 +63,7 @@ def card(
         )
     if found.split:
         st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
-    other_name = geometry_view.described(_other_shape(shape, index.table.shape[1]))
+    other_name = geometry_view.described(second)
     st.caption(
         echo.plain(
             f"The same card in the {other_name} geometry (rogue dimensions can make any axis look strong): "
@@ -72,7 +72,7 @@ def card(
     )
     if len(found.words):
         title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
-        figure = space_charts.intervals(found.words, found.coordinates, c.word_intervals, title)
+        figure = space_charts.intervals(found.words, c.coordinates, c.word_intervals, title)
         widgets.chart(figure, key=f"ax_card_{name}")
     _downloads(f"{model_name} axis {name} report card ({described})", found)
 

@@ -43,6 +43,7 @@ class Card:
     held_out: int  # held-out words that landed on their own side
     held_total: int  # words that could be held out (from ends of two or more words)
     direction_interval: tuple[float, float]
+    coordinates: np.ndarray  # (words,): each listed word's place on the whole axis
     word_intervals: np.ndarray  # (words, 2): each listed word's 95 % interval
     resampled_cosines: np.ndarray  # (RESAMPLES,)
     resampled_coordinates: np.ndarray  # (RESAMPLES, words)
@@ -177,6 +178,7 @@ def card(
         landed,
         total,
         tuple(float(v) for v in np.percentile(cosines, [2.5, 97.5])),
+        words @ u,
         np.percentile(coordinates, [2.5, 97.5], axis=0).T,
         cosines,
         coordinates,

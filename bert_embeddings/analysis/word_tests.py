@@ -78,8 +78,7 @@ def whole_words(index: vocab_search.VocabIndex) -> np.ndarray:
 @dataclass(frozen=True)
 class CardResult:
     card: axis_card.Card
-    words: tuple[str, ...]  # the listed words, in the card's order
-    coordinates: np.ndarray  # (words,) their places on the whole axis
+    words: tuple[str, ...]  # the listed words, in the card's order (card.coordinates: their places)
     split: tuple[str, ...]
 
 
@@ -105,9 +104,7 @@ def card_for(
         ends[0].vectors, ends[1].vectors, placed.vectors, _rows(index, space), whole_words(index), seed
     )
     split = tuple(dict.fromkeys((*ends[0].split, *ends[1].split, *placed.split)))
-    direction = ends[1].vectors.mean(axis=0) - ends[0].vectors.mean(axis=0)
-    coordinates = placed.vectors @ (direction / np.linalg.norm(direction))
-    return CardResult(found, placed.words, coordinates, split)
+    return CardResult(found, placed.words, split)
 
 
 @dataclass(frozen=True)

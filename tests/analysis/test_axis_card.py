@@ -87,6 +87,7 @@ def test_the_bootstrap_and_the_random_axes_as_loops(world):
     picks_start = rng.integers(0, 3, (axis_card.RESAMPLES, 3))
     picks_end = rng.integers(0, 3, (axis_card.RESAMPLES, 3))
     full = loop_direction(start, end)
+    np.testing.assert_allclose(card.coordinates, [w @ full for w in words], atol=1e-12)
     for r in (0, 1, 499, 999):
         u = loop_direction(start[picks_start[r]], end[picks_end[r]])
         assert card.resampled_cosines[r] == pytest.approx(u @ full, abs=1e-12)
