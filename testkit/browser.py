@@ -206,9 +206,16 @@ def fit_viewport_to_content(page, max_height: int = 6000) -> dict:
     """Make the viewport as tall as the content (at least 800 px, at most ``max_height``), so
     that everything on the page is on the screen at once; returns the size it had before."""
     before = dict(page.viewport_size)
-    height = min(max_height, max(800, content_height(page)))
-    page.set_viewport_size({"width": before["width"], "height": height})
-    charts_drawn(page)
+    height = 0
+    # (A late redraw can make the page taller after it was measured: measured again until the
+    # content fits, a few times at most.)
+    for _ in range(5):
+        wanted = min(max_height, max(800, content_height(page)))
+        if wanted <= height:
+            break
+        height = wanted
+        page.set_viewport_size({"width": before["width"], "height": height})
+        charts_drawn(page)
     return before
 
 

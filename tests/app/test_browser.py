@@ -18,6 +18,7 @@ from testkit.browser import (
     back_to,
     charts_drawn,
     chromium_path,
+    content_height,
     headless_chromium,
     open_page,
     screenshot_whole_page,
@@ -143,12 +144,14 @@ def test_the_accessibility_audit_sees_the_whole_page(app_url, page):
     open_page(page, f"{app_url}/tokens")
     page.get_by_text("flooded", exact=True).first.wait_for(state="visible", timeout=30_000)
     page.wait_for_selector(APP_IDLE)
-    # (On a loaded machine a late redraw of the page can drop the probe: it is put back, and
-    # audited again, until it was there for the whole audit.)
+    # (On a loaded machine a late redraw of the page can drop the probe, or change the page's
+    # height while axe runs: the probe is put back, and audited again, until the page held still
+    # with the probe on it for the whole audit.)
     for _ in range(10):
         page.evaluate(f"() => document.querySelector('#faint-probe') || ({FAINT_TEXT_BELOW})()")
+        height = content_height(page)
         violations = audit(page)
-        if page.locator("#faint-probe").count():
+        if page.locator("#faint-probe").count() and content_height(page) == height:
             break
     contrast = [n for v in violations if v["id"] == "color-contrast" for n in v["nodes"]]
     assert any("#faint-probe" in str(n["target"]) for n in contrast), contrast
