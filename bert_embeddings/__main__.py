@@ -10,7 +10,7 @@ import time
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, MapStorageError
-from bert_embeddings.maps import map_jobs, neighbour_map, prepare
+from bert_embeddings.maps import forecast, map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import pair, stages
 
@@ -149,6 +149,12 @@ def map_command(args: argparse.Namespace) -> int:
     print(f"{model.name}: {table.shape[0]:,} rows of {table.shape[1]:,}", file=sys.stderr)
     if args.stages:
         return _stages(model, wanted)
+    cost = forecast.before_start(forecast.Shape.of(*table.shape, settings))
+    print(
+        f"each map: about {cost.low:.0f} to {cost.high:.0f} s on a 2-core machine like Streamlit "
+        "Community Cloud's (less with more cores)",
+        file=sys.stderr,
+    )
     for shape in wanted:
         label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
         bar = Bar(f"{label:<20}")

@@ -10,7 +10,7 @@ import streamlit as st
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.figures import views
-from bert_embeddings.maps import map_jobs, map_reading, neighbour_map
+from bert_embeddings.maps import forecast, map_jobs, map_reading, neighbour_map, pace
 from bert_embeddings.models import checkpoints
 from components.state import _active, _model, _open, _vocab_index, friendly_errors, space
 
@@ -56,11 +56,30 @@ def map_settings() -> neighbour_map.Settings:
     return map_jobs.default_settings()
 
 
-def neighbour_map_of_model(shape: tuple[str, int] = RAW) -> map_jobs.Done | map_jobs.Job:
+# A vocabulary this big is mapped only when someone asks, having seen what it costs.
+ASK_FIRST_ROWS = 60_000
+
+
+def asks_first(rows: int) -> bool:
+    return rows >= ASK_FIRST_ROWS
+
+
+def cost() -> tuple[forecast.TimeLeft, float, bool]:
+    """What the model in use's map will cost on this server: (seconds, as a range; the worker's
+    peak MB; whether the seconds are scaled by this server's own pace, measured on its last map)."""
+    shape = forecast.Shape.of(*_model(*_active()).tables.word_embeddings.shape, map_settings())
+    measured = pace.read(config.explorer_cache_dir() / "maps")
+    return forecast.before_start(shape, measured or 1.0), forecast.peak_mb(shape), measured is not None
+
+
+def neighbour_map_of_model(
+    shape: tuple[str, int] = RAW, start: bool = True
+) -> map_jobs.Done | map_jobs.Job | None:
     """The t-SNE map of the model in use in the geometry ``shape`` (its name and D): finished
-    (read from disk once), or the job computing it, which this call starts unless it already
-    runs for any session of this process. A geometry's map is of the transformed rows, made
-    only for the worker to read, so that its cosine neighbours are that geometry's."""
+    (read from disk once), or the job computing it, which this call starts (unless ``start`` is
+    False: None then) unless it already runs for any session of this process. A geometry's map
+    is of the transformed rows, made only for the worker to read, so that its cosine neighbours
+    are that geometry's."""
     shape = geometry.shape(*shape)
     table, print_ = _model(*_active()).tables.word_embeddings, _fingerprint(*_active(), shape)
     folder = str(map_jobs.folder_for(print_, map_settings()))
@@ -68,6 +87,8 @@ def neighbour_map_of_model(shape: tuple[str, int] = RAW) -> map_jobs.Done | map_
         return _finished_map(folder)
     except _NotFinishedError:
         pass
+    if not start:
+        return map_jobs.job_in(Path(folder))
     fitted = None if shape == RAW else space(*shape)
     prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
     result = map_jobs.start(table, map_settings(), print_, prepare)

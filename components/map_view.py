@@ -16,7 +16,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import map_marks, views
-from bert_embeddings.maps import map_jobs, map_reading
+from bert_embeddings.maps import forecast, map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
 from components import echo, exports, settings, state, widgets
 
@@ -208,6 +208,42 @@ def downloads(done: map_jobs.Done, index: vocab_search.VocabIndex, labels, name:
     )
     st.caption("Every region's label, size, most central pieces and members:")
     exports.table(f"{name} t-SNE regions", frame)
+
+
+def duration(seconds: float) -> str:
+    """Seconds as people say them: "50 s", "4 min"."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+ASKED = "_map_asked"
+
+
+def _ask() -> None:
+    st.session_state[ASKED] = True
+
+
+def asked() -> bool:
+    """Whether the button of big_map_offer was pressed (once: the next run forgets it)."""
+    return bool(st.session_state.pop(ASKED, False))
+
+
+def big_map_offer(seconds: forecast.TimeLeft, megabytes: float, paced: bool, rows: int) -> None:
+    """Before a big vocabulary's t-SNE map starts: what it will cost, and a button that starts
+    it (``asked``)."""
+    where = (
+        "on this server (at the pace of its last map)"
+        if paced
+        else "on a 2-core machine like Streamlit Community Cloud's (this server has made no map yet to "
+        "measure its own pace)"
+    )
+    st.info(
+        f"This vocabulary has {rows:,} pieces. Its t-SNE map takes about {duration(seconds.low)} to "
+        f"{duration(seconds.high)} {where}, and about {megabytes:,.0f} MB of memory while it runs, in a "
+        "background process at low priority. It is computed once, kept on disk and shown to everyone "
+        "who opens it afterwards.",
+        icon=":material/schedule:",
+    )
+    st.button("Compute the map", key="map_start", icon=":material/play_arrow:", on_click=_ask)
 
 
 @st.fragment(run_every=1.0)

@@ -75,7 +75,11 @@ def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[tuple]) 
     """The t-SNE map of every row in the geometry ``shape``, once computed; meanwhile its
     progress (other tabs and pages go on as usual: it runs in its own low-priority process)."""
     try:
-        result = map_state.neighbour_map_of_model(shape)
+        start = map_view.asked() or not map_state.asks_first(index.size)
+        result = map_state.neighbour_map_of_model(shape, start=start)
+        if result is None:
+            map_view.big_map_offer(*map_state.cost(), index.size)
+            return
     except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
         st.error(echo.plain(problem), icon=":material/error:")
         st.button("Try again", key="map_retry")

@@ -111,9 +111,16 @@ def damaged_bundled_copy(folder: Path) -> Path:
 
 
 def family_configs() -> dict:
-    """A tiny config of each supported family (bert, distilbert, roberta, albert, electra), with
-    bert-base-uncased's vocabulary, for write_random_model."""
-    from transformers import AlbertConfig, BertConfig, DistilBertConfig, ElectraConfig, RobertaConfig
+    """A tiny config of each supported family (bert, distilbert, roberta, xlm-roberta, albert,
+    electra), with bert-base-uncased's vocabulary, for write_random_model."""
+    from transformers import (
+        AlbertConfig,
+        BertConfig,
+        DistilBertConfig,
+        ElectraConfig,
+        RobertaConfig,
+        XLMRobertaConfig,
+    )
 
     small = {"num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 48, "vocab_size": 30522}
     return {
@@ -122,6 +129,9 @@ def family_configs() -> dict:
             vocab_size=30522, dim=24, n_layers=1, n_heads=2, hidden_dim=48, max_position_embeddings=40
         ),
         "roberta": RobertaConfig(
+            hidden_size=24, max_position_embeddings=42, type_vocab_size=1, pad_token_id=1, **small
+        ),
+        "xlm-roberta": XLMRobertaConfig(
             hidden_size=24, max_position_embeddings=42, type_vocab_size=1, pad_token_id=1, **small
         ),
         "albert": AlbertConfig(embedding_size=16, hidden_size=24, max_position_embeddings=40, **small),

@@ -24,7 +24,7 @@ from testkit.random_models import write_random_bert
 
 # The benchmarks that need neither a browser nor the stand-in checkpoint; every other one starts
 # the app on that checkpoint and drives Chromium.
-WITHOUT_SERVER = {"axes_card", "compare", "pca", "vocab_search"}
+WITHOUT_SERVER = {"axes_card", "compare", "pca", "scale", "vocab_search"}
 # The benchmarks whose errors= counts pages that did not show what the core computes.
 CHECKED_FOR_ERRORS = {"load", "hostile", "follow"}
 # bench/ modules that are not benchmarks.

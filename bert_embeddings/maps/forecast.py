@@ -21,8 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Seconds for 30,522 rows on the reference machine, and how they scale (see predicted_seconds).
-_NEIGHBOURS_FIXED_S, _NEIGHBOURS_PER_WIDTH_S = 4.9, 0.0096
-_AFFINITIES_S, _EARLY_S, _FAITHFULNESS_S, _REGIONS_S = 0.8, 5.5, 0.7, 1.0
+# (The neighbours' stage includes the layout's start, the table's last whole read.)
+_NEIGHBOURS_FIXED_S, _NEIGHBOURS_PER_WIDTH_S = 1.8, 0.0048
+_AFFINITIES_S, _EARLY_S, _FAITHFULNESS_S, _REGIONS_S = 0.5, 5.5, 0.7, 0.35
+# What the map's worker holds besides its table and products: Python, numpy, openTSNE and
+# scikit-learn loaded, the lists and the layout (measured: 870 MB in all for 119,547 x 768).
+_WORKER_MB = 190
 _REFERENCE_ROWS, _REFERENCE_NEIGHBOURS, _REFERENCE_EARLY, _REFERENCE_LAYOUT = 30522, 90, 250, 500
 
 
@@ -49,6 +53,11 @@ class Shape:
     neighbours: int
     early: int  # iterations with early exaggeration
     later: int  # iterations without
+
+    @staticmethod
+    def of(rows: int, width: int, settings) -> Shape:
+        """A map of a (rows, width) table with neighbour_map.Settings ``settings``."""
+        return Shape(rows, width, settings.neighbours, settings.early, settings.iterations - settings.early)
 
 
 @dataclass(frozen=True)
@@ -156,3 +165,26 @@ def seconds_left(steps: list[Step], shape: Shape) -> TimeLeft | None:
         left_here = start * (1 - now.fraction) + growth * (1 - now.fraction**2) / 2
         left = max(0.0, left_here) + speed * sum(predicted[LAYOUT + 1 :])
     return TimeLeft(left, left)
+
+
+def before_start(shape: Shape, pace: float = 1.0) -> TimeLeft:
+    """The whole map's seconds on a machine ``pace`` times as slow as the reference, before it
+    starts: from a layout like the random table's to one like a real vocabulary's."""
+    low, high = sorted(pace * sum(predicted_seconds(shape, profile)) for profile in (EVEN, SPREADING))
+    return TimeLeft(low, high)
+
+
+def pace(shape: Shape, seconds: float) -> float:
+    """How many times the reference machine's time a whole map of ``shape`` took (against the
+    middle of the range before_start gives)."""
+    expected = before_start(shape)
+    return seconds / ((expected.low + expected.high) / 2)
+
+
+def peak_mb(shape: Shape, threads: int = 2) -> float:
+    """The map worker's peak memory in MB: its table, the products held at once by the exact
+    neighbours (bert_embeddings.maps.knn: ``threads`` blocks, 5 bytes a pair), and the rest."""
+    from bert_embeddings.maps.knn import block_rows
+
+    products = block_rows(shape.rows, threads) * shape.rows * 5 * threads
+    return _WORKER_MB + (shape.rows * shape.width * 4 + products) / 1e6

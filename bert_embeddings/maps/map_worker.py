@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bert_embeddings.maps import forecast, map_jobs, neighbour_map
+from bert_embeddings.maps import forecast, map_jobs, neighbour_map, pace
 
 
 def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> None:
@@ -29,9 +29,7 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
     table = np.load(folder / map_jobs.TABLE, mmap_mode="r")
     began = time.time()
     rows, width = table.shape
-    shape = forecast.Shape(
-        rows, width, settings.neighbours, settings.early, settings.iterations - settings.early
-    )
+    shape = forecast.Shape.of(rows, width, settings)
     history: list[list] = []
 
     def progress(stage: str, fraction: float) -> None:
@@ -40,12 +38,30 @@ def work(folder: Path, settings: neighbour_map.Settings, threads: int = 2) -> No
         # small file.
         if history and history[-1][0] == step[0] and step[1] - history[-1][1] < 0.05 and step[1] < 1:
             return
+        if step[0] == TABLE_READ and (not history or history[-1][0] < TABLE_READ):
+            let_go(table)
         history.append(step)
         report = {"stage": stage, "history": history, "shape": asdict(shape)}
         map_jobs.write_atomically(folder / map_jobs.PROGRESS, json.dumps(report).encode())
 
     result = neighbour_map.compute(np.asarray(table), settings, threads, progress)
     map_jobs.save(folder, result, settings)
+    pace.record(folder.parent.parent, shape, time.time() - began)  # (the maps' folder)
+
+
+TABLE_READ = neighbour_map.STAGES.index("affinities")  # the whole table is read before it
+
+
+def let_go(table: np.ndarray) -> None:
+    """Hand the table's pages back to the system once the neighbours and the start are found:
+    the layout does not read it (the regions read their members' rows again, from disk or the
+    system's cache), and a big vocabulary's table would otherwise stay in the worker's memory
+    through the layout (367 MB for mBERT)."""
+    import mmap
+
+    held = getattr(table, "_mmap", None)
+    if held is not None and hasattr(mmap, "MADV_DONTNEED"):
+        held.madvise(mmap.MADV_DONTNEED)
 
 
 class _Stopped(BaseException):

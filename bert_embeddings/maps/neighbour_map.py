@@ -5,8 +5,9 @@ one cloud: almost none of a row's nearest cosine neighbours are near it on the m
 (openTSNE's FFT-accelerated version) instead places rows so that those which are neighbours
 in the table are neighbours on the map. Every row is mapped, nothing sampled:
 
-1. the exact 20 nearest cosine neighbours of every row, by blocked matrix products (the same
-   cosine as the Neighbours page; ties by the lower id);
+1. the exact 20 nearest cosine neighbours of every row, by blocked matrix products, each
+   pair's computed once (bert_embeddings.maps.knn; the same cosine as the Neighbours page,
+   ties by the lower id);
 2. t-SNE affinities from those neighbours (perplexity 15);
 3. the layout from the exact PCA of the table, first with early exaggeration, then without,
    500 iterations in all, with a fixed seed: the same table and settings give the same map;
@@ -27,10 +28,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bert_embeddings.analysis import cosine
 from bert_embeddings.maps import map_reading
-
-Progress = Callable[[str, float], None]  # (stage, fraction of that stage done)
+from bert_embeddings.maps.knn import Progress, exact_neighbours, quiet
 
 STAGES = (
     "exact neighbours",
@@ -41,7 +40,6 @@ STAGES = (
     "regions",
 )
 RECALL_K = 10
-SAMPLE_STEP = 16  # exact_neighbours' sample of columns for a first bound
 
 
 @dataclass(frozen=True)
@@ -84,81 +82,6 @@ class Settings:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _quiet(stage: str, fraction: float) -> None:
-    pass
-
-
-def exact_neighbours(
-    table: np.ndarray, k: int, block: int = 256, threads: int = 1, progress: Progress = _quiet
-) -> tuple[np.ndarray, np.ndarray]:
-    """For every row, its k most cosine-similar other rows: ids (n, k) int32, best first (ties
-    by the lower id), and their cosines (n, k) float32.
-
-    The answer does not depend on how many threads compute it, nor on the CPU's BLAS kernels:
-    a float32 product picks the candidates, a block of rows at a time (``threads`` blocks at
-    once), keeping every row within the product's rounding error of the k-th best; then each
-    candidate's cosine is summed again in float64 by numpy's own fixed-order sum, and those
-    sums decide the order and are what is returned."""
-    unit = cosine.unit_rows(np.array(table, dtype=np.float32), in_place=True)  # one copy of the table
-    n, hidden = unit.shape
-    k = min(k, n - 1)
-    # A float32 dot product of unit rows is within hidden * 2**-24 of the exact value; the k-th
-    # best and a candidate can each be that far off, so keep everything within twice it.
-    slack = 2 * hidden * 2.0**-24
-    ids = np.empty((n, k), dtype=np.int32)
-    sims = np.empty((n, k), dtype=np.float32)
-
-    # Every SAMPLE_STEP-th column: the k-th best among them is at most a row's k-th best, so the
-    # columns within the slack of it hold every candidate, found by one vectorised comparison;
-    # the exact k-th best is then taken among those few, not over the whole row.
-    sample = np.arange(0, n, SAMPLE_STEP) if n // SAMPLE_STEP > 2 * (k + 1) else np.arange(n)
-
-    def one_block(start: int) -> int:
-        stop = min(n, start + block)
-        scores = unit[start:stop] @ unit.T  # (block, n), float32: only to pick candidates
-        scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not itself
-        low = np.partition(scores[:, sample], len(sample) - k, axis=1)[:, len(sample) - k]
-        rows, columns = np.nonzero(scores >= (low - slack)[:, None])  # every column that may be one
-        bounds = np.searchsorted(rows, np.arange(stop - start + 1))
-        for row in range(stop - start):
-            wide = columns[bounds[row] : bounds[row + 1]]
-            near = scores[row, wide]
-            kth = np.partition(near, len(near) - k)[len(near) - k]  # the row's exact k-th best
-            candidates = wide[near >= kth - slack]
-            exact = _cosines64(unit, start + row, candidates)
-            order = np.lexsort((candidates, -exact))[:k]
-            ids[start + row] = candidates[order]
-            sims[start + row] = exact[order]
-        return stop
-
-    progress(STAGES[0], 0.0)
-    _in_blocks(one_block, range(0, n, block), threads, lambda stop: progress(STAGES[0], stop / n))
-    return ids, sims
-
-
-def _cosines64(unit: np.ndarray, row: int, candidates: np.ndarray, chunk: int = 2048) -> np.ndarray:
-    """Cosines of unit row ``row`` with ``candidates``, in float64: each product of two float32
-    values is exact there, and numpy's pairwise sum adds them in one fixed order (no BLAS)."""
-    query = unit[row].astype(np.float64)
-    parts = [
-        (unit[candidates[i : i + chunk]].astype(np.float64) * query).sum(axis=1)
-        for i in range(0, len(candidates), chunk)
-    ]
-    return np.concatenate(parts) if parts else np.empty(0)
-
-
-def _in_blocks(work: Callable[[int], int], starts: range, threads: int, done: Callable[[int], None]):
-    """Run ``work`` on each block start, ``threads`` at a time, with BLAS held to one thread per
-    call so that each block's product is summed the same way however many run at once."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max(1, threads)) as pool:
-        for stop in pool.map(work, starts):
-            done(stop)
 
 
 def recall_at_k(coords: np.ndarray, true_ids: np.ndarray) -> float:
@@ -206,9 +129,7 @@ class NeighbourMap:
     regions: map_reading.Regions
 
 
-def compute(
-    table: np.ndarray, settings: Settings = Settings(), threads: int = 2, progress: Progress = _quiet
-):
+def compute(table: np.ndarray, settings: Settings = Settings(), threads: int = 2, progress: Progress = quiet):
     """The t-SNE map of every row of ``table``, with its faithfulness and PCA's.
 
     The same table and settings give bit-identical coordinates whatever ``threads`` is and
@@ -264,7 +185,7 @@ def layout(
     start: np.ndarray,
     settings: Settings = Settings(),
     threads: int = 2,
-    progress: Progress = _quiet,
+    progress: Progress = quiet,
     lap: Callable[[str], None] = lambda stage: None,
 ) -> np.ndarray:
     """t-SNE's layout, (n, 2) float32, from each row's exact neighbours (``ids``, best first,
@@ -314,9 +235,9 @@ def _compute(table: np.ndarray, settings: Settings, threads: int, progress: Prog
     ids, sims = exact_neighbours(
         table, max(settings.neighbours, RECALL_K), threads=threads, progress=progress
     )
+    start = pca_start(table)  # the last read of the whole table (timed with the neighbours)
     lap(STAGES[0])
     progress(STAGES[1], 0.0)
-    start = pca_start(table)
     coords = layout(ids, sims, start, settings, threads, progress, lap)
     progress(STAGES[4], 0.0)
     nearest = np.ascontiguousarray(ids[:, :RECALL_K])

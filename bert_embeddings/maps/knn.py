@@ -1,0 +1,207 @@
+"""Every row's exact nearest cosine neighbours, from half the products a plain search needs.
+
+cos(i, j) = cos(j, i), so each pair's float32 product is computed once: block I of rows is
+multiplied by the rows from its own first row on, and that product lists candidates both for
+block I's rows and, read the other way, for every later row. The products are of the rows as
+they are, each scaled by its length's inverse, so the table is not copied (only a table of
+extreme values is scaled in a copy first). The lists stay exact:
+
+1. a floor per row: the k-th best float32 cosine with every SAMPLE_STEP-th row (one
+   sixteenth of the products), less the rounding slack. The row's exact k-th best is at
+   least that sample's, so each of its true neighbours scores at or above the floor in any
+   float32 product, whichever block computed it;
+2. the products, a block at a time (``threads`` blocks at once, one BLAS thread each): every
+   pair at or above either row's floor is a candidate, kept until the row's block is reached;
+3. per row, the candidates within the slack of their own k-th best are summed again in
+   float64 from the rows as cosine.unit_rows makes them, in numpy's one fixed order; those
+   sums decide, ties by the lower id.
+
+The result is bit for bit what a row-by-row search over every column gives, whatever the
+thread count or the CPU's BLAS kernels: the float32 products only ever pick a superset.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings.analysis import cosine
+
+Progress = Callable[[str, float], None]  # (stage, fraction of that stage done)
+STAGE = "exact neighbours"
+SAMPLE_STEP = 16  # the columns a floor is taken from: every 16th row
+
+
+def quiet(stage: str, fraction: float) -> None:
+    pass
+
+
+def exact_neighbours(
+    table: np.ndarray, k: int, block: int = 0, threads: int = 1, progress: Progress = quiet
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every row, its k most cosine-similar other rows: ids (n, k) int32, best first (ties
+    by the lower id), and their cosines (n, k) float32, summed in float64. ``block`` rows are
+    multiplied at a time (0: as many as keep the products held at once within PRODUCTS_MB)."""
+    rows = Rows.of(table)
+    n, hidden = rows.table.shape
+    block = block or block_rows(n, threads)
+    k = min(k, n - 1)
+    ids, sims = np.empty((n, k), dtype=np.int32), np.empty((n, k), dtype=np.float32)
+    if k < 1:
+        return ids, sims
+    # A float32 dot product of two rows is within hidden * 2**-24 of the exact value, in units
+    # of the rows' lengths; scaling to a cosine rounds a few times more (ERROR_ULPS). The k-th
+    # best and a candidate can each be that far off, so keep everything within twice it.
+    slack = np.float32(2 * (hidden + ERROR_ULPS) * 2.0**-24)
+    progress(STAGE, 0.0)
+    floor = _floors(rows, k, block, threads) - slack
+
+    def products(start: int) -> tuple:
+        stop = min(n, start + block)
+        scores = rows.scaled(start, stop) @ rows.table[start:].T  # (block, n - start), float32
+        scores *= rows.scale[None, start:]
+        scores[np.arange(stop - start), np.arange(stop - start)] = -np.inf  # not itself
+        mine, columns = np.nonzero(scores >= floor[start:stop, None])
+        own = (mine + start, columns + start, scores[mine, columns])
+        later, columns = np.nonzero(scores[:, stop - start :] >= floor[None, stop:])
+        theirs = (columns + stop, later + start, scores[later, columns + (stop - start)])
+        return start, stop, own, theirs
+
+    pending: dict[int, list] = {start: [] for start in range(0, n, block)}
+    for start, stop, own, theirs in _in_order(products, range(0, n, block), threads):
+        _hand_on(theirs, pending, block)
+        _finish(rows, [own, *pending.pop(start)], (start, stop), slack, (ids, sims))
+        progress(STAGE, stop / n)
+    return ids, sims
+
+
+def block_rows(n: int, threads: int) -> int:
+    """Rows per block: 256 (BLAS's best pace) unless the products held at once (``threads``
+    blocks' float32 scores and their comparisons, 5 bytes a pair) would pass PRODUCTS_MB."""
+    fit = int(PRODUCTS_MB * 1e6 / (5 * n * max(1, threads)))
+    return max(MIN_BLOCK, min(256, fit))
+
+
+PRODUCTS_MB, MIN_BLOCK = 320, 64
+ERROR_ULPS = 16  # rounding beyond the dot product's: each row's scale and its two products
+# Rows longer or shorter than this many powers of two are scaled in a copy first: their float32
+# products could overflow or lose their last digits.
+SAFE_RANGE = 2.0**40
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The table as the products read it: its float32 rows (no copy when they are float32 and
+    of ordinary size), and per row the factor that takes a product to a cosine."""
+
+    table: np.ndarray
+    scale: np.ndarray  # (n,) float32: 1 / the row's length, 0 for a zero row
+    unit: bool  # the rows are cosine.unit_rows already (a copy, made for rows of extreme size)
+
+    @staticmethod
+    def of(table: np.ndarray, chunk: int = 8192) -> Rows:
+        table = np.asarray(table, dtype=np.float32)
+        largest, lengths = np.empty(len(table), np.float32), np.empty(len(table), np.float32)
+        for start in range(0, len(table), chunk):  # a chunk at a time: no whole-table temporary
+            part = table[start : start + chunk]
+            largest[start : start + chunk] = np.max(np.abs(part), axis=1) if part.shape[1] else 0
+            lengths[start : start + chunk] = np.linalg.norm(part, axis=1)
+        present = largest[largest > 0]
+        if len(present) and (present.max() > SAFE_RANGE or present.min() < 1 / SAFE_RANGE):
+            unit = cosine.unit_rows(np.array(table), in_place=True)
+            return Rows(unit, np.ones(len(table), np.float32), True)
+        scale = np.divide(1, lengths, out=np.zeros_like(lengths), where=lengths > 0)
+        return Rows(table, scale, False)
+
+    def scaled(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` divided by their lengths, float32."""
+        return self.table[start:stop] * self.scale[start:stop, None]
+
+    def unit_rows(self, ids: np.ndarray) -> np.ndarray:
+        """Those rows as cosine.unit_rows makes them, which the float64 sums start from."""
+        picked = self.table[ids]
+        return picked if self.unit else cosine.unit_rows(picked, in_place=True)
+
+
+def _floors(rows: Rows, k: int, block: int, threads: int) -> np.ndarray:
+    """Per row, the k-th best float32 cosine with a sample of the other rows (all of them when
+    the table is small): (n,) float32, at most the row's own k-th best but for rounding."""
+    n = len(rows.table)
+    sample = np.arange(0, n, SAMPLE_STEP) if n // SAMPLE_STEP > 2 * (k + 1) else np.arange(n)
+    columns = rows.table[sample] * rows.scale[sample, None]
+    floor = np.empty(n, dtype=np.float32)
+
+    def one_block(start: int) -> int:
+        stop = min(n, start + block)
+        scores = rows.scaled(start, stop) @ columns.T
+        ids = np.arange(start, stop)
+        where = np.searchsorted(sample, ids)
+        mine = where < len(sample)
+        mine[mine] = sample[where[mine]] == ids[mine]
+        scores[np.flatnonzero(mine), where[mine]] = -np.inf  # not itself
+        floor[start:stop] = np.partition(scores, len(sample) - k, axis=1)[:, len(sample) - k]
+        return stop
+
+    for _ in _in_order(one_block, range(0, n, block), threads):
+        pass
+    return floor
+
+
+def _hand_on(found: tuple, pending: dict, block: int) -> None:
+    """Put candidates (rows, ids, scores) found for later rows with those rows' blocks."""
+    rows, ids, scores = found
+    if not len(rows):
+        return
+    order = np.argsort(rows, kind="stable")
+    rows, ids, scores = rows[order], ids[order], scores[order]
+    blocks = rows // block * block
+    cuts = np.flatnonzero(np.diff(blocks)) + 1
+    for part in np.split(np.arange(len(rows)), cuts):
+        pending[int(blocks[part[0]])].append((rows[part], ids[part], scores[part]))
+
+
+def _finish(rows: Rows, found: list, span: tuple[int, int], slack, out: tuple) -> None:
+    """Each row of ``span``'s list, from all its candidates ``found`` (rows, ids, scores)."""
+    start, stop = span
+    ids, sims = out
+    k = ids.shape[1]
+    owners = np.concatenate([part[0] for part in found])
+    order = np.argsort(owners, kind="stable")
+    columns = np.concatenate([part[1] for part in found])[order]
+    scores = np.concatenate([part[2] for part in found])[order]
+    bounds = np.searchsorted(owners[order], np.arange(start, stop + 1))
+    for row in range(start, stop):
+        wide = columns[bounds[row - start] : bounds[row - start + 1]]
+        near = scores[bounds[row - start] : bounds[row - start + 1]]
+        kth = np.partition(near, len(near) - k)[len(near) - k]  # the row's k-th best, float32
+        candidates = wide[near >= kth - slack]
+        exact = cosines64(rows.unit_rows(np.array([row]))[0], rows.unit_rows(candidates))
+        best = np.lexsort((candidates, -exact))[:k]
+        ids[row] = candidates[best]
+        sims[row] = exact[best]
+
+
+def cosines64(query: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Cosines of a unit row with unit rows, in float64: each product of two float32 values is
+    exact there, and numpy's pairwise sum adds them in one fixed order (no BLAS)."""
+    return (others.astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+
+
+def _in_order(work: Callable, items: Iterable, threads: int) -> Iterator:
+    """``work``'s results for ``items``, in their order, ``threads`` computed at once and one
+    more waiting, each with BLAS held to one thread (so that a product is summed the same way
+    however many run at once, and no more than a few blocks' products are held)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    items = iter(items)
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max(1, threads)) as pool:
+        waiting = [pool.submit(work, item) for item in itertools.islice(items, max(1, threads) + 1)]
+        while waiting:
+            result = waiting.pop(0).result()
+            waiting.extend(pool.submit(work, item) for item in itertools.islice(items, 1))
+            yield result
