@@ -13,7 +13,8 @@ vocabulary's structure at mBERT's size. Then, 2 threads, nothing else running:
 - S: the regions stage as a share of C;
 - M: the map worker's peak resident memory, all of it (the process exists only for the map;
   the server only saves its table to disk for it), sampled every 50 ms as bench.maps does.
-Also printed: the estimate the Maps page shows before a big map starts, beside the truth.
+Also printed: the estimate the Maps page shows before a big map starts, beside the truth, and
+how many of 100 rows drawn at random have the map's lists equal to a brute-force search.
 
     .venv/bin/python -m bench.scale [ROWS]
 
@@ -103,6 +104,25 @@ def worker_run(table: np.ndarray, folder: Path) -> tuple[float, float, dict]:
     return seconds, peak, json.loads((folder / map_jobs.META).read_text())
 
 
+def sampled_rows_equal_brute_force(table: np.ndarray, found: np.ndarray, count: int = 100) -> int:
+    """How many of ``count`` rows drawn with a fixed seed have the lists the map found (its 10
+    nearest) equal to a brute-force search of that row against every row: float32 products
+    within the rounding slack of the k-th best, float64 sums deciding, ties by the lower id."""
+    from bert_embeddings.analysis import cosine
+
+    unit = cosine.unit_rows(np.array(table, dtype=np.float32), in_place=True)
+    k, slack = found.shape[1], 2 * table.shape[1] * 2.0**-24
+    equal = 0
+    for row in np.random.default_rng(7).choice(len(unit), size=min(count, len(unit)), replace=False):
+        scores = unit @ unit[row]
+        scores[row] = -np.inf
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        candidates = np.flatnonzero(scores >= kth - slack)
+        exact = (unit[candidates].astype(np.float64) * unit[row].astype(np.float64)).sum(axis=1)
+        equal += np.array_equal(candidates[np.lexsort((candidates, -exact))[:k]], found[row])
+    return equal
+
+
 def neighbours_ratio(table: np.ndarray) -> tuple[float, float]:
     """(seconds of the neighbour stage alone, its ratio to the bare products) on ``table``."""
     k = max(SETTINGS.neighbours, neighbour_map.RECALL_K)
@@ -121,6 +141,11 @@ def main() -> None:
     expected = forecast.before_start(shape)
     with tempfile.TemporaryDirectory() as scratch:
         cold, peak_mb, meta = worker_run(table, Path(scratch) / "map")
+        found = np.load(Path(scratch) / "map" / map_jobs.NEIGHBOURS)
+    equal = sampled_rows_equal_brute_force(table, found)
+    print(f"brute force: {equal} of {min(100, rows)} sampled rows' 10 nearest are the map's lists")
+    if equal != min(100, rows):
+        raise SystemExit("the map's neighbour lists differ from brute force")
     bare = bare_products(table)
     seconds = meta["seconds"]
     print(f"{rows:,} x {WIDTH}: stages (s) {seconds}; bare products {bare:.1f} s")

@@ -183,8 +183,12 @@ def pace(shape: Shape, seconds: float) -> float:
 
 def peak_mb(shape: Shape, threads: int = 2) -> float:
     """The map worker's peak memory in MB: its table, the products held at once by the exact
-    neighbours (bert_embeddings.maps.knn: ``threads`` blocks, 5 bytes a pair), and the rest."""
-    from bert_embeddings.maps.knn import block_rows
+    neighbours (bert_embeddings.maps.knn: ``threads`` blocks, 5 bytes a pair), the candidates
+    they hand on, and the rest."""
+    from bert_embeddings.maps.knn import SAMPLE_STEP, block_rows
 
     products = block_rows(shape.rows, threads) * shape.rows * 5 * threads
-    return _WORKER_MB + (shape.rows * shape.width * 4 + products) / 1e6
+    # Candidates handed on to later blocks: about SAMPLE_STEP times k a row, a quarter of them
+    # held at the middle of the run, 12 bytes each.
+    handed_on = shape.rows * SAMPLE_STEP * max(shape.neighbours, 10) / 4 * 12
+    return _WORKER_MB + (shape.rows * shape.width * 4 + products + handed_on) / 1e6

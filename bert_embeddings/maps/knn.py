@@ -67,7 +67,12 @@ def exact_neighbours(
         mine, columns = np.nonzero(scores >= floor[start:stop, None])
         own = (mine + start, columns + start, scores[mine, columns])
         later, columns = np.nonzero(scores[:, stop - start :] >= floor[None, stop:])
-        theirs = (columns + stop, later + start, scores[later, columns + (stop - start)])
+        # (held until their rows' blocks come: as int32, 12 bytes a candidate)
+        theirs = (
+            (columns + stop).astype(np.int32),
+            (later + start).astype(np.int32),
+            scores[later, columns + (stop - start)],
+        )
         return start, stop, own, theirs
 
     pending: dict[int, list] = {start: [] for start in range(0, n, block)}

@@ -73,6 +73,33 @@ def test_the_blocked_search_gives_the_row_by_row_lists_bit_for_bit(monkeypatch):
             assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
 
 
+def brute_lists(table: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """reference_lists, a block of rows at a time: each row against every column (the whole
+    products, no floor, no symmetry), float64 sums deciding among the float32 candidates."""
+    from bert_embeddings.analysis import cosine
+
+    unit = cosine.unit_rows(np.array(table, dtype=np.float32), in_place=True)
+    slack = 2 * table.shape[1] * 2.0**-24
+    ids, sims = np.empty((len(unit), k), np.int64), np.empty((len(unit), k), np.float32)
+    for start in range(0, len(unit), block):
+        scores = unit[start : start + block] @ unit.T
+        scores[np.arange(len(scores)), np.arange(start, start + len(scores))] = -np.inf
+        kth = np.partition(scores, scores.shape[1] - k, axis=1)[:, scores.shape[1] - k]
+        for i, row in enumerate(range(start, start + len(scores))):
+            candidates = np.flatnonzero(scores[i] >= kth[i] - slack)
+            exact = (unit[candidates].astype(np.float64) * unit[row].astype(np.float64)).sum(axis=1)
+            order = np.lexsort((candidates, -exact))[:k]
+            ids[row], sims[row] = candidates[order], exact[order]
+    return ids, sims
+
+
+def test_every_row_of_the_bundled_table_has_the_brute_force_list(bundled):
+    table = bundled.tables.word_embeddings
+    expected = brute_lists(table, 20)
+    found = neighbour_map.exact_neighbours(table, 20, threads=2)
+    assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+
+
 def test_rows_of_any_length_and_type_give_the_same_lists(tmp_path):
     """Cosine does not see a row's length: rows made 2**60 times longer or shorter (which
     float32 products of the rows as they are could not hold, so those go through a scaled
@@ -373,16 +400,18 @@ def test_the_estimate_before_a_map_is_the_whole_forecast_at_the_servers_pace(pac
     assert paces.read(tmp_path) is None
 
 
-def test_the_memory_estimate_counts_the_table_and_the_products_held_at_once():
+def test_the_memory_estimate_counts_the_table_the_products_and_the_candidates_handed_on():
     from bert_embeddings.maps import knn
 
-    small, big = (forecast.Shape(rows, 768, 20, 166, 334) for rows in (30522, 119547))
     assert knn.block_rows(119547, 2) == 256 and knn.block_rows(250002, 2) < 256
-    assert forecast.peak_mb(big) - forecast.peak_mb(small) == pytest.approx(
-        ((119547 - 30522) * 768 * 4 + 256 * 2 * 5 * (119547 - 30522)) / 1e6
-    )
-    huge = forecast.Shape(250002, 768, 20, 166, 334)  # the products held within PRODUCTS_MB
-    assert forecast.peak_mb(huge) - 250002 * 768 * 4 / 1e6 <= forecast._WORKER_MB + knn.PRODUCTS_MB
+    for rows in (30522, 119547, 250002):
+        shape = forecast.Shape(rows, 768, 20, 166, 334)
+        products = knn.block_rows(rows, 2) * rows * 5 * 2
+        assert products <= knn.PRODUCTS_MB * 1e6 or knn.block_rows(rows, 2) == 256
+        handed_on = rows * knn.SAMPLE_STEP * 20 / 4 * 12
+        assert forecast.peak_mb(shape) == pytest.approx(
+            forecast._WORKER_MB + (rows * 768 * 4 + products + handed_on) / 1e6
+        )
 
 
 def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache):
