@@ -100,6 +100,19 @@ def test_every_row_of_the_bundled_table_has_the_brute_force_list(bundled):
     assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
 
 
+def test_the_neighbour_stages_progress_is_its_share_of_the_products_done():
+    """Progress counts products, not rows: the first blocks are multiplied by the most rows."""
+    n, block = 2000, 100
+    reported = []
+    table = np.random.default_rng(2).standard_normal((n, 16)).astype(np.float32)
+    neighbour_map.exact_neighbours(table, 10, block=block, progress=lambda s, f: reported.append(f))
+    assert reported[0] == 0 and reported[1] == knn.FLOORS_SHARE and reported[-1] == pytest.approx(1)
+    assert all(a <= b for a, b in zip(reported, reported[1:], strict=False))
+    products = np.cumsum([block * (n - start) for start in range(0, n, block)])
+    counted = knn.FLOORS_SHARE + (1 - knn.FLOORS_SHARE) * products / products[-1]
+    np.testing.assert_allclose(reported[2:], counted, atol=block / n)
+
+
 def test_rows_of_any_length_and_type_give_the_same_lists(tmp_path):
     """Cosine does not see a row's length: rows made 2**60 times longer or shorter (which
     float32 products of the rows as they are could not hold, so those go through a scaled
