@@ -53,9 +53,11 @@ def exact_neighbours(
     if k < 1:
         return ids, sims
     # A float32 dot product of two rows is within hidden * 2**-24 of the exact value, in units
-    # of the rows' lengths; scaling to a cosine rounds a few times more (ERROR_ULPS). The k-th
-    # best and a candidate can each be that far off, so keep everything within twice it.
-    slack = np.float32(2 * (hidden + ERROR_ULPS) * 2.0**-24)
+    # of the rows' lengths; the lengths themselves (float32 sums, in the scale here and in
+    # cosine.unit_rows, for both rows) and the scaling round about as much again, plus a few
+    # units (ERROR_ULPS). The k-th best and a candidate can each be that far off, so keep
+    # everything within twice it.
+    slack = np.float32(2 * (2 * hidden + ERROR_ULPS) * 2.0**-24)
     progress(STAGE, 0.0)
     floor = _floors(rows, k, block, threads) - slack
 
@@ -102,7 +104,7 @@ def block_rows(n: int, threads: int) -> int:
 
 
 PRODUCTS_MB, MIN_BLOCK = 320, 64
-ERROR_ULPS = 16  # rounding beyond the dot product's: each row's scale and its two products
+ERROR_ULPS = 64  # rounding beyond the dot product's and the lengths' (see exact_neighbours)
 # Rows longer or shorter than this many powers of two are scaled in a copy first: their float32
 # products could overflow or lose their last digits.
 SAFE_RANGE = 2.0**40
@@ -125,9 +127,13 @@ class Rows:
             part = table[start : start + chunk]
             largest[start : start + chunk] = np.max(np.abs(part), axis=1) if part.shape[1] else 0
             lengths[start : start + chunk] = np.linalg.norm(part, axis=1)
+        if not np.isfinite(largest).all():
+            row = int(np.flatnonzero(~np.isfinite(largest))[0])
+            raise ValueError(f"row {row:,} of the table is not all finite numbers (NaN or infinity)")
         present = largest[largest > 0]
         if len(present) and (present.max() > SAFE_RANGE or present.min() < 1 / SAFE_RANGE):
-            unit = cosine.unit_rows(np.array(table), in_place=True)
+            # (row-major, as any rows picked from it are: unit_rows' sums follow the layout)
+            unit = cosine.unit_rows(np.array(table, order="C"), in_place=True)
             return Rows(unit, np.ones(len(table), np.float32), True)
         scale = np.divide(1, lengths, out=np.zeros_like(lengths), where=lengths > 0)
         return Rows(table, scale, False)

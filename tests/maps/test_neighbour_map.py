@@ -116,8 +116,9 @@ def test_the_neighbour_stages_progress_is_its_share_of_the_products_done():
 def test_rows_of_any_length_and_type_give_the_same_lists(tmp_path):
     """Cosine does not see a row's length: rows made 2**60 times longer or shorter (which
     float32 products of the rows as they are could not hold, so those go through a scaled
-    copy), a float64 table, and a table read from disk through a memory map, all give the
-    lists of the table as it was, bit for bit."""
+    copy), a float64 table, a table read from disk through a memory map and tables stored
+    column by column, all give the lists of the table as it was, bit for bit. A row that is
+    not all finite numbers is named."""
     rng = np.random.default_rng(11)
     table = rng.standard_normal((1500, 32)).astype(np.float32)
     expected = neighbour_map.exact_neighbours(table, 20, block=128, threads=2)
@@ -128,9 +129,15 @@ def test_rows_of_any_length_and_type_give_the_same_lists(tmp_path):
     assert knn.Rows.of(stretched).unit
     np.save(tmp_path / "table.npy", table)
     on_disk = np.load(tmp_path / "table.npy", mmap_mode="r")
-    for other in (stretched, table.astype(np.float64), on_disk):
+    assert knn.Rows.of(np.asfortranarray(stretched)).unit
+    columns_first = (np.asfortranarray(t) for t in (table, stretched))
+    for other in (stretched, table.astype(np.float64), on_disk, *columns_first):
         found = neighbour_map.exact_neighbours(other, 20, block=128, threads=2)
         assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+    broken = table.copy()
+    broken[1234, 5] = np.nan
+    with pytest.raises(ValueError, match="row 1,234 of the table is not all finite"):
+        neighbour_map.exact_neighbours(broken, 20)
 
 
 def test_the_worker_hands_back_the_tables_pages_once_it_has_read_it(tmp_path):
