@@ -6,41 +6,32 @@ arrays, tuples, floats), each computed exactly as the app computes it.
 >>> api.tokenize(model, "I am Sinan").ids.tolist()
 [101, 1045, 2572, 8254, 2319, 102]
 
-Every example here runs as a doctest (tests/test_api.py) on the bundled model.
-"""
+Every example here runs as a doctest (tests/test_api.py) on the bundled model. The rules of all:
+``model`` is what ``load`` returned (a name is a TypeError); words are text with commas, or a
+list or tuple; a word that cannot be placed is an ``UnknownWordError`` naming each (a row for
+every word asked, or none); numpy integers are whole numbers; a switch is True or False; the
+cache folder is checked before work that keeps something there."""
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, contextual, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.errors import EmptyQueryError, QuerySyntaxError, UnknownWordError
+from bert_embeddings.errors import MapStorageError, QuerySyntaxError
 from bert_embeddings.maps import map_jobs, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.models.tokenize import Encoding
 from bert_embeddings.spaces import compare as spaces_compare
-from bert_embeddings.spaces import pair
+from bert_embeddings.spaces import pair, space_jobs
 
-__all__ = [
-    "load",
-    "tokenize",
-    "breakdown",
-    "verify",
-    "hidden_states",
-    "neighbours",
-    "search",
-    "pca",
-    "tsne_map",
-    "axis_coordinates",
-    "space",
-    "compare",
-    "axis_card",
-    "weat",
-]
+__all__ = ["load", "tokenize", "breakdown", "verify", "hidden_states"]  # a model, and a sentence in it
+__all__ += ["neighbours", "search", "pca", "tsne_map", "space", "compare"]  # its vocabulary
+__all__ += ["axis_coordinates", "axis_card", "weat"]  # Your own axes, and their tests
 
 
 def load(
@@ -55,11 +46,33 @@ def load(
     >>> model.tables.word_embeddings.shape
     (30522, 384)
     """
-    if not isinstance(fallback, bool):
-        raise TypeError(f"fallback is True or False, not {fallback!r}")
+    fallback = _switch(fallback, "fallback")
     for name, value in (("spec", spec), ("revision", revision)):
         limits.MODEL_ID.check_text(f"The model's {name}", value)
     return checkpoints.load_model(spec, revision, fallback=fallback)
+
+
+def _model(model: object, function: str) -> LoadedModel:
+    """``model`` if ``load`` made it; else a TypeError saying how to get one (not an AttributeError)."""
+    if not isinstance(model, LoadedModel):
+        given = f"{type(model).__name__} {str(model)[:40]!r}"
+        raise TypeError(f"{function} takes a loaded model, not {given}: first model = api.load('bundled').")
+    return model
+
+
+def _switch(value: object, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):  # (a truthy string such as "no" is no True)
+        raise TypeError(f"{name} is True or False, not {value!r}")
+    return bool(value)
+
+
+def _writable(key: str, what: str) -> None:
+    """The spaces' folder ``key`` made, and a scratch file written there, before any work."""
+    try:
+        (folder := space_jobs.folder_for(key)).mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise MapStorageError(map_jobs.storage_problem(error, on_server=False, what=what)) from None
 
 
 def tokenize(model: LoadedModel, text_a: str, text_b: str = "") -> Encoding:
@@ -72,7 +85,7 @@ def tokenize(model: LoadedModel, text_a: str, text_b: str = "") -> Encoding:
     >>> enc.ids.tolist(), enc.positions.tolist()
     ([101, 7592, 1010, 2088, 999, 102], [0, 1, 2, 3, 4, 5])
     """
-    return model.encode(text_a, text_b)
+    return _model(model, "tokenize").encode(text_a, text_b)
 
 
 def breakdown(model: LoadedModel, text_a: str, text_b: str = "") -> dict[str, np.ndarray]:
@@ -86,7 +99,7 @@ def breakdown(model: LoadedModel, text_a: str, text_b: str = "") -> dict[str, np
     >>> bool(np.allclose(parts["sum"], parts["token"] + parts["position"] + parts["segment"]))
     True
     """
-    parts = decompose.decompose(model, model.encode(text_a, text_b))
+    parts = decompose.decompose(_model(model, "breakdown"), model.encode(text_a, text_b))
     stages = {"token": parts.token, "position": parts.position, "segment": parts.segment}
     stages = {name: rows for name, rows in stages.items() if rows is not None}
     return {**stages, "sum": parts.summed, "output": parts.output}
@@ -100,7 +113,7 @@ def verify(model: LoadedModel, text_a: str, text_b: str = "") -> decompose.Verif
     >>> check.passed, check.module_name
     (True, 'BertEmbeddings')
     """
-    encoding = model.encode(text_a, text_b)
+    encoding = _model(model, "verify").encode(text_a, text_b)
     module = decompose.build_reference_module(model)
     return decompose.verify(module, encoding, decompose.decompose(model, encoding))
 
@@ -116,7 +129,8 @@ def hidden_states(model: LoadedModel, text_a: str, text_b: str = "") -> np.ndarr
     >>> bool(np.allclose(states[0], breakdown(load(), "I love mathematics!")["output"], atol=1e-5))
     True
     """
-    return contextual.hidden_states(contextual.load_full_model(model), model.encode(text_a, text_b))
+    full = contextual.load_full_model(_model(model, "hidden_states"))
+    return contextual.hidden_states(full, model.encode(text_a, text_b))
 
 
 @dataclass(frozen=True)
@@ -133,8 +147,9 @@ def neighbours(
     own pieces and, as the Neighbours page does by default, the special and ``[unused]`` rows
     (999 of bert-base-uncased's 30,522): a word or piece (``"dog"``, ``"well-known"``), an id
     (``3899``) or arithmetic, where ``+`` or ``-`` stands apart from a word
-    (``"king - man + woman"``). ``geometry_name``: raw, centred, all-but-the-top (with ``d``,
-    by default the width // 100) or standardised, as on the Geometry page.
+    (``"king - man + woman"``); a word that cannot be placed is an ``UnknownWordError`` naming it.
+    ``geometry_name``: raw, centred, all-but-the-top (with ``d``, by default width // 100) or
+    standardised, as on the Geometry page.
 
     >>> [n.piece for n in neighbours(load(), "king - man + woman", k=3)]
     ['queen', 'kings', 'monarch']
@@ -145,11 +160,9 @@ def neighbours(
     >>> [n.piece for n in neighbours(load(), "well-known", k=2)]  # one word, not well - known
     ['know', 'renowned']
     """
-    _, result = search(model, query, k, geometry_name, d)
-    return [
-        Neighbour(p, int(i), float(c))
-        for p, i, c in zip(result.pieces, result.ids, result.scores, strict=True)
-    ]
+    _, result = search(_model(model, "neighbours"), query, k, geometry_name, d)
+    found = zip(result.pieces, result.ids, result.scores, strict=True)
+    return [Neighbour(p, int(i), float(c)) for p, i, c in found]
 
 
 def search(
@@ -162,20 +175,17 @@ def search(
     >>> query.ids, found.pieces
     ((3899,), ('dogs', 'canine'))
     """
+    index, space = _index(model, "search", geometry_name, d)
     if isinstance(query, bool | np.bool_) or not isinstance(query, str | int | np.integer):
         raise QuerySyntaxError(f"Ask for a word, an id or arithmetic, not {type(query).__name__} {query!r}.")
-    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     if isinstance(query, int | np.integer):
         found = vocab_search.id_query(index, int(query))
     elif is_arithmetic(query):
         found = vocab_search.arithmetic_query(index, model.tokenizer, query)
     else:
         found = vocab_search.word_query(index, model.tokenizer, str(query))
-    space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
-    result = vocab_search.nearest(
-        index, found.vector, k, space, vocab_search.Filters(exclude_ids=found.ids), weight=found.weight
-    )
-    return found, result
+    keep_out = vocab_search.Filters(exclude_ids=found.ids)  # the query's own pieces
+    return found, vocab_search.nearest(index, found.vector, k, space, keep_out, weight=found.weight)
 
 
 def is_arithmetic(query: str) -> bool:
@@ -197,7 +207,7 @@ def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, co
     >>> coords.shape, bool(shares[0] > shares[1] > shares[2])
     ((30522, 3), True)
     """
-    table = model.tables.word_embeddings
+    table = _model(model, "pca").tables.word_embeddings
     components = limits.whole_number(components, "The number of components", 1, table.shape[1])
     space = geometry.fit(table, *geometry_shape(model, geometry_name, d))
     basis, coords = geometry.pca(table, space, components)
@@ -206,10 +216,9 @@ def pca(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, co
 
 def tsne_map(model: LoadedModel, geometry_name: str = "raw", d: int | None = None, compute: bool = False):
     """The t-SNE map of every vocabulary row (vocab, 2) float32, read from the cache folder the
-    app fills (BERT_EXPLORER_CACHE); with ``compute``, computed here first if it is not there
-    (as ``python -m bert_embeddings map`` does). Without it, a map not yet made is an error that
-    says how to make it."""
-    return finished_map(model, geometry_name, d, compute).coords
+    app fills (BERT_EXPLORER_CACHE); with ``compute=True``, computed here first if it is not there
+    (as ``python -m bert_embeddings map`` does); else a map not yet made is an error saying how."""
+    return finished_map(_model(model, "tsne_map"), geometry_name, d, compute).coords
 
 
 def finished_map(
@@ -217,6 +226,7 @@ def finished_map(
 ) -> map_jobs.Done:
     """``tsne_map`` with all the app keeps of it: ``coords``, its dense ``regions``, each piece's
     neighbours ``kept`` and its hubs' ``occurrence``, and its ``meta`` (recall@10, settings)."""
+    compute, model = _switch(compute, "compute"), _model(model, "finished_map")
     table, shape = model.tables.word_embeddings, geometry_shape(model, geometry_name, d)
     settings = map_jobs.default_settings()
     folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
@@ -227,37 +237,37 @@ def finished_map(
     if done is None:
         command = f"python -m bert_embeddings map {'bundled' if model.source == 'bundled' else model.spec}"
         command += f" --geometry {shape[0]}" + (f" --d {shape[1]}" if shape[0] == "all-but-the-top" else "")
-        raise FileNotFoundError(
-            f"No t-SNE map of {model.name} ({shape[0]}) in {folder.parent.parent}: pass compute=True, or run "
-            f"{command}"
-        )
+        where = f"{model.name} ({shape[0]}) in {folder.parent.parent}"
+        raise FileNotFoundError(f"No t-SNE map of {where}: pass compute=True, or run {command}")
     return done
 
 
 def axis_coordinates(
-    model: LoadedModel, start: str, end: str, words: str, geometry_name: str = "raw", d: int | None = None
+    model: LoadedModel,
+    start: axes.Words,
+    end: axes.Words,
+    words: axes.Words,
+    geometry_name: str = "raw",
+    d: int | None = None,
 ) -> dict[str, float]:
-    """Each of ``words`` (separated by commas) placed on the axis from ``start`` to ``end``
-    (each end one or more words, averaged), as Your own axes places them: its row's
-    projection on the axis's unit direction, in the geometry; larger is further towards ``end``.
-    A word given twice is one entry, as on the page.
+    """Each of ``words`` placed on the axis from ``start`` to ``end`` (each end one or more words,
+    averaged), as Your own axes places them: its row's projection on the axis's unit direction,
+    in the geometry (larger: towards ``end``); every word, or an ``UnknownWordError``.
 
-    >>> placed = axis_coordinates(load(), "cold", "hot", "ice, fire")
+    >>> placed = axis_coordinates(load(), "cold", "hot", ["ice", "fire"])
     >>> placed["ice"] < placed["fire"]
     True
     """
-    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
-    for label, text in (("The axis' start", start), ("The axis' end", end), ("The words to place", words)):
-        limits.AXIS_TEXT.check_text(label, text)
-    turned = axes.in_space([axes.build_axis(index, model.tokenizer, "x", start, end)], space)
-    placed, problems = axes.words_to_place(index, model.tokenizer, words)
-    if problems:
-        raise UnknownWordError(problems[0])
-    if not placed:
-        raise EmptyQueryError("Give at least one word to place, e.g. words='ice, fire'.")
-    coords = axes.coordinates(np.array([w.vector for w in placed]), turned, space)
-    return {w.text: float(c) for w, c in zip(placed, coords[:, 0], strict=True)}
+    for label, given in (("The axis' start", start), ("The axis' end", end), (axes.TO_PLACE, words)):
+        axes.as_text(given, label)  # every box's size, before any work
+    index, space = _index(model, "axis_coordinates", geometry_name, d)
+    return axes.placed_on(index, model.tokenizer, start, end, words, space)
+
+
+def _index(model: LoadedModel, function: str, geometry_name: str, d: int | None):
+    """The model's vocabulary index, and the geometry fitted to its table."""
+    index = vocab_search.build_index(_model(model, function).tables.word_embeddings, model.tokenizer)
+    return index, geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
 
 
 def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple[str, int]:
@@ -267,7 +277,7 @@ def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple
     >>> geometry_shape(load(), "all-but-the-top")
     ('all-but-the-top', 3)
     """
-    hidden = model.tables.word_embeddings.shape[1]
+    hidden = _model(model, "geometry_shape").tables.word_embeddings.shape[1]
     name = geometry.check_name(name)
     return geometry.shape(name, geometry.default_removed(hidden) if d is None else geometry.check_d(d))
 
@@ -275,23 +285,25 @@ def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple
 def space(model: LoadedModel, stage: str | int = "token") -> pair.Space:
     """The vocabulary at one stage of the model: ``pieces`` and one row of ``vectors`` per piece.
     ``stage`` is ``"token"`` (the token rows), ``"output"`` (the embedding layer's output for the
-    piece alone) or a layer number (that encoder layer's hidden state for ``[CLS] piece [SEP]``).
-    A stage other than the token rows is read from the cache folder, or computed and kept there.
+    piece alone) or a layer number (that encoder layer's hidden state for ``[CLS] piece [SEP]``,
+    a numpy integer too); a stage but the token rows is read from the cache, or made and kept there.
 
     >>> output = space(load(), "output")
     >>> output.pieces[2023], output.vectors.shape
     ('this', (30522, 384))
     """
-    return pair.space_of(model, stage)
+    stage = int(stage) if isinstance(stage, np.integer) else stage
+    if (found := pair.space_of(_model(model, "space"), stage, compute=False)) is None:
+        _writable(space_jobs.model_key(model), f"The {stage} space")
+    return found or pair.space_of(model, stage)
 
 
 @dataclass(frozen=True)
 class Compared:
     """Two spaces compared over their shared pieces (in A's order): per piece, ``overlap`` (the
-    share of its k nearest in A that are among its k nearest in B) and ``second_order`` (the
-    cosine between its similarities to the union of both neighbour sets, in A and in B), the
-    whole spaces' ``cka`` and ``procrustes`` residual (None for unequal widths), and each piece's
-    neighbours in A and in B (``lists_a``, ``lists_b``: (pieces, k) indices into ``pieces``)."""
+    share of its k nearest in A among its k nearest in B) and ``second_order`` (the cosine of its
+    similarities to both neighbour sets' union, A's and B's); the spaces' ``cka`` and ``procrustes``
+    residual (None for unequal widths); neighbours in A and B (``lists_a``, ``lists_b``: indices)."""
 
     pieces: tuple[str, ...]
     overlap: np.ndarray
@@ -327,58 +339,53 @@ def compare(
     shared = spaces_compare.shared_pieces(a.pieces, b.pieces)
     k = spaces_compare.check_k(k, len(shared.pieces))
     rows = (pair.subset(shared, 0, len(a.pieces)), pair.subset(shared, 1, len(b.pieces)))
+    for side, side_rows in zip((a, b), rows, strict=True):  # where the lists will be kept: checked first
+        if space_jobs.lists_for(space_jobs.folder_for(side.key), pair.spec(side, shape, side_rows)) is None:
+            _writable(side.key, "The neighbour lists")
     lists = (pair.lists_now(a, shape, rows[0], threads=2), pair.lists_now(b, shape, rows[1], threads=2))
     found = pair.compare_spaces(a, b, shape, lists, k, shared)
-    return Compared(
-        shared.pieces,
-        found.overlap,
-        found.second_order,
-        found.mean_overlap_10,
-        found.cka,
-        found.procrustes,
-        lists[0][:, :k],
-        lists[1][:, :k],
-    )
+    figures = (found.overlap, found.second_order, found.mean_overlap_10, found.cka, found.procrustes)
+    return Compared(shared.pieces, *figures, lists[0][:, :k], lists[1][:, :k])
 
 
 def axis_card(
     model: LoadedModel,
-    negative: str,
-    positive: str,
-    words: str,
+    negative: axes.Words,
+    positive: axes.Words,
+    words: axes.Words,
     geometry_name: str = "raw",
     d: int | None = None,
 ) -> word_tests.CardResult:
-    """The report card of the axis from ``negative``'s words to ``positive``'s (commas between
-    words), with ``words`` placed: held-out words, a bootstrap of the pole words, 1,000 random
-    axes of whole words and, for ends of equal size, the pairs' coherence (fixed seeds, in the
-    geometry). ``.card.verdict()`` says what they add up to; ``.split`` names the words that are
-    the mean of their pieces.
+    """The report card of the axis from ``negative``'s words to ``positive``'s, with ``words``
+    placed (every one, in order, or an ``UnknownWordError``): held out, a bootstrap of the pole
+    words, 1,000 random axes of whole words, the pairs' coherence (fixed seeds, in the geometry).
+    ``.card.verdict()`` adds them up. A figure the words cannot give (one word at an end: nothing
+    to hold out or resample) is None, ``.card.missing`` says why, and there is no verdict.
 
-    >>> found = axis_card(load(), "he, him, man", "she, her, woman", "doctor, nurse")
+    >>> found = axis_card(load(), "he, him, man", "she, her, woman", ["doctor", "nurse"])
     >>> found.card.held_out, found.card.held_total, found.words
     (6, 6, ('doctor', 'nurse'))
     >>> found.card.verdict()  # random groups of three words separate their own poles about as well
     'held out 6 of 6, beats 94.1% of random axes: no better than chance'
     """
-    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    space = geometry.fit(index.table, *geometry_shape(model, geometry_name, d))
+    index, space = _index(model, "axis_card", geometry_name, d)
     return word_tests.card_for(index, model.tokenizer, negative, positive, words, space)
 
 
 def weat(  # the groups are named as in the paper
     model: LoadedModel,
-    X: str,  # noqa: N803
-    Y: str,  # noqa: N803
-    A: str,  # noqa: N803
-    B: str,  # noqa: N803
+    X: axes.Words,  # noqa: N803
+    Y: axes.Words,  # noqa: N803
+    A: axes.Words,  # noqa: N803
+    B: axes.Words,  # noqa: N803
     permutations: int = 10_000,
     seed: int = 0,
 ) -> word_tests.weat.Weat:
-    """WEAT (Caliskan et al. 2017) of targets X, Y against attributes A, B (commas between words)
-    on the model's token rows: ``statistic``, ``effect_size``, the one-sided ``p_value`` (``exact``
-    over every partition up to 100,000 of them, else ``permutations`` random ones) and a 95 %
-    bootstrap ``interval`` for the effect size.
+    """WEAT (Caliskan et al. 2017) of targets X, Y against attributes A, B on the model's token
+    rows: ``statistic``, ``effect_size`` (None without a spread of s: ``missing`` says why), the
+    one-sided ``p_value`` (``exact`` up to 100,000 partitions, else ``permutations`` random ones),
+    a bootstrap 95 % ``interval`` of d. A word twice (by its pieces: ROSE is rose) is refused; a
+    word that cannot be placed is an ``UnknownWordError`` naming each such word.
 
     >>> found = weat(load(), *word_tests.FLOWERS_INSECTS.values())
     >>> found.exact, found.partitions
@@ -389,5 +396,5 @@ def weat(  # the groups are named as in the paper
     texts = dict(zip(word_tests.WEAT_GROUPS, (X, Y, A, B), strict=True))
     permutations = limits.whole_number(permutations, "permutations", 100, 1_000_000)
     seed = limits.whole_number(seed, "seed", 0, None)
-    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+    index, _ = _index(model, "weat", "raw", None)
     return word_tests.weat_for(index, model.tokenizer, texts, None, permutations, seed).test

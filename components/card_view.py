@@ -1,6 +1,10 @@
 """Your own axes, can you trust them: each axis' report card and WEAT, in the page. Both are
 computed once per model, texts and geometry for every session (a second or two each), and each
-comes with its numbers as CSV and every resample's figure as .npy."""
+comes with its numbers as CSV and every resample's figure as .npy.
+
+A figure the words cannot give is shown as a dash with the reason beside it, and left empty in
+the CSV with the reason in its own column: never as "nan", and a card without its figures gives
+no verdict."""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import geometry, word_tests
+from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
 from bert_embeddings.figures import space_charts
 from components import echo, exports, geometry_view, settings, state, widgets
+
+NOT_GIVEN = "—"  # a figure the words cannot give (the reason is said beside it)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -33,8 +39,9 @@ def _other_shape(shape: tuple[str, int], hidden: int) -> tuple[str, int]:
 def card(
     name: str, texts: tuple[str, str, str], shape: tuple[str, int], described: str, model_name: str
 ) -> None:
-    """Axis ``name``'s card: the verdict, its figures, the words' intervals, and the same under
-    the other geometry."""
+    """Axis ``name``'s card: the verdict and its figures, then, folded, the words' intervals, the
+    same card under the other geometry and the files. ``texts``: the ends and the words placed
+    (only words that can be placed)."""
     index, model = state.vocab_index(), state.require_model()
     found, other = None, None
     with state.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
@@ -44,62 +51,85 @@ def card(
     if found is None:
         return
     c = found.card
-    verdict = c.verdict()
-    (st.success if "separates its poles" in verdict and "depends" not in verdict else st.warning)(
-        echo.plain(f"Axis {name}: {verdict}."), icon=":material/fact_check:"
-    )
+    verdict = echo.plain(f"Axis {name}: {c.verdict()}.")
+    if not c.assessed:
+        st.info(verdict, icon=":material/block:")
+    elif "this axis separates its poles" in c.verdict():
+        st.success(verdict, icon=":material/fact_check:")
+    else:
+        st.warning(verdict, icon=":material/fact_check:")
+    low_high = c.direction_interval
     figures = {
-        "Held out on their own side": f"{c.held_out} of {c.held_total}" if c.held_total else "none",
-        "Beats random axes": f"{c.beats:.1%}",
-        "Direction's cosine, 95 %": f"{c.direction_interval[0]:.2f} – {c.direction_interval[1]:.2f}",
+        "Held out on their own side": f"{c.held_out} of {c.held_total}" if c.held_total else NOT_GIVEN,
+        "Beats random axes": NOT_GIVEN if c.beats is None else f"{c.beats:.1%}",
+        "Direction's cosine, 95 %": NOT_GIVEN
+        if low_high is None
+        else f"{low_high[0]:.2f} – {low_high[1]:.2f}",
     }
     if c.coherence is not None:
         figures["Pairs' first component"] = f"{c.coherence:.1%}"
     for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
         column.metric(label, value)
-    if c.random_coherence is not None:
+    if c.missing:
+        said = "; ".join(f"{m.figure}, {m.reason}" for m in c.missing)
+        st.caption(echo.plain(f"Not assessed: {said}."))
+    with st.expander(f"Axis {name}: the words' intervals, the other geometry, the files"):
+        if c.random_coherence is not None and len(c.random_coherence):
+            st.caption(
+                f"Random pairs of whole words: first component {np.mean(c.random_coherence):.1%} on average."
+            )
+        if found.split:
+            st.caption(
+                echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}.")
+            )
+        other_name = geometry_view.described(second)
         st.caption(
-            f"Random pairs of whole words: first component {np.mean(c.random_coherence):.1%} on average."
+            echo.plain(
+                f"The same card in the {other_name} geometry (rogue dimensions can make any axis look "
+                f"strong): {other.card.verdict() if other else 'cannot be computed'}."
+            )
         )
-    if found.split:
-        st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
-    other_name = geometry_view.described(second)
-    st.caption(
-        echo.plain(
-            f"The same card in the {other_name} geometry (rogue dimensions can make any axis look strong): "
-            f"{other.card.verdict() if other else 'cannot be computed'}."
-        )
-    )
-    if len(found.words):
-        title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
-        figure = space_charts.intervals(found.words, c.coordinates, c.word_intervals, title)
-        widgets.chart(figure, key=f"ax_card_{name}")
-    _downloads(f"{model_name} axis {name} report card ({described})", found)
+        if len(found.words) and c.word_intervals is not None:
+            title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
+            figure = space_charts.intervals(found.words, c.coordinates, c.word_intervals, title)
+            widgets.chart(figure, key=f"ax_card_{name}")
+        _downloads(f"{model_name} axis {name} report card ({described})", found)
 
 
 def _downloads(stem: str, found: word_tests.CardResult) -> None:
     c = found.card
-    summary = pd.DataFrame(
-        {
-            "figure": ["held out", "could be held out", "separation", "p against random axes", "coherence"],
-            "value": [
-                c.held_out,
-                c.held_total,
-                c.separation,
-                c.p_value,
-                np.nan if c.coherence is None else c.coherence,
-            ],
-        }
-    )
+    interval = c.direction_interval or (None, None)
+    rows = [
+        ("held out", c.held_out if c.held_total else None, c.why_not(axis_card.HELD_OUT)),
+        ("could be held out", c.held_total, None),
+        ("direction's cosine, 2.5 %", interval[0], c.why_not(axis_card.STABILITY)),
+        ("direction's cosine, 97.5 %", interval[1], c.why_not(axis_card.STABILITY)),
+        ("separation", c.separation, c.why_not(axis_card.CHANCE)),
+        ("p against random axes", c.p_value, c.why_not(axis_card.CHANCE)),
+        ("coherence", c.coherence, c.why_not(axis_card.COHERENCE)),
+    ]
     st.caption("The card's figures")
-    exports.table(f"{stem}, figures", summary)
-    st.caption("Each word's coordinate on each of the 1,000 resampled axes")
-    exports.matrix(
-        f"{stem}, resampled coordinates", c.resampled_coordinates, None, list(found.words), "resample"
-    )
-    st.caption("The separation of each of the 1,000 random axes")
-    exports.matrix(
-        f"{stem}, random axes' separations", c.random_separations[:, None], None, ["separation"], "axis"
+    exports.table(f"{stem}, figures", _figures(rows))
+    if c.resampled_coordinates is not None:
+        st.caption("Each word's coordinate on each of the 1,000 resampled axes")
+        exports.matrix(
+            f"{stem}, resampled coordinates", c.resampled_coordinates, None, list(found.words), "resample"
+        )
+    if c.random_separations is not None:
+        st.caption("The separation of each of the 1,000 random axes")
+        exports.matrix(
+            f"{stem}, random axes' separations", c.random_separations[:, None], None, ["separation"], "axis"
+        )
+
+
+def _figures(rows: list[tuple[str, object, str | None]]) -> pd.DataFrame:
+    """A CSV's table of figures: a figure not given is an empty cell, with the reason beside it."""
+    return pd.DataFrame(
+        {
+            "figure": [r[0] for r in rows],
+            "value": pd.Series([r[1] for r in rows], dtype=object),
+            "not given because": [r[2] or "" for r in rows],
+        }
     )
 
 
@@ -129,40 +159,48 @@ def weat_section(model_name: str) -> None:
         else f"{w.partitions:,} random partitions (seed 0): over 100,000 of them, too many to count in time"
     )
     figures = {
-        "Effect size d": f"{w.effect_size:.3f}",
-        "d's 95 % interval (bootstrap)": f"{w.interval[0]:.2f} – {w.interval[1]:.2f}",
+        "Effect size d": NOT_GIVEN if w.effect_size is None else f"{w.effect_size:.3f}",
+        "d's 95 % interval (bootstrap)": (
+            NOT_GIVEN if w.interval is None else f"{w.interval[0]:.2f} – {w.interval[1]:.2f}"
+        ),
         "p-value (one-sided)": f"{w.p_value:.4g}",
         "Statistic S": f"{w.statistic:.4f}",
     }
     for column, (label, value) in zip(st.columns(4), figures.items(), strict=True):
         column.metric(label, value)
     st.caption(echo.plain(f"p-value {how}."))
+    if w.missing:
+        said = "; ".join(dict.fromkeys(m.reason for m in w.missing))
+        st.caption(echo.plain(f"Not assessed: {said}."))
     if found.split:
         st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
+    with st.expander("WEAT: each word's association, the bootstrap, the files"):
+        _weat_files(model_name, found)
+
+
+def _weat_files(model_name: str, found: word_tests.WeatResult) -> None:
+    w = found.test
+    interval = w.interval or (None, None)
     st.caption("WEAT's figures")
-    exports.table(
-        f"{model_name} WEAT figures",
-        pd.DataFrame(
-            {
-                "figure": [
-                    "statistic S",
-                    "effect size d",
-                    "d, 2.5 %",
-                    "d, 97.5 %",
-                    "p-value",
-                    "exact",
-                    "partitions",
-                ],
-                "value": [w.statistic, w.effect_size, *w.interval, w.p_value, float(w.exact), w.partitions],
-            }
-        ),
-    )
+    rows = [
+        ("statistic S", w.statistic, None),
+        ("effect size d", w.effect_size, w.why_not(weat.EFFECT_SIZE)),
+        ("d, 2.5 %", interval[0], w.why_not(weat.INTERVAL)),
+        ("d, 97.5 %", interval[1], w.why_not(weat.INTERVAL)),
+        ("p-value", w.p_value, None),
+        ("exact", float(w.exact), None),
+        ("partitions", w.partitions, None),
+    ]
+    exports.table(f"{model_name} WEAT figures", _figures(rows))
     words = [*found.groups["X"], *found.groups["Y"]]
     groups = ["X"] * len(found.groups["X"]) + ["Y"] * len(found.groups["Y"])
     frame = pd.DataFrame({"word": words, "group": groups, "s(w, A, B)": w.s})
     exports.dataframe(f"{model_name} WEAT associations", frame, hide_index=True)
-    st.caption("The effect size of each of the 1,000 bootstrap samples")
-    exports.matrix(f"{model_name} WEAT bootstrap effect sizes", w.resampled[:, None], None, ["d"], "resample")
+    if len(w.resampled):
+        st.caption(f"The effect size of each of the {len(w.resampled):,} bootstrap samples in which s varied")
+        exports.matrix(
+            f"{model_name} WEAT bootstrap effect sizes", w.resampled[:, None], None, ["d"], "resample"
+        )
 
 
 def _fill_classic() -> None:

@@ -77,107 +77,119 @@ for first, second, value in axes.nearly_parallel(chosen):
         icon=":material/call_merge:",
     )
 
-sentence = None
-if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
-    sentence = (encoding.labels, decompose.stage_vectors(state.breakdown(model, encoding))[stage])
-placed_groups = views.axis_groups(chosen, placed, space, sentence)
-widgets.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
-st.caption(
-    "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
-    "words that define the axes, squares for your sentence's pieces. The axes are drawn at right angles "
-    "even when their directions are not; the cosine between them is below."
+# The four parts of the page, each a tab: every widget in them is drawn on every run (so every
+# setting stays in the link), and the reader moves between them without scrolling past the rest.
+chart_tab, cards_tab, weat_tab, furthest_tab = st.tabs(
+    ["Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis"]
 )
-rows = [f"{name}: {label}" for name, labels, _ in placed_groups for label in labels]
 described = geometry_view.described(shape)
-exports.matrix(
-    f"{model.name} coordinates on your axes ({described})",
-    np.concatenate([c for _, _, c in placed_groups]),
-    rows,
-    [a.name for a in chosen],
-    "point",
-)
 
-left, right = st.columns([1, 3])
-with left:
-    between = axes.between(chosen)
-    names = [a.name for a in chosen]
-    st.markdown("**Cosine between the axes**")
-    exports.matrix_dataframe(
-        f"{model.name} cosine between your axes ({described})",
-        between,
-        names,
-        names,
-        column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names},
+with chart_tab:
+    sentence = None
+    if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
+        sentence = (encoding.labels, decompose.stage_vectors(state.breakdown(model, encoding))[stage])
+    placed_groups = views.axis_groups(chosen, placed, space, sentence)
+    widgets.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
+    st.caption(
+        "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
+        "words that define the axes, squares for your sentence's pieces. The axes are drawn at right "
+        "angles even when their directions are not; the cosine between them is below."
     )
-    st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
-with right:
-    if placed:
-        similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
-        words = [w.text for w in placed]
-        title = f"Cosine between the words placed ({geometry_view.described(shape)} geometry)"
-        widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
-        name = f"{model.name} cosine between the words placed ({described})"
-        exports.matrix(name, similarity, words, words)
+    rows = [f"{name}: {label}" for name, labels, _ in placed_groups for label in labels]
+    exports.matrix(
+        f"{model.name} coordinates on your axes ({described})",
+        np.concatenate([c for _, _, c in placed_groups]),
+        rows,
+        [a.name for a in chosen],
+        "point",
+    )
+    left, right = st.columns([1, 3])
+    with left:
+        between = axes.between(chosen)
+        names = [a.name for a in chosen]
+        st.markdown("**Cosine between the axes**")
+        exports.matrix_dataframe(
+            f"{model.name} cosine between your axes ({described})",
+            between,
+            names,
+            names,
+            column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names},
+        )
+        st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
+    with right:
+        if placed:
+            similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
+            words = [w.text for w in placed]
+            title = f"Cosine between the words placed ({described} geometry)"
+            widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
+            name = f"{model.name} cosine between the words placed ({described})"
+            exports.matrix(name, similarity, words, words)
 
-st.header("Can you trust each axis?")
-st.markdown(
-    "Any two groups of words make an axis, so each one gets a report card, computed exactly with fixed "
-    "seeds: **held out**, each pole word left out in turn and the axis built from the rest, does it land "
-    "on its own side of the middle; **stability**, the pole words resampled with replacement 1,000 times, "
-    "the resampled direction's cosine with the whole axis and each word's interval (the bars below); "
-    "**against chance**, 1,000 axes between random whole words of the same group sizes, and the share "
-    "this one separates its two ends better than (separation: the gap between the ends' mean coordinates "
-    "over their pooled standard deviation); **coherence**, for ends of equal size read as pairs (he-she, "
-    "him-her), how much of the pairs' variance one direction holds, beside random pairs. The verdict: "
-    f"it separates its poles if it beats {axis_card.BEATS:.0%} of random axes and at least "
-    f"{axis_card.HELD:.0%} of its held-out words land on their own side."
-)
-for axis in chosen:
-    card_view.card(axis.name, (*ends[axis.name], text), shape, described, model.name)
+with cards_tab:
+    st.markdown(
+        "Any two groups of words make an axis, so each one gets a report card, computed exactly with "
+        f"fixed seeds. The verdict: it separates its poles if it beats {axis_card.BEATS:.0%} of random "
+        f"axes and at least {axis_card.HELD:.0%} of its held-out words land on their own side."
+    )
+    with st.expander("How each axis is tested"):
+        st.markdown(
+            "**Held out**: each pole word left out in turn and the axis built from the rest, does it land "
+            "on its own side of the middle. **Stability**: the pole words resampled with replacement 1,000 "
+            "times, the resampled direction's cosine with the whole axis and each word's interval. "
+            "**Against chance**: 1,000 axes between random whole words of the same group sizes, and the "
+            "share this one separates its two ends better than (separation: the gap between the ends' mean "
+            "coordinates over their pooled standard deviation). **Coherence**, for ends of equal size read "
+            "as pairs (he-she, him-her): how much of the pairs' variance one direction holds, beside random "
+            "pairs. An end of one word can be neither held out nor resampled, and one word at each end "
+            "leaves no spread to compare with chance: the card then says so and gives no verdict."
+        )
+    placeable = ", ".join(w.text for w in placed)  # the card places the words the chart places
+    for axis in chosen:
+        card_view.card(axis.name, (*ends[axis.name], placeable), shape, described, model.name)
 
-st.header("WEAT: an association test, exactly")
-st.markdown(
-    "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
-    "attributes A, and targets Y towards B, more than the other way round. For each target word, "
-    "s(w) = mean cos(w, A) − mean cos(w, B); the statistic S = Σₓ s(x) − Σᵧ s(y); the effect size "
-    "d = (mean s over X − mean s over Y) / standard deviation of s over X and Y (n − 1); the p-value is "
-    "the share of the ways to split X ∪ Y into groups of the same sizes, the actual one included, whose "
-    "statistic is at least S, counted exactly up to 100,000 ways. Here it measures the model's **token "
-    "rows** (a split word: its pieces' mean), not the model reading the word in a sentence."
-)
-card_view.weat_section(model.name)
+with weat_tab:
+    st.markdown(
+        "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
+        "attributes A, and targets Y towards B, more than the other way round. For each target word, "
+        "s(w) = mean cos(w, A) − mean cos(w, B); the statistic S = Σₓ s(x) − Σᵧ s(y); the effect size "
+        "d = (mean s over X − mean s over Y) / standard deviation of s over X and Y (n − 1); the p-value "
+        "is the share of the ways to split X ∪ Y into groups of the same sizes, the actual one included, "
+        "whose statistic is at least S, counted exactly up to 100,000 ways. Here it measures the model's "
+        "**token rows** (a split word: its pieces' mean), not the model reading the word in a sentence. "
+        "Words are the same when their pieces are (ROSE and rose): each may be in one group, once."
+    )
+    card_view.weat_section(model.name)
 
-st.header("Furthest along each axis, over the whole vocabulary")
-st.markdown(
-    f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end, every row scored."
-)
-filters = widgets.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
-if not filters.valid:
-    st.stop()
-for axis in chosen:
-    st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
-    found = None
-    with state.friendly_errors(stop=False):
-        found = axes.extremes(index, axis, space, filters.filters(axis.ids), match=state.pattern_rows)
-    if found is None:
-        continue
-    for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):
-        with column:
-            towards = ", ".join(w.text for w in end_words)
-            table = pd.DataFrame(
-                {
-                    "rank": range(1, len(result.ids) + 1),
-                    "piece": result.pieces,
-                    "id": result.ids,
-                    "coordinate": result.scores,
-                }
-            )
-            st.markdown(echo.plain(f"Towards {towards}"))
-            exports.dataframe(
-                f"{model.name} axis {axis.name} towards {towards} ({described})",
-                table,
-                table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
-                hide_index=True,
-                column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
-                height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar
-            )
+with furthest_tab:
+    st.markdown(
+        f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
+        "every row scored."
+    )
+    filters = widgets.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
+    for axis in chosen if filters.valid else []:
+        st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
+        found = None
+        with state.friendly_errors(stop=False):
+            found = axes.extremes(index, axis, space, filters.filters(axis.ids), match=state.pattern_rows)
+        if found is None:
+            continue
+        for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):
+            with column:
+                towards = ", ".join(w.text for w in end_words)
+                table = pd.DataFrame(
+                    {
+                        "rank": range(1, len(result.ids) + 1),
+                        "piece": result.pieces,
+                        "id": result.ids,
+                        "coordinate": result.scores,
+                    }
+                )
+                st.markdown(echo.plain(f"Towards {towards}"))
+                exports.dataframe(
+                    f"{model.name} axis {axis.name} towards {towards} ({described})",
+                    table,
+                    table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
+                    hide_index=True,
+                    column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
+                    height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar
+                )

@@ -188,9 +188,11 @@ def content_height(page) -> int:
     )
 
 
-# Every Plotly chart on the page drawn, each at its container's width (a chart redraws itself
-# after the viewport changes size).
+# Every Plotly chart shown on the page drawn, each at its container's width (a chart redraws
+# itself after the viewport changes size). A chart in a tab not open or a folded expander is not
+# shown (it has no box on the screen) and is drawn when it is opened.
 CHARTS_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).every(box => {
+    if (!box.checkVisibility()) return true;
     const chart = box.querySelector('.js-plotly-plot');
     return chart && chart._fullLayout && chart._fullData
         && Math.abs(chart._fullLayout.width - chart.getBoundingClientRect().width) < 2;

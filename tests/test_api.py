@@ -160,6 +160,14 @@ BAD_ARGUMENTS = [
     (lambda m: api.tsne_map(m, "bogus"), "'bogus' is not a geometry here"),
     (lambda m: api.tsne_map(m, "all-but-the-top", d=50), "must be from 1 to 20; 50 is outside"),
     (lambda m: api.neighbours(m, "dog", geometry_name="raw", d=50), "must be from 1 to 20; 50 is outside"),
+    # a whole number is said in its digits, never as 1e+23
+    (
+        lambda m: api.neighbours(m, "dog", k=10**23),
+        "from 1 to 100; 100,000,000,000,000,000,000,000 is outside",
+    ),
+    (lambda m: api.neighbours(m, "dog", k=np.int64(-3)), "from 1 to 100; -3 is outside"),
+    (lambda m: api.axis_coordinates(m, "cold", "hot", [f"w{i}" for i in range(61)]), "The list of words to"),
+    (lambda m: api.axis_coordinates(m, "cold", "hot", [f"w{i}" for i in range(61)]), "place has 61 words"),
 ]
 
 
@@ -229,3 +237,136 @@ def test_compare_matches_brute_force_over_the_pieces_two_vocabularies_share(tmp_
         api.compare(a, "output")
     with pytest.raises(OutOfRangeError, match="k"):
         api.compare(a, b, k=101)
+
+
+# --- the notebook's rules: words as lists, unplaced words named, models, switches, the cache ----
+
+
+def test_a_list_of_words_is_the_same_as_the_words_typed(bundled):
+    """Groups are lists in WEFE, whatlies and gensim: a list or tuple gives what the text gives."""
+    typed = api.weat(bundled, "rose, tulip", "ant, moth", "love, peace", "crash, filth", permutations=100)
+    listed = api.weat(bundled, ["rose", "tulip"], ("ant", "moth"), ["love", "peace"], ["crash", "filth"], 100)
+    assert listed.statistic == typed.statistic and listed.p_value == typed.p_value
+    assert listed.interval == typed.interval
+    card = api.axis_card(bundled, ["he", "him"], ("she", "her"), ["doctor", "nurse"])
+    assert card.words == ("doctor", "nurse")
+    assert (
+        card.card.verdict() == api.axis_card(bundled, "he, him", "she, her", "doctor, nurse").card.verdict()
+    )
+    assert api.axis_coordinates(bundled, ["cold"], ["hot"], ("ice", "fire")) == api.axis_coordinates(
+        bundled, "cold", "hot", "ice, fire"
+    )
+
+
+UNPLACEABLE = "doctor, xqzzyv, \u2603, nurse, \U0001f99c"  # xqzzyv is placed by its pieces
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: api.axis_card(m, "he", "she", UNPLACEABLE),
+        lambda m: api.axis_coordinates(m, "he", "she", UNPLACEABLE),
+        lambda m: api.weat(m, UNPLACEABLE, "ant, moth", "love, peace", "crash, filth"),
+    ],
+)
+def test_every_word_that_cannot_be_placed_is_named_never_dropped(bundled, call):
+    """axis_card once returned 3 rows for these 5 words, unsaid; the rule for every function:
+    every word placed, or an UnknownWordError naming each that cannot be."""
+    from bert_embeddings.errors import UnknownWordError
+
+    with pytest.raises(UnknownWordError) as raised:
+        call(bundled)
+    said = str(raised.value)
+    assert "2 words that cannot be placed" in said and "'\u2603'" in said and "'\U0001f99c'" in said
+    assert "doctor" not in said and "xqzzyv" not in said
+
+
+def test_a_card_without_its_figures_has_none_and_no_verdict(bundled):
+    """he -> she: p was nan and the verdict "no better than chance"; now None, the reason, no verdict."""
+    from bert_embeddings.analysis import axis_card
+
+    card = api.axis_card(bundled, "he", "she", "king, queen").card
+    assert card.p_value is None and card.beats is None and card.separation is None
+    assert card.direction_interval is None and card.word_intervals is None
+    assert card.why_not(axis_card.STABILITY) == "one word at each end: nothing to resample"
+    assert card.verdict().startswith("no verdict") and "chance" not in card.verdict()
+    assert np.all(np.isfinite(card.coordinates)) and len(card.coordinates) == 2
+
+
+MODEL_CALLS = {
+    "tokenize": lambda m: api.tokenize(m, "dog"),
+    "breakdown": lambda m: api.breakdown(m, "dog"),
+    "verify": lambda m: api.verify(m, "dog"),
+    "hidden_states": lambda m: api.hidden_states(m, "dog"),
+    "neighbours": lambda m: api.neighbours(m, "dog"),
+    "search": lambda m: api.search(m, "dog"),
+    "pca": lambda m: api.pca(m),
+    "tsne_map": lambda m: api.tsne_map(m),
+    "axis_coordinates": lambda m: api.axis_coordinates(m, "cold", "hot", "ice"),
+    "space": lambda m: api.space(m, "token"),
+    "axis_card": lambda m: api.axis_card(m, "he", "she", "king"),
+    "weat": lambda m: api.weat(m, "a, b", "c, d", "e, f", "g, h"),
+}
+
+
+def test_every_function_that_takes_a_model_is_listed_here():
+    import inspect
+
+    takes = {n for n in api.__all__ if "model" in inspect.signature(getattr(api, n)).parameters}
+    assert takes == set(MODEL_CALLS)
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_CALLS))
+def test_a_models_name_instead_of_a_model_is_a_clear_type_error(name):
+    """api.space("bundled", "token") once raised AttributeError: 'str' object has no attribute."""
+    with pytest.raises(TypeError) as raised:
+        MODEL_CALLS[name]("bundled")
+    assert str(raised.value).startswith(f"{name} takes a loaded model, not str 'bundled'")
+    assert "api.load('bundled')" in str(raised.value)
+
+
+@pytest.mark.parametrize("compute", ["no", 0, None, "False"])
+def test_compute_is_true_or_false_not_a_truthy_string(bundled, compute):
+    """compute="no" once computed a whole map, the string being truthy."""
+    with pytest.raises(TypeError, match="compute is True or False"):
+        api.tsne_map(bundled, compute=compute)
+
+
+@pytest.fixture
+def small_model(tmp_path, monkeypatch):
+    """A random BERT of one layer (its stages quick to compute), with its own cache folder."""
+    from bert_embeddings.models import checkpoints
+    from testkit.random_models import write_random_bert
+
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    return checkpoints.load_model(str(write_random_bert(tmp_path / "model", hidden=16, seed=3)))
+
+
+def test_a_stage_may_be_a_numpy_integer(small_model):
+    layer = api.space(small_model, np.int64(1))
+    assert layer.stage == "1"
+    np.testing.assert_array_equal(layer.vectors, api.space(small_model, 1).vectors)
+
+
+def test_a_cache_folder_that_is_a_file_is_said_before_any_work(small_model, tmp_path, monkeypatch):
+    """space and compare raised a raw NotADirectoryError, compare after 6.5 s of work; now the
+    storage error tsne_map gives, before anything is computed."""
+    from bert_embeddings.errors import MapStorageError
+    from bert_embeddings.spaces import space_jobs
+
+    token = api.space(small_model, "token")  # (the token rows need no cache)
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "a-file"))
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work began before the cache folder was checked")
+
+    monkeypatch.setattr(space_jobs, "lists_of", no_work)
+    monkeypatch.setattr(space_jobs, "make_stage", no_work)
+    for call in (lambda: api.space(small_model, "output"), lambda: api.compare(token, token)):
+        with pytest.raises(MapStorageError) as raised:
+            call()
+        assert "part of that path is a file, not a folder" in str(raised.value)
+        assert "Point BERT_EXPLORER_CACHE at a folder" in str(raised.value)
+    with pytest.raises(MapStorageError, match="part of that path is a file"):
+        api.tsne_map(small_model, compute=True)  # the way the map already said it

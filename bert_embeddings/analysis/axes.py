@@ -16,6 +16,7 @@ table (``extremes``), which reads the float32 table as it is, without a copy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,7 +24,14 @@ from tokenizers import Tokenizer
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import geometry, vocab_search
-from bert_embeddings.errors import EmptyQueryError, ExplorerError, QuerySyntaxError, ZeroVectorError
+from bert_embeddings.errors import (
+    EmptyQueryError,
+    ExplorerError,
+    NotTextError,
+    QuerySyntaxError,
+    UnknownWordError,
+    ZeroVectorError,
+)
 
 NAMES = ("x", "y", "z")
 ENDS = ("from", "to")
@@ -31,6 +39,8 @@ ENDS = ("from", "to")
 # then largely repeat one another.
 PARALLEL = 0.8
 EXTREMES = 20  # rows listed towards each end of each axis
+# The box of words to place, as its messages name it ("... has 61 words").
+TO_PLACE = "The list of words to place"
 # The words placed by default: pairs a gender axis and a size axis pull apart, and
 # occupations whose place on the gender axis is worth a look.
 DEFAULT_WORDS = (
@@ -71,10 +81,37 @@ class Axis:
         return tuple(dict.fromkeys(i for w in (*self.start, *self.end) for i in w.ids))
 
 
-def split_words(text: str, label: str, limit: limits.Limit) -> tuple[str, ...]:
-    """'he, him,\\nman' -> ('he', 'him', 'man'): commas or new lines between words; blanks and
-    repeats dropped; the box's length checked before anything else, then the number of words."""
-    text = limits.AXIS_TEXT.check_text(label, text)
+Words = str | Sequence[str] | None  # words as commas (or new lines) between them, or a list or tuple
+
+
+def as_text(words: Words, label: str) -> str:
+    """Words as the box holds them: text as it is (None counts as empty), a list or tuple of words
+    joined by commas, so that both go through the same checks. A word of a list that holds a
+    comma or a line break would silently become two words: it is an error instead."""
+    if isinstance(words, list | tuple):
+        for item in words:
+            if not isinstance(item, str):
+                raise NotTextError(
+                    f"{label}: each word must be text, not {type(item).__name__} {str(item)[:40]}."
+                )
+            if "," in item or "\n" in item:
+                raise QuerySyntaxError(
+                    f"{label}: '{item[:40]}' holds a comma or a line break; give one word per item "
+                    "of the list."
+                )
+        words = ", ".join(words)
+    elif words is not None and not isinstance(words, str):
+        raise NotTextError(
+            f"{label} must be text or a list of words, not {type(words).__name__} {str(words)[:40]}."
+        )
+    return limits.AXIS_TEXT.check_text(label, words)
+
+
+def split_words(words: Words, label: str, limit: limits.Limit) -> tuple[str, ...]:
+    """'he, him,\\nman' (or ['he', 'him', 'man']) -> ('he', 'him', 'man'): commas or new lines
+    between words; blanks and repeats dropped; the box's length checked before anything else,
+    then the number of words."""
+    text = as_text(words, label)
     words = tuple(dict.fromkeys(w.strip() for w in text.replace("\n", ",").split(",") if w.strip()))
     limit.check(label, len(words))
     return words
@@ -86,18 +123,37 @@ def word(index: vocab_search.VocabIndex, tokenizer: Tokenizer, text: str) -> Wor
     return Word(text, ids, index.table[list(ids)].astype(np.float64).mean(axis=0))
 
 
+def same_pieces(first: Sequence[Word], second: Sequence[Word] | None = None) -> tuple[Word, Word] | None:
+    """Two words that are the same word, as the model reads them: made of the same pieces, however
+    written ('HE' and 'he' for an uncased tokenizer). With ``second``, the first word of ``second``
+    that is also in ``first``; without, the first word of ``first`` that repeats an earlier one.
+    (earlier, later), or None. The one check of Your own axes' ends and of WEAT's groups."""
+    seen: dict[tuple[int, ...], Word] = {}
+    for w in first:
+        if second is None and w.ids in seen:
+            return seen[w.ids], w
+        seen.setdefault(w.ids, w)
+    for w in second or ():
+        if w.ids in seen:
+            return seen[w.ids], w
+    return None
+
+
+def named(pair: tuple[Word, Word]) -> str:
+    """The later word of a ``same_pieces`` pair as a message names it: 'HE' (as 'he', the same pieces)."""
+    earlier, later = pair
+    same = "" if earlier.text == later.text else f" (as '{earlier.text}', the same pieces)"
+    return f"'{later.text}'{same}"
+
+
 def build_axis(
-    index: vocab_search.VocabIndex, tokenizer: Tokenizer, name: str, start_text: str, end_text: str
+    index: vocab_search.VocabIndex, tokenizer: Tokenizer, name: str, start_text: Words, end_text: Words
 ) -> Axis | None:
     """The axis from one end's words to the other's; None when both ends are left empty."""
     ends = []
     for end_name, text in zip(ENDS, (start_text, end_text), strict=True):
         label = f"Axis {name}, '{end_name}' end"
-        ends.append(
-            tuple(
-                _word_in(index, tokenizer, w, label) for w in split_words(text, label, limits.AXIS_END_WORDS)
-            )
-        )
+        ends.append(_words_in(index, tokenizer, split_words(text, label, limits.AXIS_END_WORDS), label))
     start, end = ends
     if not start and not end:
         return None
@@ -107,13 +163,14 @@ def build_axis(
                 f"Axis {name} has no words at its '{end_name}' end: give at least one word at each end "
                 "(or clear both to leave the axis out)."
             )
-    start_ids = {w.ids: w.text for w in start}
-    for w in end:
-        if w.ids in start_ids:
-            same = "" if start_ids[w.ids] == w.text else f" (as '{start_ids[w.ids]}', the same pieces)"
+        if pair := same_pieces(words):
             raise QuerySyntaxError(
-                f"Axis {name} has '{w.text}' at both ends{same}: a word can pull an axis only one way."
+                f"Axis {name} has {named(pair)} twice at its '{end_name}' end: each word counts once."
             )
+    if pair := same_pieces(start, end):
+        raise QuerySyntaxError(
+            f"Axis {name} has {named(pair)} at both ends: a word can pull an axis only one way."
+        )
     low = np.mean([w.vector for w in start], axis=0)
     high = np.mean([w.vector for w in end], axis=0)
     difference = high - low
@@ -127,15 +184,24 @@ def build_axis(
     return Axis(name, start, end, difference / length, length)
 
 
-def _word_in(index: vocab_search.VocabIndex, tokenizer: Tokenizer, text: str, label: str) -> Word:
-    try:
-        return word(index, tokenizer, text)
-    except ExplorerError as problem:
-        raise type(problem)(f"{label}: {problem}") from None
+def _words_in(
+    index: vocab_search.VocabIndex, tokenizer: Tokenizer, texts: tuple[str, ...], label: str
+) -> tuple[Word, ...]:
+    """Each word of an end, or an error naming every word that cannot be placed (of the first
+    problem's kind)."""
+    found, problems = [], []
+    for text in texts:
+        try:
+            found.append(word(index, tokenizer, text))
+        except ExplorerError as problem:
+            problems.append(problem)
+    if problems:
+        raise type(problems[0])(f"{label}: {'; '.join(str(p) for p in problems)}")
+    return tuple(found)
 
 
 def build_axes(
-    index: vocab_search.VocabIndex, tokenizer: Tokenizer, ends: dict[str, tuple[str, str]]
+    index: vocab_search.VocabIndex, tokenizer: Tokenizer, ends: dict[str, tuple[Words, Words]]
 ) -> list[Axis]:
     """x, y and z from their ends' texts. x is needed; an axis left empty (both ends) is left out,
     and z only counts when y is given."""
@@ -145,7 +211,7 @@ def build_axes(
         if axis is None:
             if name == "x":
                 raise EmptyQueryError("Axis x has no words: give at least one word at each of its ends.")
-            if name == "y" and any(t.strip() for t in ends.get("z", ("", ""))):
+            if name == "y" and any(as_text(t, "Axis z").strip() for t in ends.get("z", ("", ""))):
                 raise EmptyQueryError("Axis z needs axis y: fill in y first.")
             continue
         axes.append(axis)
@@ -153,16 +219,50 @@ def build_axes(
 
 
 def words_to_place(
-    index: vocab_search.VocabIndex, tokenizer: Tokenizer, text: str
+    index: vocab_search.VocabIndex, tokenizer: Tokenizer, words: Words
 ) -> tuple[list[Word], list[str]]:
     """The words to place, and one message per word that cannot be placed (the rest are)."""
     placed, problems = [], []
-    for text_word in split_words(text, "The words to place", limits.AXIS_WORDS):
+    for text_word in split_words(words, TO_PLACE, limits.AXIS_WORDS):
         try:
             placed.append(word(index, tokenizer, text_word))
         except ExplorerError as problem:
             problems.append(str(problem))
     return placed, problems
+
+
+def unplaced(problems: Sequence[str], label: str = TO_PLACE) -> UnknownWordError:
+    """The error for words that cannot be placed, naming every one of them (the notebook's rule:
+    every word asked for is placed, or none is, so its rows always match what was asked)."""
+    count, them = (f"{len(problems)} words", "them") if len(problems) > 1 else ("a word", "it")
+    return UnknownWordError(
+        f"{label} has {count} that cannot be placed (leave {them} out and ask again): {'; '.join(problems)}"
+    )
+
+
+def placeable(index: vocab_search.VocabIndex, tokenizer: Tokenizer, words: Words) -> list[Word]:
+    """Every word to place, or ``unplaced``'s error; at least one word."""
+    placed, problems = words_to_place(index, tokenizer, words)
+    if problems:
+        raise unplaced(problems)
+    if not placed:
+        raise EmptyQueryError("Give at least one word to place, e.g. words='ice, fire'.")
+    return placed
+
+
+def placed_on(
+    index: vocab_search.VocabIndex,
+    tokenizer: Tokenizer,
+    start: Words,
+    end: Words,
+    words: Words,
+    space: geometry.Geometry | None = None,
+) -> dict[str, float]:
+    """Each word (``placeable``) by its coordinate on the axis from ``start`` to ``end`` under ``space``."""
+    turned = in_space([build_axis(index, tokenizer, "x", start, end)], space)
+    placed = placeable(index, tokenizer, words)
+    coords = coordinates(np.array([w.vector for w in placed]), turned, space)
+    return {w.text: float(c) for w, c in zip(placed, coords[:, 0], strict=True)}
 
 
 def directions(axes: list[Axis]) -> np.ndarray:

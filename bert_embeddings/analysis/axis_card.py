@@ -18,12 +18,17 @@ makes them, with fixed seeds:
   pairs of whole words.
 - **a verdict** in words from these figures alone, with its thresholds.
 
+A figure the words cannot give is not given: it is None, and the card says why (``missing``).
+Holding out and resampling need two or more words at an end; the separation needs a spread
+within the ends (more than one word in all, at different places on the axis); coherence needs
+two or more pairs. With one word at each end there is no verdict, only the reason. No NaN is
+ever a figure of a card.
+
 Each random draw is a few matrix products over all the draws at once, not a loop of them.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,38 +39,66 @@ RANDOM_AXES = 1_000
 BEATS = 0.95  # an axis separates its poles if it beats this share of random axes ...
 HELD = 0.8  # ... and at least this share of its held-out words land on their own side
 SEED = 0
+# A pooled spread below this share of the largest |coordinate| is rounding (the mean of equal
+# numbers need not be exactly them), not a spread: the separation is then not given.
+FLAT = 1e-12
+
+# The card's figures, as ``NotAssessed`` names them.
+HELD_OUT, STABILITY, CHANCE, COHERENCE = "held out", "stability", "against chance", "coherence"
 
 Rows = Callable[[np.ndarray], np.ndarray]  # vocabulary ids -> their vectors in the geometry
+
+
+@dataclass(frozen=True)
+class NotAssessed:
+    """A figure the words cannot give, and why, in words for the reader."""
+
+    figure: str
+    reason: str
 
 
 @dataclass(frozen=True)
 class Card:
     held_out: int  # held-out words that landed on their own side
     held_total: int  # words that could be held out (from ends of two or more words)
-    direction_interval: tuple[float, float]
+    direction_interval: tuple[float, float] | None  # None: not assessed (see ``missing``)
     coordinates: np.ndarray  # (words,): each listed word's place on the whole axis
-    word_intervals: np.ndarray  # (words, 2): each listed word's 95 % interval
-    resampled_cosines: np.ndarray  # (RESAMPLES,)
-    resampled_coordinates: np.ndarray  # (RESAMPLES, words)
-    separation: float
-    random_separations: np.ndarray  # (RANDOM_AXES,)
-    p_value: float  # the share of random axes that separate at least as well
-    coherence: float | None  # None unless the ends are pairs
+    word_intervals: np.ndarray | None  # (words, 2): each listed word's 95 % interval
+    resampled_cosines: np.ndarray | None  # (RESAMPLES,)
+    resampled_coordinates: np.ndarray | None  # (RESAMPLES, words)
+    separation: float | None
+    random_separations: np.ndarray | None  # (random axes with a spread, at most RANDOM_AXES,)
+    p_value: float | None  # the share of random axes that separate at least as well
+    coherence: float | None  # None unless the ends are two or more pairs
     random_coherence: np.ndarray | None
+    missing: tuple[NotAssessed, ...] = ()  # every figure not given, with its reason
 
     @property
-    def beats(self) -> float:
-        """The share of random axes this one separates better than."""
-        return 1.0 - self.p_value
+    def beats(self) -> float | None:
+        """The share of random axes this one separates better than (None: not assessed)."""
+        return None if self.p_value is None else 1.0 - self.p_value
+
+    @property
+    def assessed(self) -> bool:
+        """Whether the card can give a verdict: words held out, and a comparison with chance."""
+        return self.held_total > 0 and self.p_value is not None
+
+    def why_not(self, figure: str) -> str | None:
+        """Why ``figure`` is not given, or None if it is."""
+        return next((m.reason for m in self.missing if m.figure == figure), None)
 
     def verdict(self) -> str:
-        held = (
-            f"held out {self.held_out} of {self.held_total}"
-            if self.held_total
-            else "no word could be held out"
-        )
+        if not self.assessed:  # each reason is "cause: what it leaves out"; one cause said once
+            causes: dict[str, list[str]] = {}
+            for m in self.missing:
+                if m.figure != COHERENCE:
+                    cause, _, left_out = m.reason.partition(": ")
+                    causes.setdefault(cause, []).append(left_out)
+            said = "; ".join(f"{cause}: {', '.join(left)}" for cause, left in causes.items())
+            return f"no verdict ({said})"
+        held = f"held out {self.held_out} of {self.held_total}"
         beats = f"beats {self.beats:.1%} of random axes"
-        if self.beats >= BEATS and (not self.held_total or self.held_out >= HELD * self.held_total):
+        if self.beats >= BEATS and self.held_out >= HELD * self.held_total:
             return f"{held}, {beats}: this axis separates its poles"
         if self.beats >= BEATS:
             return f"{held}, {beats}: it separates its poles, but depends on which words are chosen"
@@ -80,7 +113,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 def separation(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """The gap between two groups' mean coordinates over their pooled standard deviation:
     ``start`` (..., n1) and ``end`` (..., n2) coordinates; nan where both groups are single
-    words or the spread is zero."""
+    words or the spread is zero (``card`` never hands such a nan on: it says why instead)."""
     n1, n2 = start.shape[-1], end.shape[-1]
     if n1 + n2 <= 2:
         return np.full(start.shape[:-1], np.nan)
@@ -88,8 +121,10 @@ def separation(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     squares = squares + ((n2 - 1) * np.var(end, axis=-1, ddof=min(1, n2 - 1)) if n2 > 1 else 0.0)
     pooled = np.sqrt(squares / (n1 + n2 - 2))
     gap = end.mean(axis=-1) - start.mean(axis=-1)
+    size = np.maximum(np.abs(start).max(axis=-1), np.abs(end).max(axis=-1))
+    spread = pooled > FLAT * size
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(pooled > 0, gap / np.where(pooled > 0, pooled, 1.0), np.nan)
+        return np.where(spread, gap / np.where(spread, pooled, 1.0), np.nan)
 
 
 def held_out(start: np.ndarray, end: np.ndarray) -> tuple[int, int]:
@@ -155,6 +190,57 @@ def pair_coherence(start: np.ndarray, end: np.ndarray) -> np.ndarray:
         return np.where(total > 0, values[..., 0] / np.where(total > 0, total, 1.0), np.nan)
 
 
+def _ends(n_start: int, n_end: int) -> str:
+    if n_start == n_end == 1:
+        return "one word at each end"
+    return f"one word at the '{'from' if n_start == 1 else 'to'}' end"
+
+
+def _against_chance(
+    start: np.ndarray, end: np.ndarray, rows: Rows, pool: np.ndarray, rng: np.random.Generator, missing: list
+) -> tuple[float | None, np.ndarray | None, float | None]:
+    """(separation, random axes' separations, p-value) from the ends' coordinates (``start``,
+    ``end``: (n,) each); None for what cannot be given, with its reason added to ``missing``."""
+    n1, n2 = len(start), len(end)
+    if n1 + n2 <= 2:
+        missing.append(
+            NotAssessed(CHANCE, f"{_ends(n1, n2)}: no spread within an end to set the gap against")
+        )
+        return None, None, None
+    real = float(separation(start, end))
+    if not np.isfinite(real):
+        why = "the words of each end sit at one place on the axis: no spread to set the gap against"
+        missing.append(NotAssessed(CHANCE, why))
+        return None, None, None
+    drawn = chance(n1, n2, rows, pool, rng)
+    randoms = drawn[np.isfinite(drawn)]  # (a random draw without a spread has no separation)
+    if not len(randoms):
+        missing.append(NotAssessed(CHANCE, "no random axis had a spread within its ends to compare with"))
+        return real, None, None
+    return real, randoms, float(np.mean(randoms >= real))
+
+
+def _coherence(
+    start: np.ndarray, end: np.ndarray, rows: Rows, pool: np.ndarray, rng: np.random.Generator, missing: list
+) -> tuple[float | None, np.ndarray | None]:
+    """(the pairs' coherence, random pairs' coherence), or None with the reason in ``missing``."""
+    n1, n2 = len(start), len(end)
+    if n1 != n2:
+        why = f"the ends have {n1} and {n2} words, so they cannot be read as pairs"
+        missing.append(NotAssessed(COHERENCE, why))
+        return None, None
+    if n1 < 2:
+        missing.append(NotAssessed(COHERENCE, "one pair: a single difference is always one direction"))
+        return None, None
+    pairs = rows(random_groups(pool, 2 * n1, RANDOM_AXES, rng))
+    random_coherence = pair_coherence(pairs[:, :n1], pairs[:, n1:])
+    coherence = float(pair_coherence(start, end))
+    if not np.isfinite(coherence):
+        missing.append(NotAssessed(COHERENCE, "each pair's two words are one vector: no differences"))
+        return None, None
+    return coherence, random_coherence[np.isfinite(random_coherence)]
+
+
 def card(
     start: np.ndarray, end: np.ndarray, words: np.ndarray, rows: Rows, pool: np.ndarray, seed: int = SEED
 ) -> Card:
@@ -163,23 +249,27 @@ def card(
     same geometry and ``pool`` the ids of the vocabulary's whole words."""
     rng = np.random.default_rng(seed)
     start, end, words = (np.asarray(v, dtype=np.float64) for v in (start, end, words))
+    n1, n2 = len(start), len(end)
+    missing = []
     landed, total = held_out(start, end)
-    cosines, coordinates = stability(start, end, words, rng)
+    if not total:
+        missing.append(NotAssessed(HELD_OUT, f"{_ends(n1, n2)}: nothing to hold out"))
+    direction_interval, word_intervals, cosines, coordinates = None, None, None, None
+    if min(n1, n2) >= 2:
+        cosines, coordinates = stability(start, end, words, rng)
+        direction_interval = tuple(float(v) for v in np.percentile(cosines, [2.5, 97.5]))
+        word_intervals = np.percentile(coordinates, [2.5, 97.5], axis=0).T
+    else:
+        missing.append(NotAssessed(STABILITY, f"{_ends(n1, n2)}: nothing to resample"))
     u = _unit(end.mean(axis=0) - start.mean(axis=0))
-    real = float(separation(start @ u, end @ u))
-    randoms = chance(len(start), len(end), rows, pool, rng)
-    p_value = float(np.mean(randoms >= real)) if math.isfinite(real) else math.nan
-    coherence, random_coherence = None, None
-    if len(start) == len(end) >= 2:
-        coherence = float(pair_coherence(start, end))
-        pairs = rows(random_groups(pool, 2 * len(start), RANDOM_AXES, rng))
-        random_coherence = pair_coherence(pairs[:, : len(start)], pairs[:, len(start) :])
+    real, randoms, p_value = _against_chance(start @ u, end @ u, rows, pool, rng, missing)
+    coherence, random_coherence = _coherence(start, end, rows, pool, rng, missing)
     return Card(
         landed,
         total,
-        tuple(float(v) for v in np.percentile(cosines, [2.5, 97.5])),
+        direction_interval,
         words @ u,
-        np.percentile(coordinates, [2.5, 97.5], axis=0).T,
+        word_intervals,
         cosines,
         coordinates,
         real,
@@ -187,4 +277,5 @@ def card(
         p_value,
         coherence,
         random_coherence,
+        tuple(missing),
     )

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from bert_embeddings import api
 from bert_embeddings.analysis import axes, decompose, geometry, projection, vocab_search
-from bert_embeddings.errors import OutOfRangeError, UnknownWordError
+from bert_embeddings.errors import OutOfRangeError
 from bert_embeddings.figures import charts, views
 from bert_embeddings.models.model import LoadedModel
 
@@ -48,13 +48,14 @@ def neighbours(
 
 def words_on_axes(
     model: LoadedModel,
-    ends: dict[str, tuple[str, str]],
-    words: str,
+    ends: dict[str, tuple[axes.Words, axes.Words]],
+    words: axes.Words,
     geometry_name: str = "raw",
     d: int | None = None,
 ) -> go.Figure:
-    """Your own axes' chart: ``words`` (separated by commas) placed on the axes named in
-    ``ends``, x (needed), y and z, each (from, to), every end one or more words.
+    """Your own axes' chart: ``words`` (separated by commas, or a list) placed on the axes named
+    in ``ends``, x (needed), y and z, each (from, to), every end one or more words. A word that
+    cannot be placed is an error naming every such word, as in ``api``.
 
     >>> fig = words_on_axes(api.load(), {"x": ("cold", "hot")}, "ice, fire")
     >>> fig.layout.xaxis.title.text
@@ -64,8 +65,8 @@ def words_on_axes(
     space = geometry.fit(index.table, *api.geometry_shape(model, geometry_name, d))
     chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
     placed, problems = axes.words_to_place(index, model.tokenizer, words)
-    if problems:
-        raise UnknownWordError(problems[0])
+    if problems:  # the notebook API's rule: every word placed, or an error naming each one that is not
+        raise axes.unplaced(problems)
     return charts.finish(views.words_on_axes(chosen, views.axis_groups(chosen, placed, space), model.name))
 
 

@@ -17,6 +17,7 @@ from bert_embeddings.analysis import vocab_search as vs
 from bert_embeddings.errors import (
     EmptyQueryError,
     InputTooLongError,
+    NotTextError,
     QuerySyntaxError,
     UnknownWordError,
     ZeroVectorError,
@@ -215,6 +216,24 @@ def test_bundled_model_default_axes_equal_brute_force(bundled, bert_index, shape
         ({"x": ("", "")}, EmptyQueryError, "Axis x has no words"),
         ({"x": ("he, man", "she, He")}, QuerySyntaxError, "at both ends"),
         ({"x": ("he, she", "she, he")}, QuerySyntaxError, "at both ends"),
+        (
+            {"x": ("HE", "she, he")},
+            QuerySyntaxError,
+            "Axis x has 'he' (as 'HE', the same pieces) at both ends",
+        ),
+        # one word twice at an end would count twice in its mean: the same check, within the end
+        (
+            {"x": ("he, He", "she")},
+            QuerySyntaxError,
+            "'He' (as 'he', the same pieces) twice at its 'from' end",
+        ),
+        (
+            {"x": ("he", ["she", "SHE"])},
+            QuerySyntaxError,
+            "'SHE' (as 'she', the same pieces) twice at its 'to'",
+        ),
+        ({"x": ("he", "🦜, she, ☃")}, UnknownWordError, "'🦜' is outside the vocabulary"),
+        ({"x": ("he", "🦜, she, ☃")}, UnknownWordError, "; '☃' is outside the vocabulary"),
         ({"x": ("he, woman", "man, she")}, None, None),  # a real direction: no error
         ({"x": ("he", "she"), "z": ("small", "big")}, EmptyQueryError, "needs axis y"),
         ({"x": ("he", ", ".join(["she"] * 3 + [f"w{i}" for i in range(11)]))}, InputTooLongError, "10"),
@@ -243,8 +262,51 @@ def test_words_that_cannot_be_placed_are_named_and_the_rest_placed(bundled, bert
     words, problems = axes.words_to_place(bert_index, bundled.tokenizer, "king, 🦜, two words, queen, king")
     assert [w.text for w in words] == ["king", "queen"]  # a repeat is placed once
     assert len(problems) == 2 and "outside the vocabulary" in problems[0] and "spaces" in problems[1]
-    with pytest.raises(InputTooLongError, match=f"at most {limits.AXIS_WORDS.most}"):
+    with pytest.raises(InputTooLongError) as raised:
         axes.words_to_place(bert_index, bundled.tokenizer, ",".join(f"w{i}" for i in range(61)))
+    assert str(raised.value) == "The list of words to place has 61 words; the explorer accepts at most 60."
+
+
+def test_placeable_words_are_all_placed_or_each_unplaced_one_named(bundled, bert_index):
+    """The notebook's rule: a row for every word asked for, or an error naming every word that
+    has none (never fewer rows than asked, unsaid)."""
+    words = axes.placeable(bert_index, bundled.tokenizer, "doctor, xqzzyv, nurse")  # xqzzyv: its pieces
+    assert [w.text for w in words] == ["doctor", "xqzzyv", "nurse"]
+    with pytest.raises(UnknownWordError) as raised:
+        axes.placeable(bert_index, bundled.tokenizer, "doctor, ☃, nurse, 🦜, two words")
+    said = str(raised.value)
+    assert said.startswith("The list of words to place has 3 words that cannot be placed")
+    assert all(w in said for w in ("'☃' is outside", "'🦜' is outside", "'two words' has spaces"))
+    with pytest.raises(EmptyQueryError):
+        axes.placeable(bert_index, bundled.tokenizer, " , ")
+
+
+@pytest.mark.parametrize(
+    "given", [["he", "him", "man"], ("he", "him", "man"), ["he ", "", "him", "man", "he"]]
+)
+def test_a_list_of_words_is_read_as_the_same_words_typed(given):
+    """A list or tuple goes through the same checks as text (blanks and repeats dropped)."""
+    assert axes.split_words(given, "End", limits.AXIS_END_WORDS) == ("he", "him", "man")
+
+
+@pytest.mark.parametrize(
+    ("given", "error", "said"),
+    [
+        (["he", "him, man"], QuerySyntaxError, "End: 'him, man' holds a comma"),
+        (["he", 3], NotTextError, "End: each word must be text, not int 3."),
+        ({"he": 1}, NotTextError, "End must be text or a list of words, not dict"),
+        (
+            [f"w{i}" for i in range(11)],
+            InputTooLongError,
+            "End has 11 words; the explorer accepts at most 10.",
+        ),
+        (["x" * 1999, "y"], InputTooLongError, "End has 2,002 characters"),
+    ],
+)
+def test_a_list_gets_the_checks_text_gets(given, error, said):
+    with pytest.raises(error) as raised:
+        axes.split_words(given, "End", limits.AXIS_END_WORDS)
+    assert said in str(raised.value)
 
 
 def test_parallel_axes_are_reported(bundled, bert_index):

@@ -142,3 +142,75 @@ def test_the_same_seed_gives_the_same_card(world):
     assert np.array_equal(first.random_separations, second.random_separations)
     assert np.array_equal(first.resampled_coordinates, second.resampled_coordinates)
     assert first.verdict() == second.verdict()
+
+
+# --- figures the words cannot give: None and the reason, never NaN, and no verdict -------------
+
+
+def figures_of(card: axis_card.Card) -> dict[str, object]:
+    return {name: getattr(card, name) for name in card.__dataclass_fields__ if name != "missing"}
+
+
+def assert_no_nan(card: axis_card.Card) -> None:
+    """Every figure is a finite number (or array of them) or None: nothing reads "nan"."""
+    for name, value in figures_of(card).items():
+        if value is None:
+            continue
+        assert np.all(np.isfinite(np.asarray(value, dtype=np.float64))), name
+    assert "nan" not in card.verdict()
+
+
+def test_one_word_at_each_end_gives_no_verdict_and_says_why(world):
+    """he -> she: nothing to hold out or resample, no spread to set against chance; no verdict."""
+    table, start, end, words = world
+    card = axis_card.card(start[:1], end[:1], words, rows_of(table), np.arange(VOCAB))
+    assert_no_nan(card)
+    assert card.held_total == 0 and not card.assessed
+    for name in ("direction_interval", "word_intervals", "resampled_cosines", "separation", "p_value"):
+        assert getattr(card, name) is None, name
+    assert card.beats is None and card.coherence is None
+    assert card.why_not(axis_card.HELD_OUT) == "one word at each end: nothing to hold out"
+    assert card.why_not(axis_card.STABILITY) == "one word at each end: nothing to resample"
+    assert "no spread" in card.why_not(axis_card.CHANCE)
+    assert card.verdict().startswith("no verdict (one word at each end: nothing to hold out, nothing to")
+    assert "chance" not in card.verdict() and "separates" not in card.verdict()
+    np.testing.assert_allclose(card.coordinates, words @ loop_direction(start[:1], end[:1]), atol=1e-12)
+
+
+def test_one_word_at_one_end_is_held_out_and_compared_but_not_resampled(world):
+    """he -> she, her, woman: the three are held out and the axis set against chance, but an end
+    of one word cannot be resampled, so there is no interval (it would hold that end fixed)."""
+    table, start, end, words = world
+    card = axis_card.card(start[:1], end, words, rows_of(table), np.arange(VOCAB))
+    assert_no_nan(card)
+    assert card.held_total == 3 and card.assessed and card.p_value is not None
+    assert card.separation == pytest.approx(
+        loop_separation(
+            [float(start[0] @ loop_direction(start[:1], end))],
+            (end @ loop_direction(start[:1], end)).tolist(),
+        ),
+        abs=1e-9,
+    )
+    assert card.direction_interval is None and card.word_intervals is None
+    assert card.why_not(axis_card.STABILITY) == "one word at the 'from' end: nothing to resample"
+    assert card.why_not(axis_card.COHERENCE) == "the ends have 1 and 3 words, so they cannot be read as pairs"
+    assert card.verdict().startswith("held out ")
+
+
+def test_ends_without_a_spread_are_not_set_against_chance(world):
+    """Three words at each end that sit at one place on the axis (the same vector thrice): the
+    pooled spread is 0 but for rounding, so the separation would be huge or NaN; the card says so
+    instead."""
+    table, start, end, words = world
+    card = axis_card.card(start[[0, 0, 0]], end[[1, 1, 1]], words, rows_of(table), np.arange(VOCAB))
+    assert_no_nan(card)
+    assert card.separation is None and card.p_value is None and not card.assessed
+    assert "no spread" in card.why_not(axis_card.CHANCE) and card.verdict().startswith("no verdict")
+
+
+def test_a_card_with_every_figure_has_none_missing(world):
+    table, start, end, words = world
+    card = axis_card.card(start, end, words, rows_of(table), np.arange(VOCAB))
+    assert_no_nan(card)
+    assert card.missing == () and card.assessed
+    assert all(value is not None for value in figures_of(card).values())

@@ -97,8 +97,8 @@ def test_the_bootstrap_interval_is_the_loops_percentiles():
         bx, by = [s_x[i] for i in px], [s_y[i] for i in py]
         spread = statistics.stdev(bx + by)
         loops.append((statistics.fmean(bx) - statistics.fmean(by)) / spread if spread > 0 else math.nan)
-    np.testing.assert_allclose(found.resampled, loops, atol=1e-12)
     finite = [v for v in loops if not math.isnan(v)]
+    np.testing.assert_allclose(found.resampled, finite, atol=1e-12)  # (samples with a spread of s)
     assert found.interval == pytest.approx(tuple(np.percentile(finite, [2.5, 97.5])), abs=1e-12)
     assert found.interval[0] <= found.effect_size <= found.interval[1]
 
@@ -114,10 +114,70 @@ def test_a_planted_association_is_found_and_none_where_there_is_none():
 def test_groups_it_cannot_test_are_refused_with_a_message():
     with pytest.raises(weat.WeatInputError, match="at least 2"):
         weat.check_groups({"X": ["rose"], "Y": ["ant", "bee"], "A": ["joy", "love"], "B": ["war", "pain"]})
-    with pytest.raises(weat.WeatInputError, match="bee in both X and Y"):
-        weat.check_groups(
-            {"X": ["rose", "bee"], "Y": ["ant", "bee"], "A": ["joy", "love"], "B": ["war", "pain"]}
-        )
     x, y, a, b = groups(7)
     with pytest.raises(weat.WeatInputError):
         weat.weat(x[:1], y, a, b)
+
+
+def test_without_a_spread_of_s_there_is_no_effect_size_and_no_nan():
+    """Every target word with the same s (here one vector throughout): d would be 0 / 0. It is
+    None with the reason, as is its interval; S and p are still given (p = 1: every partition ties)."""
+    x, _, a, b = groups(8)
+    same = np.repeat(x[:1], 3, axis=0)
+    found = weat.weat(same, same, a, b, resamples=200)
+    assert found.effect_size is None and found.interval is None and len(found.resampled) == 0
+    assert "no spread" in found.why_not(weat.EFFECT_SIZE) and found.why_not(weat.INTERVAL)
+    assert found.statistic == pytest.approx(0.0, abs=1e-12) and found.p_value == 1.0
+    for value in (found.statistic, found.p_value, *found.s):
+        assert math.isfinite(value)
+    assert weat.effect_size(found.s[:3], found.s[3:]) is None
+    planted = weat.weat(*groups(6, sizes=(8, 8, 8, 8), planted=1.5))
+    assert planted.missing == () and np.all(np.isfinite(planted.resampled))
+
+
+# --- the words: the same word is the same pieces, however written ---------------------------
+
+
+@pytest.fixture(scope="module")
+def index(bundled):
+    from bert_embeddings.analysis import vocab_search
+
+    return vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
+
+
+def weat_of(index, tokenizer, **texts):
+    from bert_embeddings.analysis import word_tests
+
+    groups = {"X": "rose, tulip, lily", "Y": "ant, flea, moth", "A": "love, peace", "B": "crash, filth"}
+    return word_tests.weat_for(index, tokenizer, {**groups, **texts}, permutations=100)
+
+
+@pytest.mark.parametrize(
+    ("texts", "said"),
+    [
+        ({"Y": "ROSE, TULIP, LILY"}, "'ROSE' (as 'rose', the same pieces) in both Group X and Group Y"),
+        ({"Y": "ant, Rose"}, "'Rose' (as 'rose', the same pieces) in both Group X and Group Y"),
+        ({"B": "crash, Café", "A": "love, cafe"}, "'Café' (as 'cafe', the same pieces) in both Group A and"),
+        ({"Y": "ant, rose"}, "'rose' in both Group X and Group Y"),
+        ({"X": "rose, Rose"}, "Group X has 'Rose' (as 'rose', the same pieces) twice: each word counts once"),
+        ({"A": "love, LOVE, peace"}, "Group A has 'LOVE' (as 'love', the same pieces) twice"),
+    ],
+)
+def test_a_word_in_both_groups_or_twice_in_one_is_refused_however_written(bundled, index, texts, said):
+    """Capital letters or accents (the uncased tokenizer drops both) do not make another word:
+    ROSE against rose once gave d 0.000, p 0.7 as a result, and rose, Rose counted one vector twice."""
+    from bert_embeddings.analysis import weat as weat_module
+
+    with pytest.raises(weat_module.WeatInputError) as raised:
+        weat_of(index, bundled.tokenizer, **texts)
+    assert said in str(raised.value)
+
+
+def test_words_that_cannot_be_placed_are_each_named(bundled, index):
+    from bert_embeddings.errors import UnknownWordError
+
+    with pytest.raises(UnknownWordError) as raised:
+        weat_of(index, bundled.tokenizer, A="love, \u2603, peace, \U0001f99c")
+    said = str(raised.value)
+    assert said.startswith("Group A has 2 words that cannot be placed")
+    assert "'\u2603'" in said and "'\U0001f99c'" in said

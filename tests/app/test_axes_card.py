@@ -61,7 +61,7 @@ def test_a_classic_test_fills_the_groups_and_they_travel_in_the_link():
     ("group", "text", "said"),
     [
         ("X", "rose", "Group X has 1 word(s): WEAT needs at least 2"),
-        ("Y", "ant, rose", "rose in both Group X and Group Y"),
+        ("Y", "ant, rose", "'rose' in both Group X and Group Y"),
         ("A", "love, qzxqzxqzx\u2603", "Group A"),
     ],
 )
@@ -77,3 +77,81 @@ def test_no_placeable_word_still_gives_each_axis_its_card():
     at.text_area(key=settings.AX_WORDS).set_value("\U0001f99c").run()
     assert not at.exception and not at.error, messages(at)
     assert any(label == "Beats random axes" for label, _ in metrics(at))
+
+
+# --- a card that cannot be assessed, the same word written otherwise, the page's parts ----------
+
+
+def everything_shown(at) -> str:
+    """Every text a reader sees on the page: messages, captions, markdown, metrics and tables."""
+    parts = [shown(e.value) for e in [*at.markdown, *at.caption, *at.success, *at.warning, *at.info]]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    parts += [d.value.to_string() for d in at.dataframe]
+    return "\n".join(parts)
+
+
+def test_one_word_at_each_end_gives_no_verdict_and_no_nan_on_the_page_or_in_its_files(downloads):
+    """/axes?x_from=small&x_to=big once said "beats nan% of random axes: no better than chance",
+    with an interval of 1.00 - 1.00; now the card says what it cannot assess, and nothing reads nan."""
+    import re
+
+    from testkit.apptest import read_csv
+
+    at = open_link({"x_from": "small", "x_to": "big", "y_from": "", "y_to": ""}, "pages/axes.py")
+    assert not at.exception and not at.error, messages(at)
+    said = messages(at)
+    assert (
+        "Axis x: no verdict (one word at each end: nothing to hold out, nothing to resample, no spread "
+        "within an end to set the gap against)." in said
+    )
+    assert "chance" not in " ".join(shown(m.value) for m in [*at.success, *at.warning])
+    assert ("Beats random axes", "—") in metrics(at) and ("Direction's cosine, 95 %", "—") in metrics(at)
+    assert not re.search(r"\bnan\b", everything_shown(at), re.I)
+    files = {name: make() for name, make in downloads.items() if name and "report-card" in name}
+    assert files and not any(re.search(rb"\bnan\b", data, re.I) for data in files.values())
+    assert not any("resampled" in name or "random-axes" in name for name in files)  # none was drawn
+    figures_csv = next(data for name, data in files.items() if name.endswith("figures.csv"))
+    header, labels, cells = read_csv(figures_csv)
+    assert header == ["figure", "value", "not given because"]
+    p_value = cells[labels.index("p against random axes")]
+    assert p_value[0] == "" and p_value[1].startswith("one word at each end")
+
+
+@pytest.mark.parametrize(
+    ("groups", "said"),
+    [
+        (
+            {"weat_x": "rose, tulip, lily", "weat_y": "ROSE, TULIP, LILY"},
+            "'ROSE' (as 'rose', the same pieces) in both",
+        ),
+        ({"weat_x": "rose, Rose, lily"}, "Group X has 'Rose' (as 'rose', the same pieces) twice"),
+    ],
+)
+def test_the_same_word_written_otherwise_gets_the_message_not_a_result(groups, said):
+    """ROSE against rose once gave d 0.000, p 0.7, "exact, over all 20 partitions", as a result."""
+    at = open_link(groups, "pages/axes.py")
+    assert not at.exception and said in messages(at)
+    assert not any(label == "Effect size d" for label, _ in metrics(at))
+    assert any(label == "Beats random axes" for label, _ in metrics(at))  # the cards still show
+
+
+def test_the_page_is_four_tabs_and_each_cards_details_fold():
+    """The axes, the cards, WEAT and the furthest words each have a tab; each card shows its
+    verdict and figures, with its intervals, the other geometry and its files folded below."""
+    at = run_page("pages/axes.py")
+    assert not at.exception and not at.error, messages(at)
+    assert [t.label for t in at.tabs] == [
+        "Words on the axes",
+        "Can you trust each axis?",
+        "WEAT",
+        "Furthest along each axis",
+    ]
+    chart, cards, weat_tab, furthest = at.tabs
+    assert any("words on your axes" in c.proto.spec for c in chart.get("plotly_chart"))
+    assert len([m for m in cards.metric if m.label == "Beats random axes"]) == 2  # axes x and y
+    folded = [e for e in cards.expander if e.label.startswith("Axis ")]
+    assert [e.label.split(":")[0] for e in folded] == ["Axis x", "Axis y"]
+    for details in folded:
+        assert len(details.get("plotly_chart")) == 1 and details.get("download_button")
+    assert [m.label for m in weat_tab.metric][:1] == ["Effect size d"]
+    assert len([d for d in furthest.dataframe if "coordinate" in d.value.columns]) == 4
