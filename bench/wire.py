@@ -100,22 +100,47 @@ def settle(page) -> None:
     page.wait_for_timeout(LAST_MESSAGES_MS)
 
 
-def charts_showing(page, word: str, at_least: int, timeout_ms: int = 180_000) -> None:
-    page.wait_for_function(
-        """([word, n]) => [...document.querySelectorAll('.js-plotly-plot')]
-               .filter(c => c.textContent.includes(word)).length >= n""",
-        arg=[word, at_least],
-        polling="raf",
-        timeout=timeout_ms,
-    )
+# A chart shows a word when its data or its title holds it: not its drawn text, where Plotly
+# leaves out tick labels that would overlap on a crowded or not yet widened axis.
+SHOWING = """(word) => [...document.querySelectorAll('.js-plotly-plot')].filter(c => {
+    const title = (c.layout || {}).title;
+    const texts = (c.data || []).flatMap(t => ['x', 'y', 'text', 'hovertext']
+        .map(k => t[k]).filter(Array.isArray).flat().filter(v => typeof v === 'string'));
+    texts.push(typeof title === 'string' ? title : (title || {}).text || '');
+    return texts.some(text => text.includes(word));
+})"""
+
+
+def charts_show(page, word: str, instead_of: str | None, timeout_ms: int = 180_000) -> None:
+    """Wait until a chart shows ``word`` and none shows ``instead_of`` any more: every figure that
+    showed the old input shows the new one. (Counting the figures once and waiting for that many
+    again hung a quick run for 180 s: a count taken while a page switch's charts were still in
+    the page was higher than the page ever drew again.) If it never comes, say what is shown."""
+    try:
+        page.wait_for_function(
+            f"([word, old]) => ({SHOWING})(word).length >= 1"
+            f" && (old === null || ({SHOWING})(old).length === 0)",
+            arg=[word, instead_of],
+            polling="raf",
+            timeout=timeout_ms,
+        )
+    except Exception as problem:
+        titles = page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')]"
+            ".map(c => JSON.stringify(((c.layout || {}).title || {}).text))"
+        )
+        state = page.evaluate(
+            "() => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')"
+        )
+        raise RuntimeError(
+            f"waited for charts to show {word!r} instead of {instead_of!r}: "
+            f"{count_charts_showing(page, word)} and {count_charts_showing(page, instead_of or word)} do; "
+            f"at {page.url}, script {state}, chart titles {titles}"
+        ) from problem
 
 
 def count_charts_showing(page, word: str) -> int:
-    return page.evaluate(
-        "(word) => [...document.querySelectorAll('.js-plotly-plot')]"
-        ".filter(c => c.textContent.includes(word)).length",
-        word,
-    )
+    return page.evaluate(f"(word) => ({SHOWING})(word).length", word)
 
 
 def type_sentence(page, text: str) -> None:
@@ -124,14 +149,13 @@ def type_sentence(page, text: str) -> None:
     area.press("Control+Enter")
 
 
-def embedding_times(page, drawn: int) -> list[float]:
-    """Ctrl+Enter in sentence A until all ``drawn`` figures show the new sentence's pieces."""
+def embedding_times(page) -> list[float]:
+    """Ctrl+Enter in sentence A until every figure that showed the pieces shows the new sentence's."""
     seconds = []
-    timed = slice(3, 3 + SENTENCES_TIMED)
-    for word, sentence in zip(WORDS[timed], SENTENCES[timed], strict=True):
+    for number in range(3, 3 + SENTENCES_TIMED):  # (the third sentence is on the page)
         start = time.perf_counter()
-        type_sentence(page, sentence)
-        charts_showing(page, word, drawn)
+        type_sentence(page, SENTENCES[number])
+        charts_show(page, WORDS[number], instead_of=WORDS[number - 1])
         seconds.append(time.perf_counter() - start)
         settle(page)
     return seconds
@@ -143,11 +167,13 @@ def neighbours_times(page) -> list[float]:
     settle(page)
     box = page.get_by_label("Word or piece")
     seconds = []
+    previous = None
     for word in WORDS[:WORDS_TIMED]:
         box.fill(word)
         start = time.perf_counter()
         box.press("Enter")
-        charts_showing(page, f"Closest to {word}", 1)
+        charts_show(page, f"Closest to {word}", instead_of=previous)
+        previous = f"Closest to {word}"
         seconds.append(time.perf_counter() - start)
         settle(page)
     return seconds
@@ -175,27 +201,27 @@ def main() -> None:
             page.locator("[data-testid='stSidebarNav']").get_by_text("Embedding layer", exact=True).click()
             settle(page)
             type_sentence(page, SENTENCES[0])
-            charts_showing(page, WORDS[0], 1)
+            charts_show(page, WORDS[0], instead_of=None)
             settle(page)
-            drawn = count_charts_showing(page, WORDS[0])
             counter.take()
             type_sentence(page, LONG)
             settle(page)
             long_mb = counter.take()
             print(f"embedding layer, a {len(LONG):,}-character sentence (512 pieces): {long_mb:.2f} MB")
             type_sentence(page, SENTENCES[1])
-            charts_showing(page, WORDS[1], drawn)
+            charts_show(page, WORDS[1], instead_of=None)
             settle(page)
             counter.take()
             type_sentence(page, SENTENCES[2])
-            charts_showing(page, WORDS[2], drawn)
+            charts_show(page, WORDS[2], instead_of=WORDS[1])
             settle(page)
             change_mb = counter.take()
+            drawn = count_charts_showing(page, WORDS[2])
             print(
                 f"embedding layer, a new short sentence: {change_mb:.2f} MB ({drawn} figures show the pieces)"
             )
 
-            embedding_s = embedding_times(page, drawn)
+            embedding_s = embedding_times(page)
             print("embedding layer, sentence to drawn (s):", " ".join(f"{s:.2f}" for s in embedding_s))
 
             neighbours_s = neighbours_times(page)

@@ -262,17 +262,20 @@ def left_out(page: str) -> list[str]:
     return missing
 
 
-def publish(page: str, extra: dict[str, str] | None = None, always: bool = False) -> None:
-    """Make the address bar a link to this view, writing it when the server's copy differs, or
-    on every run with ``always`` (a room's follower: a run the server started that switched page,
-    replaced before its message reached the browser, left a follower at /pca without
-    ``follow=``, CI 2026-11; the browser changes its address, and its history, only when the
-    text differs)."""
+def publish(page: str, extra: dict[str, str] | None = None) -> None:
+    """Make the address bar a link to this view, on every run.
+
+    Written even when the server's copy of the query already says the same: that copy is what the
+    run's request carried, not what the browser shows. A run replaced before its message reached
+    the browser (a follower's page switch started by the server, CI 2026-11), or an earlier run's
+    message landing after browser Back changed the page (Maps' settings left in the address of
+    Positions, issue 43), leaves the two apart, and only a message from a later run mends it.
+    The browser changes its address, and its history, only when the text differs; the message is
+    a few hundred bytes, and only whole runs send it (a fragment's rerun does not)."""
     wanted = {**view_params(page), **(extra or {})}
     current = st.query_params.to_dict()
     wanted.update({name: current[name] for name in STREAMLIT_PARAMS if name in current})
-    if always or wanted != current:
-        st.query_params.from_dict(wanted)
+    st.query_params.from_dict(wanted)
 
 
 def share_hint() -> None:

@@ -66,7 +66,7 @@ def publish(page: str) -> None:
     state[PAGE_SHOWN] = page
     _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
-    links.publish(page, extra, always=bool(extra))
+    links.publish(page, extra)
     if lead := state.get(LEAD):
         try:
             when, version = time.time(), store().show(*lead, _room_view(page))

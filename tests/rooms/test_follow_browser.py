@@ -101,6 +101,16 @@ DOM_HOOKS = """() => [
 ]"""
 
 
+def room_versions(trace_file, code: str) -> list[int]:
+    """The distinct versions the room ``code`` was shown (by a leader's run), in order."""
+    versions = []
+    for line in trace_file.read_text().splitlines():
+        event, room, version, *_ = line.split()
+        if event == "shown" and room == code and int(version) not in versions:
+            versions.append(int(version))
+    return versions
+
+
 def first_lines(url: str, count: int) -> list[str]:
     with urllib.request.urlopen(url, timeout=10) as stream:
         return [stream.readline().decode().strip() for _ in range(count)]
@@ -124,7 +134,7 @@ def test_the_push_route_streams_a_rooms_versions_and_refuses_what_is_not_a_room(
     leader.context.close()
 
 
-def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser, server):
+def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser, server, trace_file):
     leader = new_page(browser)
     code = lead_room(leader, server)
     follower = new_page(browser)
@@ -138,16 +148,19 @@ def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser
     nav(leader, "Tokens")
     follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=30_000)
     # another tab of the leader's browser (a preview) is offered the room, and does not take it
+    shown_before = room_versions(trace_file, code)
     preview = leader.context.new_page()
     open_page(preview, f"{server}/home")
     preview.get_by_role("button", name=f"Lead room {code} again").wait_for(timeout=30_000)
     assert preview.get_by_text(f"You lead room {code}").count() == 0
-    time.sleep(2)
-    # the follower stays on Tokens (a run it may be drawing just then is let finish before looking)
+    # The sign that the room went on without the preview: the leader's next view reaches the
+    # follower, and it is the only view the room was shown since the preview opened.
+    nav(leader, "Segments")
+    follower.get_by_role("heading", name="Segments: sentence A or sentence B").wait_for(timeout=60_000)
     follower.wait_for_selector(APP_IDLE, timeout=60_000)
-    follower.get_by_role("heading", name="Tokens", exact=True).wait_for(timeout=10_000)
-    assert follower.get_by_role("heading", name="What is an embedding?").count() == 0
-    assert "/tokens" in follower.url
+    assert "/segments" in follower.url and f"follow={code}" in follower.url
+    shown_since = room_versions(trace_file, code)[len(shown_before) :]
+    assert shown_since == [max(shown_before) + 1], f"the preview showed a view: {shown_since}"
     preview.close()
 
     leader.get_by_role("button", name="Close the room").click()

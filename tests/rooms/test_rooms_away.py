@@ -41,7 +41,9 @@ def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_w
         assert AWAY in messages(person)
     assert page_title(leader) == "Tokens" and leader.session_state[follow.LEAD][0] == code
     assert follower.session_state[follow.FOLLOW] == code  # still following: the room only waits
-    assert follower.dataframe or follower.markdown  # its page is drawn
+    # the room waits: the follower stays on the room's last page, drawn in full (its table)
+    assert page_title(follower) == "Nearest neighbours in the vocabulary"
+    assert any("rank" in frame.value.columns for frame in follower.dataframe), messages(follower)
     newcomer = session()  # someone who never joined a room sees nothing of it
     assert not newcomer.exception and AWAY not in messages(newcomer)
     newcomer.switch_page("pages/pca.py").run()
