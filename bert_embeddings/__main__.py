@@ -12,7 +12,7 @@ from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, MapStorageError
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
-from bert_embeddings.spaces import pair, stages
+from bert_embeddings.spaces import pair, space_jobs, stages
 
 # Exit codes, as --help lists them.
 DONE, WRONG_INPUT, NO_STORAGE, INTERRUPTED, TERMINATED = 0, 2, 3, 130, 143
@@ -40,8 +40,9 @@ Exit codes:
        a D out of range, or a setting (BERT_EXPLORER_..., HF_...) the command cannot use
   {NO_STORAGE}    the cache folder cannot take the map: a full or read-only disk, a path that
        is a file
-  {INTERRUPTED}  interrupted (Ctrl-C): the unfinished map is removed
-  {TERMINATED}  stopped (SIGTERM): the unfinished map is removed
+  {INTERRUPTED}  interrupted (Ctrl-C): the unfinished map is removed (with --stages: the
+       unfinished stage's half-written files; what was finished is kept for the next run)
+  {TERMINATED}  stopped (SIGTERM): as for Ctrl-C
 """
 
 
@@ -114,16 +115,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 class Bar:
-    """A progress bar on standard error: the stage and how far through it."""
+    """A progress bar on standard error: the step (one of ``steps``) and how far through it."""
 
-    def __init__(self, label: str, stream=sys.stderr) -> None:
-        self.label, self.stream, self.began = label, stream, time.monotonic()
+    def __init__(self, label: str, steps: tuple[str, ...] = neighbour_map.STAGES, stream=sys.stderr) -> None:
+        self.label, self.steps, self.stream, self.began = label, steps, stream, time.monotonic()
 
     def __call__(self, stage: str, done: float) -> None:
-        step = neighbour_map.STAGES.index(stage) + 1
+        step = self.steps.index(stage) + 1
         filled = int(20 * min(max(done, 0.0), 1.0))
         self.stream.write(
-            f"\r{self.label} [{'#' * filled}{'.' * (20 - filled)}] {step}/{len(neighbour_map.STAGES)} "
+            f"\r{self.label} [{'#' * filled}{'.' * (20 - filled)}] {step}/{len(self.steps)} "
             f"{stage:<27} {done:4.0%} {time.monotonic() - self.began:6.0f} s"
         )
         self.stream.flush()
@@ -168,17 +169,33 @@ def map_command(args: argparse.Namespace) -> int:
 
 
 def _stages(model, wanted: list[tuple[str, int]]) -> int:
-    for shape in wanted:
-        label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
-        print(f"{label}: every stage's neighbour lists...", file=sys.stderr)
-        try:
-            prepared = pair.prepare_stages(model, shape)
-        except OSError as error:
-            raise MapStorageError(map_jobs.storage_problem(error, False, "The stage spaces")) from None
-        for done in prepared:
-            state = "computed" if done.computed else "already there"
-            print(f"{label}, {stages.stage_label(done.stage)}: {state}, in {done.folder}")
+    """Each stage space in each geometry, one at a time, with the map's progress bar, and said
+    as soon as it is there."""
+    try:
+        key = space_jobs.model_key(model)
+        names = stages.stage_names(model)
+        for shape in wanted:
+            label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
+            for stage in names:
+                where = f"{label}, {stages.stage_label(stage)}"
+                bar = Bar(f"{where:<30}", pair.STEPS)
+                try:
+                    done = pair.prepare_stage(model, key, stage, shape, progress=bar)
+                finally:
+                    bar.close()
+                state = "computed" if done.computed else "already there"
+                print(f"{where}: {state}, in {done.folder}", flush=True)
+    except OSError as error:
+        raise MapStorageError(map_jobs.storage_problem(error, False, "The stage spaces")) from None
     return DONE
+
+
+def _stopped(args: argparse.Namespace) -> str:
+    """What an interruption left: a map is removed whole; of the stage spaces, what was finished
+    stays (whole, and used by the next run) and only the unfinished one's files go."""
+    if args.stages:
+        return "the unfinished stage's half-written files were removed; all that was finished is kept"
+    return "the unfinished map was removed"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,10 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return WRONG_INPUT
     except KeyboardInterrupt:
-        print("\nstopped: the unfinished map was removed", file=sys.stderr)
+        print(f"\nstopped: {_stopped(args)}", file=sys.stderr)
         return INTERRUPTED
     except Terminated:
-        print("\nstopped (SIGTERM): the unfinished map was removed", file=sys.stderr)
+        print(f"\nstopped (SIGTERM): {_stopped(args)}", file=sys.stderr)
         return TERMINATED
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -95,9 +95,21 @@ def is_hub_id(spec: str) -> bool:
     return len(spec) <= MODEL_ID.most and bool(_HUB_ID.match(spec)) and ".." not in spec
 
 
-# A whole number in text: ASCII digits, a minus sign before them for a negative number, and
-# no more digits than any count or index the explorer has could need.
-_WHOLE_NUMBER_TEXT = re.compile(r"-?[0-9]{1,18}")
+# A whole number in text: ASCII digits, a minus sign before them for a negative number.
+_WHOLE_NUMBER_TEXT = re.compile(r"-?[0-9]+")
+MOST_DIGITS = 18  # more than any count or index the explorer has could need
+
+
+class TooManyDigitsError(ValueError):
+    """A whole number written correctly, with more digits than any count or index the explorer
+    has: a number out of range, not a badly written one."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.lstrip("-"))
+        self.negative = text.startswith("-")
+        # Read whole only when short enough to be read at a glance (int() of a long text is slow).
+        self.shown = f"{int(text):,}" if self.digits <= 30 else f"a number of {self.digits:,} digits"
+        super().__init__(f"{self.shown} has more than {MOST_DIGITS} digits, more than any setting takes")
 
 
 def whole_number_text(text: str) -> int:
@@ -108,9 +120,13 @@ def whole_number_text(text: str) -> int:
     digits of other scripts ('１', '١') as theirs, none of which a link the explorer writes
     holds; a link with them is someone's typing, and it is named, not guessed at. '1e1' and
     '1.0' are refused too: a link writes whole numbers without exponent or decimal point.
+    Plain digits, however many, are a number: more than MOST_DIGITS of them raise
+    TooManyDigitsError, so that the message says the number is too big, not badly written.
     """
     if not _WHOLE_NUMBER_TEXT.fullmatch(text):
         raise ValueError("not a whole number written in the digits 0-9")
+    if len(text) > MOST_DIGITS + text.startswith("-"):
+        raise TooManyDigitsError(text)
     return int(text)
 
 
@@ -131,6 +147,13 @@ def whole_number(value: float | str, label: str, low: int, high: int | None) -> 
     if isinstance(value, str):
         try:
             value = whole_number_text(value)
+        except TooManyDigitsError as big:
+            if high is None and not big.negative:
+                raise OutOfRangeError(
+                    f"{label} must be a whole number {span} with at most {MOST_DIGITS} digits; "
+                    f"{big.shown} is beyond that."
+                ) from None
+            raise OutOfRangeError(f"{label} must be {span}; {big.shown} is outside.") from None
         except ValueError:
             raise OutOfRangeError(
                 f"{label} must be a whole number {span}, in the digits 0-9; {value[:40]!r} is not."
@@ -139,6 +162,16 @@ def whole_number(value: float | str, label: str, low: int, high: int | None) -> 
         raise OutOfRangeError(f"{label} must be a whole number {span}; {value:g} is not.")
     number = int(value)
     if number < low or (high is not None and number > high):
-        shown = f"{number:,}" if abs(number) < 10**15 else f"{float(value):g}"
-        raise OutOfRangeError(f"{label} must be {span}; {shown} is outside.")
+        raise OutOfRangeError(f"{label} must be {span}; {_plainly(value, number)} is outside.")
     return number
+
+
+def _plainly(value: float | str, number: int) -> str:
+    """An out-of-range whole number in digits as it was given: 10**23 as
+    100,000,000,000,000,000,000,000, never 1e+23; a float from 10**15 on as Python writes it
+    (1e+23: its digits past the 17th are not the ones typed); a number too long to read whole by
+    its count of digits."""
+    if not isinstance(value, numbers.Integral) and abs(number) >= 10**15:
+        return f"{float(value):g}"
+    digits = len(str(abs(number)))
+    return f"{number:,}" if digits <= 30 else f"a number of {digits:,} digits"

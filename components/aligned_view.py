@@ -14,10 +14,9 @@ from bert_embeddings.figures import charts, space_charts
 from bert_embeddings.maps import map_jobs
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
-from components import echo, settings, space_view, state, widgets
+from components import echo, exports, job_panel, settings, space_view, state, widgets
 
 CHART = "mv_aligned"
-ASKED = "_mv_maps_asked"
 NOTE = (
     "Three t-SNE maps of every shared piece (A's, B's started from A's, and B's own for the recall it "
     "must match), computed once in the background at low priority and kept on disk for everyone."
@@ -35,10 +34,6 @@ def _maps(name: str, _folder) -> aligned.AlignedMaps:
 @functools.lru_cache(maxsize=2)
 def _hover(pieces: tuple[str, ...]) -> list[str]:
     return charts.texts([glyphs.legible(piece) for piece in pieces])
-
-
-def _ask() -> None:
-    st.session_state[ASKED] = True
 
 
 def _clicked(pieces: tuple[str, ...]) -> None:
@@ -62,30 +57,25 @@ def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMap
 
 
 def section(
-    sides: tuple, shape, shared: compare.Shared, result: compare.Comparison, row: int, labels
+    sides: tuple, shape, shared: compare.Shared, result: compare.Comparison, row: int, labels, name: str
 ) -> None:
-    """The aligned maps of the two sides over their shared pieces; ``row``: the piece side by side."""
+    """The aligned maps of the two sides over their shared pieces; ``row``: the piece side by side;
+    ``name``: the page's files' (space_view.file_name)."""
     spec = aligned_jobs.PairSpec(sides[0].key, sides[0].spec(shape), sides[1].key, sides[1].spec(shape))
     rows = (shared.rows_a, shared.rows_b)
-    with state.friendly_errors():
-        found = _found(spec, rows, start=bool(st.session_state.pop(ASKED, False)))
+    offer = job_panel.Offer("Draw the aligned maps", note=NOTE + " About a minute for 30,522 pieces.")
+    found = None
+    with state.friendly_errors(stop=False):
+        found = job_panel.wait_for(
+            "mv_draw_maps", lambda start: [_found(spec, rows, start)], ["The aligned maps"], offer, NOTE
+        )
     if found is None:
-        st.button("Draw the aligned maps", icon=":material/play_arrow:", key="mv_draw_maps", on_click=_ask)
-        st.caption(NOTE + " About a minute for 30,522 pieces.")
         return
-    if isinstance(found, map_jobs.Job):
-        if why := found.failure():
-            st.error(echo.plain(f"The aligned maps: {why}"), icon=":material/error:")
-            if st.button("Try again", key="mv_maps_again"):
-                map_jobs.retry(found.folder)
-                st.rerun()
-            return
-        space_view.progress([("The aligned maps", found)], NOTE)
-        return
-    _draw(found, shared.pieces, result, row, labels)
+    (found,) = found
+    _draw(found, shared.pieces, result, row, labels, name)
 
 
-def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, labels) -> None:
+def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, labels, name: str) -> None:
     step = st.select_slider(
         "From A's map to B's",
         options=list(settings.MV_STEPS),
@@ -100,6 +90,7 @@ def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, 
         points, result.overlap, result.k, _hover(pieces), path, where, widgets.ink()
     )
     widgets.chart(figure, key=CHART, on_select=lambda: _clicked(pieces))
+    _files(maps, points, step, pieces, result, name)
     st.caption(
         echo.plain(
             f"Recall@10 (the share of each piece's 10 nearest by cosine that are among its 10 nearest points "
@@ -111,6 +102,19 @@ def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, 
         )
     )
     st.caption(echo.plain(f"{labels[0]}. {labels[1]}."))
+
+
+def _files(maps: aligned.AlignedMaps, points: np.ndarray, step: int, pieces, result, name: str) -> None:
+    """The map's numbers: each shared piece's point at the step shown, in A's map and in B's
+    aligned map, and how many of its neighbours it keeps (the colour)."""
+    k = result.k
+    exports.matrix(
+        f"aligned maps at {step}% from A to B, {name}",
+        np.column_stack([points, maps.a, maps.b, result.overlap]),  # (pieces, 7), float64
+        pieces,
+        [f"x at {step}%", f"y at {step}%", "x in A", "y in A", "x in B", "y in B", f"overlap@{k}"],
+        "piece",
+    )
 
 
 def _gap_words(gap: float) -> str:

@@ -17,6 +17,10 @@ from bert_embeddings.figures import export
 if TYPE_CHECKING:  # pages that show tables import pandas; the others need not pay for it
     import pandas as pd
 
+# A piece or a word in a file's name, as ``("neighbours of", exports.Verbatim(piece))``: spelled
+# so that none of it vanishes (export.spelled).
+Verbatim = export.Verbatim
+
 
 def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, help: str) -> None:
     st.download_button(
@@ -33,7 +37,7 @@ def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, he
 
 
 def matrix(
-    name: str,
+    name: export.Name,
     values: np.ndarray,
     rows: Sequence[object] | None = None,
     columns: Sequence[object] | None = None,
@@ -41,10 +45,13 @@ def matrix(
 ) -> None:
     """CSV (with the row and column labels) and .npy buttons for the numbers of one figure.
 
-    ``name`` says what the numbers are (and of which model); it becomes the file name, so it
-    must differ between the figures of one page.
+    ``name`` says what the numbers are: the figure, the page, the model, and whatever else
+    its numbers change with (stage, geometry, k); a piece or word in it as an
+    ``export.Verbatim`` part, e.g. ``("neighbours of", export.Verbatim(piece), "(raw, k 10)")``.
+    It becomes the file name (export.file_stem), so it must differ between the figures of one
+    page, and a file name then stands for one set of numbers.
     """
-    stem = export.file_stem(name)
+    stem, name = export.file_stem(*export.parts_of(name)), export.title(name)
     shape = " x ".join(f"{n:,}" for n in np.shape(values))
     with st.container(horizontal=True, gap="small"):
         _button(
@@ -63,7 +70,7 @@ def matrix(
         )
 
 
-def dataframe(name: str, frame: pd.DataFrame, shown: pd.DataFrame | None = None, **options) -> None:
+def dataframe(name: export.Name, frame: pd.DataFrame, shown: pd.DataFrame | None = None, **options) -> None:
     """A table on the page (``shown``, e.g. with pieces made legible; else ``frame``) and under it
     the CSV button for ``frame``: every table the app shows goes through here, so none lacks its
     download (tests/test_architecture.py checks that no page draws one otherwise)."""
@@ -72,7 +79,7 @@ def dataframe(name: str, frame: pd.DataFrame, shown: pd.DataFrame | None = None,
 
 
 def matrix_dataframe(
-    name: str, values: np.ndarray, rows: Sequence[object], columns: Sequence[object], **options
+    name: export.Name, values: np.ndarray, rows: Sequence[object], columns: Sequence[object], **options
 ) -> None:
     """A matrix shown as a table, with its CSV and .npy buttons."""
     import pandas as pd
@@ -81,9 +88,10 @@ def matrix_dataframe(
     matrix(name, values, rows, columns)
 
 
-def table(name: str, frame: pd.DataFrame) -> None:
-    """A CSV button for one table, exactly as shown (the numbers at full precision)."""
-    stem = export.file_stem(name)
+def table(name: export.Name, frame: pd.DataFrame) -> None:
+    """A CSV button for one table, exactly as shown (the numbers at full precision); ``name`` as
+    for ``matrix``."""
+    stem, name = export.file_stem(*export.parts_of(name)), export.title(name)
     _button(
         "CSV",
         lambda: frame.to_csv(index=False).encode("utf-8"),

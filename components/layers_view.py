@@ -10,13 +10,7 @@ import streamlit as st
 from bert_embeddings.figures import space_charts
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, stages
-from components import echo, exports, space_view, state, widgets
-
-ASKED = "_mv_layers_asked"
-
-
-def _ask() -> None:
-    st.session_state[ASKED] = True
+from components import echo, exports, job_panel, space_view, state, widgets
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -40,34 +34,26 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
         st.caption(echo.plain(stages.only_embeddings(model)))
         return
     sides = [space_view.Side(model, stage, None) for stage in names]
-    asked = bool(st.session_state.pop(ASKED, False))
-    found = None
-    with state.friendly_errors(stop=False):
-        found = [space_view.lists(side, shape, start=asked) for side in sides]
-    if found is None:  # (the message is shown)
-        return
-    if any(f is None for f in found):
-        st.caption(
+    offer = job_panel.Offer(
+        "Compute every stage",
+        before=lambda: st.caption(
             echo.plain(
                 f"Every stage of {model.name} against its token rows, one point per stage: it needs each "
                 "stage's neighbour lists, computed once in the background like the two above. "
                 + space_view.layer_cost(model)
             )
+        ),
+    )
+    found = None
+    with state.friendly_errors(stop=False):
+        found = job_panel.wait_for(
+            "mv_layers",
+            lambda start: [space_view.lists(side, shape, start) for side in sides],
+            [stages.stage_label(side.stage) for side in sides],
+            offer,
+            space_view.LISTS_NOTE,
         )
-        st.button("Compute every stage", icon=":material/play_arrow:", key="mv_layers", on_click=_ask)
-        return
-    jobs = [
-        (stages.stage_label(s.stage), f)
-        for s, f in zip(sides, found, strict=True)
-        if not isinstance(f, np.ndarray)
-    ]
-    if jobs:
-        why = space_view.failure(jobs)
-        if why:
-            st.error(echo.plain(why), icon=":material/error:")
-            st.button("Try again", key="mv_layers_retry", on_click=space_view.retry, args=(jobs,))
-            return
-        space_view.progress(jobs)
+    if found is None:  # (the panel, or a message, is shown)
         return
     with state.friendly_errors(stop=False):
         rows = _series(sides[0].key, shape, model, tuple(found))

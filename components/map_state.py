@@ -77,7 +77,8 @@ def neighbour_map_of_model(
 ) -> map_jobs.Done | map_jobs.Job | None:
     """The t-SNE map of the model in use in the geometry ``shape`` (its name and D): finished
     (read from disk once), or the job computing it, which this call starts (unless ``start`` is
-    False: None then) unless it already runs for any session of this process. A geometry's map
+    False and this process knows no job for it: None then) unless it already runs for any session
+    of this process. A geometry's map
     is of the transformed rows, made only for the worker to read, so that its cosine neighbours
     are that geometry's."""
     shape = geometry.shape(*shape)
@@ -87,8 +88,8 @@ def neighbour_map_of_model(
         return _finished_map(folder)
     except _NotFinishedError:
         pass
-    if not start:
-        return map_jobs.job_in(Path(folder))
+    if not start and map_jobs.job_in(Path(folder)) is None:
+        return None  # (a job this process knows of is joined: running, waiting its turn, or failed)
     fitted = None if shape == RAW else space(*shape)
     prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
     result = map_jobs.start(table, map_settings(), print_, prepare)

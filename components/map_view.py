@@ -16,9 +16,9 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import map_marks, views
-from bert_embeddings.maps import forecast, map_jobs, map_reading
+from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
-from components import echo, exports, settings, state, widgets
+from components import echo, exports, job_panel, map_state, settings, state, widgets
 
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
 
@@ -215,62 +215,29 @@ def duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-ASKED = "_map_asked"
+def big_map_offer(rows: int) -> job_panel.Offer:
+    """Before a big vocabulary's t-SNE map starts: what it will cost, and the button that starts it."""
 
-
-def _ask() -> None:
-    st.session_state[ASKED] = True
-
-
-def asked() -> bool:
-    """Whether the button of big_map_offer was pressed (once: the next run forgets it)."""
-    return bool(st.session_state.pop(ASKED, False))
-
-
-def big_map_offer(seconds: forecast.TimeLeft, megabytes: float, paced: bool, rows: int) -> None:
-    """Before a big vocabulary's t-SNE map starts: what it will cost, and a button that starts
-    it (``asked``)."""
-    where = (
-        "on this server (at the pace of its last map)"
-        if paced
-        else "on a 2-core machine like Streamlit Community Cloud's (this server has made no map yet to "
-        "measure its own pace)"
-    )
-    st.info(
-        f"This vocabulary has {rows:,} pieces. Its t-SNE map takes about {duration(seconds.low)} to "
-        f"{duration(seconds.high)} {where}, and about {megabytes:,.0f} MB of memory while it runs, in a "
-        "background process at low priority. It is computed once, kept on disk and shown to everyone "
-        "who opens it afterwards.",
-        icon=":material/schedule:",
-    )
-    st.button("Compute the map", key="map_start", icon=":material/play_arrow:", on_click=_ask)
-
-
-@st.fragment(run_every=1.0)
-def map_progress(job, rows: int) -> None:
-    """While a t-SNE map is computed: its stage, how far along, and an estimate of the time left.
-    Only this part of the page reruns, once a second; the page reruns whole when the map is done."""
-    if not job.running():
-        st.rerun(scope="app")
-    if job.waiting():
-        st.info(
-            "Another t-SNE map is being computed on this server: this one starts as soon as it is done "
-            "(one at a time, so that the server keeps memory for everyone's pages).",
-            icon=":material/hourglass_top:",
+    def before() -> None:
+        seconds, megabytes, paced = map_state.cost()
+        where = (
+            "on this server (at the pace of its last map)"
+            if paced
+            else "on a 2-core machine like Streamlit Community Cloud's (this server has made no map yet "
+            "to measure its own pace)"
         )
-        return
-    progress = map_jobs.read_progress(job.folder)
-    done, left = map_jobs.estimate(progress)
-    stage = progress["stage"] if progress else "starting"
-    eta = ""
-    if left is not None and left.high - left.low > max(5.0, 0.2 * left.high):
-        eta = f", {left.low:.0f} to {left.high:.0f} s left (closer once the layout's pace is known)"
-    elif left is not None:
-        eta = f", about {(left.low + left.high) / 2:.0f} s left"
-    st.progress(
-        done, text=f"Computing the t-SNE map of all {rows:,} pieces, once for everyone: {stage}{eta}."
-    )
-    st.caption(
-        "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
-        "else asking for this map waits for the same computation. Once done, it is kept on disk."
-    )
+        st.info(
+            f"This vocabulary has {rows:,} pieces. Its t-SNE map takes about {duration(seconds.low)} to "
+            f"{duration(seconds.high)} {where}, and about {megabytes:,.0f} MB of memory while it runs, in a "
+            "background process at low priority. It is computed once, kept on disk and shown to everyone "
+            "who opens it afterwards.",
+            icon=":material/schedule:",
+        )
+
+    return job_panel.Offer("Compute the map", before=before)
+
+
+MAP_NOTE = (
+    "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
+    "else asking for this map waits for the same computation. Once done, it is kept on disk."
+)

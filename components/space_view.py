@@ -12,7 +12,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import space_charts
+from bert_embeddings.figures import space_charts, views
 from bert_embeddings.maps import map_jobs
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
@@ -110,25 +110,15 @@ def comparison(
     return pair.compare_spaces(_a, _b, shape, _lists, k, _shared)
 
 
-ASKED = "_mv_asked"  # a click on "Compute": the jobs start in the next run that gets that far
-
-
-def ask() -> None:
-    """on_click of "Compute": remembered until a run reaches the point where the jobs start."""
-    st.session_state[ASKED] = True
-
-
-def asked() -> bool:
-    return bool(st.session_state.pop(ASKED, False))
-
-
 def layer_cost(model: LoadedModel) -> str:
     """What computing a model's layer spaces costs, said before anyone starts it."""
     weights = stages.full_model_bytes(model) / 1e6
-    tables = stages.layer_count(model) * model.vocab_size * stages.layer_width(model) * 4 / 1e6
+    layers = stages.layer_count(model)
+    tables = layers * model.vocab_size * stages.layer_width(model) * 4 / 1e6
+    kept = "its one layer" if layers == 1 else f"all {layers:,} layers"
     return (
         f"A layer's space needs the whole of {model.name}: a background process loads its {weights:,.0f} MB "
-        f"of weights and runs every piece through it once, keeping all {stages.layer_count(model)} layers "
+        f"of weights and runs every piece through it once, keeping {kept} "
         f"({tables:,.0f} MB on disk, written as it goes rather than held in memory). It runs at low "
         "priority, once for everyone on this server."
     )
@@ -138,38 +128,6 @@ LISTS_NOTE = (
     "Exact neighbour lists of every shared piece, computed once in the background at low priority and "
     "kept on disk for everyone; the other pages work meanwhile."
 )
-
-
-@st.fragment(run_every=1.0)
-def progress(jobs: list[tuple[str, map_jobs.Job]], note: str = LISTS_NOTE) -> None:
-    """While jobs run: each one's step and how far along, and ``note``. The page reruns whole when
-    they are done."""
-    if not any(job.running() for _, job in jobs):
-        st.rerun(scope="app")
-    for label, job in jobs:
-        if job.waiting():
-            st.info(
-                f"{label}: waiting while another map or space is computed on this server (one at a time).",
-                icon=":material/hourglass_top:",
-            )
-            continue
-        report = map_jobs.read_progress(job.folder) or {}
-        step, done = report.get("stage", "starting"), float(report.get("fraction", 0.0))
-        st.progress(min(max(done, 0.0), 1.0), text=echo.plain(f"{label}: {step}, {done:.0%}"))
-    st.caption(note)
-
-
-def failure(jobs: list[tuple[str, map_jobs.Job]]) -> str | None:
-    for label, job in jobs:
-        why = job.failure()
-        if why:
-            return f"{label}: {why}"
-    return None
-
-
-def retry(jobs: list[tuple[str, map_jobs.Job]]) -> None:
-    for _, job in jobs:
-        map_jobs.retry(job.folder)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -193,12 +151,50 @@ class _InGeometry:
         return picked if self.fitted is None else geometry.transformed_table(picked, self.fitted)
 
 
+def file_name(sides: tuple, described: str, k: int) -> str:
+    """What the page's files hold, for their names: the page, each side's model (named once when
+    both are one model) and stage, the geometry and k, each a clause of its own, so that a name
+    shortened for its length keeps them all (export.file_stem)."""
+    (a, b), labels = sides, [stages.stage_label(side.stage) for side in sides]
+    if a.model.name == b.model.name:
+        spaces = f"{a.model.name}, {labels[0]} → {labels[1]}"
+    else:
+        spaces = f"{a.model.name}, {labels[0]} → {b.model.name}, {labels[1]}"
+    return f"what moved: {spaces} ({described}, k {k})"
+
+
+def whole_figures(result: compare.Comparison) -> dict[str, str]:
+    """The whole spaces' figures, each named by the k it was computed at: overlap@k, and the
+    overlap at compare.WHOLE_K (or at the most the shared pieces allow) when that is another k."""
+    figures = {f"Mean overlap@{result.k}": f"{result.mean_overlap:.3f}"}
+    if result.whole_k != result.k:
+        figures[f"Mean overlap@{result.whole_k}"] = f"{result.mean_overlap_10:.3f}"
+    figures["Linear CKA"] = f"{result.cka:.3f}"
+    residual = result.procrustes
+    figures["Procrustes residual"] = "widths differ" if residual is None else f"{residual:.3f}"
+    return figures
+
+
+def whole_k_note(result: compare.Comparison, pieces: int) -> str | None:
+    """Why the page shows no mean overlap@10, when the shared pieces are too few for it."""
+    if result.whole_k == compare.WHOLE_K:
+        return None
+    return (
+        f"Mean overlap@{compare.WHOLE_K} needs at least {compare.WHOLE_K + 1} shared pieces; with "
+        f"{pieces:,}, each has {pieces - 1:,} others, so the whole spaces' overlap is given at "
+        f"k = {result.whole_k}."
+    )
+
+
 def _next_piece() -> None:
     """on_change of the neighbour pills: the clicked piece goes side by side."""
     piece = st.session_state.get(settings.MV_NEXT)
     if piece:
         st.session_state[settings.MV_PIECE] = piece
         st.session_state[settings.MV_NEXT] = None
+
+
+NEXT = 10  # the neighbours of each side offered as buttons (k may be 100: 200 buttons)
 
 
 def side_by_side(
@@ -234,15 +230,22 @@ def side_by_side(
         with column:
             st.caption(echo.plain(label))
             exports.dataframe(
-                f"{label} neighbours of {pieces[row]}",
+                # (the marks depend on both sides: the file names the pair, the geometry and k)
+                (
+                    "neighbours of",
+                    exports.Verbatim(pieces[row]),
+                    f"in {label[0]}, {file_name(sides, views.described(shape), k)}",
+                ),
                 frame,
                 frame.assign(piece=frame["piece"].map(glyphs.legible)),
                 hide_index=True,
                 column_config={"cosine": st.column_config.NumberColumn(format="%.4f")},
             )
+    offered = (*shown.rows_a[:NEXT], *shown.rows_b[:NEXT])
     st.pills(
-        "Show a neighbour side by side next",
-        list(dict.fromkeys([pieces[i] for i in (*shown.rows_a, *shown.rows_b)])),
+        "Show a neighbour side by side next"
+        + (f" (the {NEXT} nearest in each; type any other above)" if k > NEXT else ""),
+        list(dict.fromkeys(pieces[i] for i in offered)),
         format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.MV_NEXT,
         on_change=_next_piece,
@@ -270,6 +273,7 @@ def downloads(name: str, result: compare.Comparison, lists: tuple, pieces: tuple
 
 
 SHOWN = 200  # movers sent to the browser; the download holds them all
+MOVERS = "mv_movers"  # the movers table's key: its selection
 
 
 def movers(name: str, shared: compare.Shared, result: compare.Comparison, index) -> np.ndarray:
@@ -294,18 +298,31 @@ def movers(name: str, shared: compare.Shared, result: compare.Comparison, index)
     )
     st.caption(
         f"{len(ranked):,} pieces, least kept first (then by lower second-order similarity); the first "
-        f"{min(SHOWN, len(ranked))} are shown, the download has them all."
+        f"{min(SHOWN, len(ranked))} are shown, the download has them all. Click a row to see that piece "
+        "side by side."
     )
     shown = frame.head(SHOWN)
     exports.dataframe(
-        name,
+        f"movers, {name}",
         frame,
         shown.assign(piece=shown["piece"].map(glyphs.legible)),
         hide_index=True,
         column_config={"second-order": st.column_config.NumberColumn(format="%.4f")},
-        key="mv_movers",
+        key=MOVERS,
+        on_select=lambda: _mover_clicked(tuple(shown["piece"])),
+        selection_mode=["single-row", "single-cell"],  # a click on any cell of a row, or its box
     )
     return ranked
+
+
+def _mover_clicked(pieces: tuple[str, ...]) -> None:
+    """on_select of the movers: the piece of the row clicked (a cell of it, or its box) goes side
+    by side, as its own string, not the legible form the table shows. (Rows are numbered as the
+    page sent them, however the reader sorted the table.)"""
+    selection = (st.session_state.get(MOVERS) or {}).get("selection") or {}
+    rows = [*(selection.get("rows") or []), *(cell[0] for cell in selection.get("cells") or [])]
+    if rows and isinstance(rows[0], int) and 0 <= rows[0] < len(pieces):
+        st.session_state[settings.MV_PIECE] = pieces[rows[0]]
 
 
 def whole_picture(name: str, result: compare.Comparison, pieces: tuple[str, ...]) -> None:

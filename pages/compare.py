@@ -54,7 +54,7 @@ for side, column, model, index in (
             )
             ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
             exports.dataframe(
-                f"{side} {model.name} neighbours of {word}",
+                (f"{side} {model.name} neighbours of", exports.Verbatim(word), f"(k {len(found.pieces)})"),
                 ranked,
                 ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
                 hide_index=True,

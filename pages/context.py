@@ -56,7 +56,9 @@ widgets.chart(
     ),
     key="ctx_similarity",
 )
-exports.matrix(f"{model.name} {word} cosine by layer", similarity, stages, ["cosine"], "stage")
+exports.matrix(
+    (model.name, exports.Verbatim(word), "cosine by layer"), similarity, stages, ["cosine"], "stage"
+)
 st.caption(
     f"At the token row the two vectors are identical. The embedding output adds each one's position row "
     f"(the word is at position {where[0][0]} in sentence 1 and {where[1][0]} in sentence 2; both "

@@ -1,7 +1,6 @@
 """What moved: two embedding spaces (two models, or two stages of one) compared over every piece
 they share, exactly."""
 
-import numpy as np
 import streamlit as st
 
 from bert_embeddings.spaces import compare, pair, stages
@@ -9,6 +8,7 @@ from components import (
     aligned_view,
     echo,
     geometry_view,
+    job_panel,
     layers_view,
     links,
     routing,
@@ -89,36 +89,23 @@ for model in layer_models:
     if not stages.has_whole_model(model):
         st.warning(echo.plain(stages.only_embeddings(model)), icon=":material/block:")
         st.stop()
+offer = job_panel.Offer(
+    "Compute the neighbour lists",
+    note="Each space's exact neighbour lists are computed once, in the background, and kept for everyone: "
+    "about half a minute for 30,522 pieces, more for a layer the first time.",
+    before=(lambda: st.info(echo.plain(space_view.layer_cost(layer_models[0])), icon=":material/memory:"))
+    if layer_models
+    else None,
+)
 with state.friendly_errors():
-    found = [space_view.lists(side, shape, start=False) for side in sides]
-if any(f is None for f in found):
-    if layer_models:
-        st.info(echo.plain(space_view.layer_cost(layer_models[0])), icon=":material/memory:")
-    asked = space_view.asked()  # (a click's own run may be rerun before it gets this far)
-    st.button(
-        "Compute the neighbour lists",
-        icon=":material/play_arrow:",
-        key="mv_compute",
-        on_click=space_view.ask,
+    found = job_panel.wait_for(
+        "mv_compute",
+        lambda start: [space_view.lists(side, shape, start) for side in sides],
+        labels,
+        offer,
+        space_view.LISTS_NOTE,
     )
-    if not asked:
-        st.caption(
-            "Each space's exact neighbour lists are computed once, in the background, and kept for everyone: "
-            "about half a minute for 30,522 pieces, more for a layer the first time."
-        )
-        st.stop()
-    with state.friendly_errors():
-        found = [space_view.lists(side, shape, start=True) for side in sides]
-jobs = [(label, f) for label, f in zip(labels, found, strict=True) if not isinstance(f, np.ndarray)]
-if jobs:
-    why = space_view.failure(jobs)
-    if why:
-        st.error(echo.plain(why), icon=":material/error:")
-        if st.button("Try again"):
-            space_view.retry(jobs)
-            st.rerun()
-        st.stop()
-    space_view.progress(jobs)
+if found is None:
     st.stop()
 
 with state.friendly_errors():
@@ -130,13 +117,11 @@ with state.friendly_errors():
 described = geometry_view.described(shape)
 
 st.header("The whole spaces")
-figures = {f"Mean overlap@{k}": f"{result.mean_overlap:.3f}"}
-if k != 10:
-    figures["Mean overlap@10"] = f"{result.mean_overlap_10:.3f}"
-figures["Linear CKA"] = f"{result.cka:.3f}"
-figures["Procrustes residual"] = "widths differ" if result.procrustes is None else f"{result.procrustes:.3f}"
+figures = space_view.whole_figures(result)
 for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
     column.metric(label, value)
+if note := space_view.whole_k_note(result, len(shared.pieces)):
+    st.caption(note)
 with st.expander("How each figure is computed"):
     st.markdown(
         f"For each shared piece *i*, N_A(i) and N_B(i) are its exact {k} nearest other shared pieces by "
@@ -152,7 +137,7 @@ with st.expander("How each figure is computed"):
     )
 
 st.header("The movers")
-name = f"what moved {labels[0]} to {labels[1]} ({described}, k {k})"
+name = space_view.file_name(sides, described, k)
 ranked = space_view.movers(name, shared, result, index_a)
 space_view.downloads(name, result, tuple(found), shared.pieces, labels)
 
@@ -161,7 +146,7 @@ first = int(ranked[0]) if len(ranked) else 0
 row = space_view.side_by_side(sides, (space_a, space_b), shape, tuple(found), k, first, labels, shared.pieces)
 
 st.header("Aligned maps")
-aligned_view.section(sides, shape, shared, result, first if row is None else row, labels)
+aligned_view.section(sides, shape, shared, result, first if row is None else row, labels, name)
 
 st.header("The whole picture")
 space_view.whole_picture(name, result, shared.pieces)

@@ -113,7 +113,11 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours, shape
     )
     with left:
         exports.dataframe(
-            f"{model.name} neighbours of {query.description} ({geometry_view.described(shape)})",
+            (
+                f"{model.name} neighbours of",
+                exports.Verbatim(query.description),
+                f"({geometry_view.described(shape)}, k {len(result.ids)})",
+            ),
             ranked,
             ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
             hide_index=True,

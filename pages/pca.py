@@ -11,6 +11,7 @@ from components import (
     echo,
     exports,
     geometry_view,
+    job_panel,
     links,
     map_state,
     map_view,
@@ -74,12 +75,15 @@ MARKS_CAPTION = (
 def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[tuple]) -> None:
     """The t-SNE map of every row in the geometry ``shape``, once computed; meanwhile its
     progress (other tabs and pages go on as usual: it runs in its own low-priority process)."""
+    offer = map_view.big_map_offer(index.size) if map_state.asks_first(index.size) else None
     try:
-        start = map_view.asked() or not map_state.asks_first(index.size)
-        result = map_state.neighbour_map_of_model(shape, start=start)
-        if result is None:
-            map_view.big_map_offer(*map_state.cost(), index.size)
-            return
+        found = job_panel.wait_for(
+            "map_start",
+            lambda start: [map_state.neighbour_map_of_model(shape, start=start)],
+            [f"The t-SNE map of all {index.size:,} pieces"],
+            offer,
+            map_view.MAP_NOTE,
+        )
     except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
         st.error(echo.plain(problem), icon=":material/error:")
         st.button("Try again", key="map_retry")
@@ -87,13 +91,9 @@ def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[tuple]) 
     except ExplorerError as problem:  # the geometry cannot be fitted to this table (e.g. D)
         st.error(echo.plain(problem), icon=":material/error:")
         return
-    if isinstance(result, map_jobs.Job):
-        if failure := result.failure():
-            st.error(echo.plain(f"The t-SNE map could not be computed: {failure}."), icon=":material/error:")
-            st.button("Try again", key="map_retry", on_click=map_jobs.retry, args=(result.folder,))
-            return
-        map_view.map_progress(result, index.size)
+    if found is None:
         return
+    (result,) = found
     with state.friendly_errors(stop=False):
         finished_tsne_map(shape, result, kinds, highlights)
 

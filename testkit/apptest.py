@@ -131,6 +131,24 @@ def neighbours_page(**widgets_by_key) -> AppTest:
     return page_with("pages/neighbours.py", **widgets_by_key)
 
 
+def select_row(at: AppTest, key: str, row: int, column: str | None = None) -> AppTest:
+    """A click on row ``row`` of the table with ``key`` (an st.dataframe with on_select): on the
+    row's box, or with ``column`` on that cell of it; then the run it causes. AppTest cannot
+    click a table, so this sends what the browser sends: the table's selection as its widget
+    state, beside every other widget's."""
+    import json
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    table = next((t for t in at.dataframe if t.key == key), None)
+    assert table is not None, f"no table with key {key!r} that reports a selection"
+    states = at._tree.get_widget_states()
+    rows, cells = ([row], []) if column is None else ([], [[row, column]])
+    selection = {"selection": {"rows": rows, "columns": [], "cells": cells}}
+    states.widgets.append(WidgetState(id=table.proto.id, string_value=json.dumps(selection)))
+    return at._run(states)
+
+
 def every_file_builds(at: AppTest, downloads: dict) -> dict[str, bytes]:
     """Each figure on the page has its numbers as files (a matrix as .csv and .npy, a table as
     .csv), and each file reads back: the .npy and the CSV hold the same numbers."""

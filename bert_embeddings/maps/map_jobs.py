@@ -252,8 +252,7 @@ def _computing(besides: Path) -> bool:
 
 
 def lowest_priority() -> None:
-    """The calling process at background work's priority (models/threads.py): the map worker
-    (run in the child before it starts Python) and ``python -m bert_embeddings map``."""
+    """The calling process at background work's priority (models/threads.py)."""
     threads.background_priority()
 
 
@@ -349,14 +348,16 @@ def storage_problem(error: OSError, on_server: bool = True, what: str = "The t-S
 
 
 def job_in(folder: Path) -> Job | None:
-    """The job this process runs, or has queued to start when another is done, in ``folder``."""
+    """The job this process knows of in ``folder``: running, queued, or failed (kept until
+    ``retry``, so that everyone who looks sees why it stopped; ``start`` joins any of them)."""
     with _lock:
         job = _jobs.get(folder)
-    return job if job is not None and (job.running() or job.waiting()) else None
+    return job if job is not None and (job.running() or job.waiting() or job.failure()) else None
 
 
 def retry(folder: Path) -> None:
-    """Forget a failed job, so that the next ``start`` begins again."""
+    """Forget a failed job, so that the next ``start`` begins again (the caller asks for it in the
+    same step: "Try again" means start again)."""
     with _lock:
         job = _jobs.get(folder)
         if job is not None and not job.running():

@@ -36,7 +36,9 @@ from bert_embeddings.errors import NothingLeftError
 from bert_embeddings.maps import neighbour_map
 
 MAX_K = limits.NEIGHBOURS.most  # neighbour lists are kept this long; any k up to it is a prefix
-WHOLE_K = 10  # the whole spaces' mean overlap is always at k = 10, whatever k the page shows
+# The whole spaces' mean overlap is at k = 10, whatever k the page shows (fewer shared pieces
+# than 11 allow at most their number less one: Comparison.whole_k says which).
+WHOLE_K = 10
 BLOCK_VALUES = 1 << 22  # floats per block of gathered rows (32 MB in float64)
 # How a piece is counted in the overlap by kind: the Maps page's kinds.
 KINDS = vocab_search.KINDS
@@ -239,9 +241,10 @@ class Comparison:
     overlap: np.ndarray  # (n,) overlap@k
     second_order: np.ndarray  # (n,)
     mean_overlap: float  # of overlap@k
-    mean_overlap_10: float  # at k = 10, whatever k is
+    mean_overlap_10: float  # at k = whole_k, whatever k is
     cka: float
     procrustes: float | None  # None: the widths differ
+    whole_k: int = WHOLE_K  # the k of mean_overlap_10: WHOLE_K, or fewer for fewer than 11 pieces
 
     def movers(self, allowed: np.ndarray | None = None) -> np.ndarray:
         """The pieces (row numbers) ranked least kept first: by overlap@k, then by
@@ -277,6 +280,7 @@ def compare(
         mean_overlap_10=float(kept_10.mean()),
         cka=linear_cka(m),
         procrustes=procrustes_residual(m),
+        whole_k=whole_k,
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings.maps import knn
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, space_jobs, stages
 
@@ -31,9 +32,12 @@ class Space:
         return f"{self.model}, {stages.stage_label(self.stage)}"
 
 
-def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space | None:
+def space_of(
+    model: LoadedModel, stage: object, compute: bool = True, progress: knn.Progress = knn.quiet
+) -> Space | None:
     """The model's stage as a Space: its table from the cache folder, or (with ``compute``) made
-    here and kept there; None if it is not there and not to be made."""
+    here and kept there (``progress(step, fraction)`` while it is made); None if it is not there
+    and not to be made."""
     stage = stages.check_stage(model, stage)
     key = space_jobs.model_key(model)
     folder = space_jobs.folder_for(key)
@@ -45,7 +49,7 @@ def space_of(model: LoadedModel, stage: object, compute: bool = True) -> Space |
             return None
         if table is None:
             folder.mkdir(parents=True, exist_ok=True)
-            table = space_jobs.make_stage(folder, model, stage)
+            table = space_jobs.make_stage(folder, model, stage, progress)
     table.flags.writeable = False
     pieces = tuple(model.tokenizer.id_to_token(i) or "" for i in range(model.vocab_size))
     return Space(model.name, stage, pieces, table, key, str(model.folder))
@@ -63,15 +67,22 @@ def subset(shared: compare.Shared, side: int, rows_in_space: int) -> np.ndarray 
     return None if whole else rows
 
 
-def lists_now(space: Space, shape: tuple[str, int], rows: np.ndarray | None, threads: int = 1) -> np.ndarray:
-    """``space``'s neighbour lists over ``rows``: from the cache folder, or computed here and kept."""
+def lists_now(
+    space: Space,
+    shape: tuple[str, int],
+    rows: np.ndarray | None,
+    threads: int = 1,
+    progress: knn.Progress = knn.quiet,
+) -> np.ndarray:
+    """``space``'s neighbour lists over ``rows``: from the cache folder, or computed here and kept
+    (``progress(step, fraction)`` meanwhile)."""
     folder = space_jobs.folder_for(space.key)
     job = spec(space, shape, rows)
     found = space_jobs.lists_for(folder, job)
     if found is not None:
         return found
     table = space.vectors if rows is None else space.vectors[rows]
-    lists = space_jobs.lists_of(table, shape, threads)
+    lists = space_jobs.lists_of(table, shape, threads, progress)
     folder.mkdir(parents=True, exist_ok=True)
     space_jobs.save_array(folder, space_jobs.lists_name(job.stage, job.shape, job.rows), lists, np.int32)
     return lists
@@ -105,18 +116,39 @@ class Prepared:
     folder: str
 
 
+# The steps of one stage space, as prepare_stage reports them: its table (a layer stage's first
+# makes every layer's, in one pass of the whole model), then its exact neighbour lists.
+TABLE = "the stage's table"
+STEPS = (TABLE, knn.STAGE)
+
+
+def prepare_stage(
+    model: LoadedModel,
+    key: str,
+    stage: str,
+    shape: tuple[str, int],
+    threads: int = 2,
+    progress: knn.Progress = knn.quiet,
+) -> Prepared:
+    """One stage space of ``model`` (``key``: space_jobs.model_key) with its neighbour lists over
+    the whole vocabulary in ``shape``, made here unless the cache folder holds them; ``progress``
+    hears each of STEPS. Stopped or failing, it leaves no half-written file; what it finished (a
+    table, every layer's table) is whole and kept."""
+    folder = space_jobs.folder_for(key)
+    there = space_jobs.lists_for(folder, space_jobs.Spec(str(model.folder), stage, shape)) is not None
+    if not there:
+        try:
+            space = space_of(model, stage, progress=lambda _, done: progress(TABLE, done))
+            lists_now(space, shape, None, threads, progress)
+        finally:  # Ctrl-C, SIGTERM or a full disk: nothing half-written stays
+            space_jobs.clear_parts(folder)
+    return Prepared(stage, not there, str(folder))
+
+
 def prepare_stages(model: LoadedModel, shape: tuple[str, int], threads: int = 2) -> list[Prepared]:
     """Every stage space of ``model`` with its neighbour lists over the whole vocabulary in
     ``shape``, made here unless the cache folder holds them (``python -m bert_embeddings map
-    --stages``): what the What moved page then reads at once."""
-    done = []
-    folder = space_jobs.folder_for(space_jobs.model_key(model))
-    try:
-        for stage in stages.stage_names(model):
-            there = space_jobs.lists_for(folder, space_jobs.Spec(str(model.folder), stage, shape)) is not None
-            space = space_of(model, stage)
-            lists_now(space, shape, None, threads)
-            done.append(Prepared(stage, not there, str(folder)))
-    finally:  # Ctrl-C, SIGTERM or a full disk: nothing half-written stays
-        space_jobs.clear_parts(folder)
-    return done
+    --stages`` does it a stage at a time, with a progress bar): what the What moved page then
+    reads at once."""
+    key = space_jobs.model_key(model)
+    return [prepare_stage(model, key, stage, shape, threads) for stage in stages.stage_names(model)]

@@ -116,6 +116,45 @@ def test_long_file_stems_stay_distinct_and_short():
     made from them, and one page may offer both)."""
     head = "what moved a " + "/very/long/model/folder" * 8
     first, second = export.file_stem(head, "figures"), export.file_stem(head, "neighbours in a")
-    assert first != second and len(first) == len(second) == export.STEM_LENGTH
+    assert first != second and max(len(first), len(second)) <= export.STEM_LENGTH  # (cut at whole words)
     assert first.startswith("what-moved-a-very-long-model-folder")
     assert export.file_stem(head, "figures") == first  # the same name, the same file
+
+
+def test_a_long_name_is_shortened_in_its_longest_clauses_and_keeps_the_short_ones():
+    """What moved's files were cut at 120 characters from the end: the geometry and the layer went
+    (per-piece-figures-...-layer-6-all-bu-a6ea80f5.csv). The long clauses (a model's folder) are
+    shortened instead; the stage, the geometry and k come through whole."""
+    from bert_embeddings.models.bundled import BUNDLED_NAME
+
+    # the issue's /moved?to=6&geometry=abtt&d=5, as the page names it now (the model said once)
+    stem = export.file_stem(
+        f"per-piece figures, what moved: {BUNDLED_NAME}, token rows → layer 6 (all-but-the-top 5, k 10)"
+    )
+    assert (
+        stem
+        == "per-piece-figures-what-moved-all-minilm-l6-v2-bundled-token-rows-layer-6-all-but-the-top-5-k-10"
+    )
+    folder = "/srv/models/" + "a-fine-tuned-checkpoint-kept-in-a-deep-folder/" * 4 + "step-5000"
+    for what in ("per-piece figures", "neighbours in A", "pieces by neighbours kept"):
+        stem = export.file_stem(
+            f"{what}, what moved: {folder}, token rows → {folder}, layer 12 (standardised, k 100)"
+        )
+        assert len(stem) <= export.STEM_LENGTH, stem
+        assert stem.startswith(export.file_stem(what)), stem
+        assert "-token-rows-" in stem and "-layer-12-standardised-k-100-" in stem, stem
+        assert "5000" in stem  # a cut clause keeps its end too: a folder's last part
+
+
+def test_a_piece_in_a_name_never_vanishes_and_two_pieces_never_share_a_name():
+    """'neighbours of ,' was neighbours-of.csv; '##ing' and 'ing', 'King' and 'king' were one name."""
+    names = {
+        piece: export.file_stem("neighbours of", export.Verbatim(piece), "(raw, k 10)")
+        for piece in (",", "", "##ing", "ing", "King", "king", "comma", "[CLS]", "\u200b", "ो", "king - man")
+    }
+    assert len(set(names.values())) == len(names)
+    assert names["king"] == "neighbours-of-king-raw-k-10"  # a plain piece is written as it is
+    assert names[","].startswith("neighbours-of-comma-") and names["##ing"].startswith(
+        "neighbours-of-number-sign-number-sign-ing-"
+    )
+    assert all(name.endswith("-raw-k-10") for name in names.values())

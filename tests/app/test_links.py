@@ -351,6 +351,19 @@ def test_a_whole_number_in_a_link_is_plain_digits_only(name, text):
     assert setting.read(WHOLE_NUMBER_PARAMS[name]) == 7
 
 
+@pytest.mark.parametrize("text", ["99999999999999999999999", "-99999999999999999999999", "9" * 5_000])
+@pytest.mark.parametrize("name", list(WHOLE_NUMBER_PARAMS))
+def test_a_number_of_too_many_digits_in_a_link_is_out_of_range_not_badly_written(name, text):
+    """mv_k=99999999999999999999999 was "not in the digits 0-9": it is plain digits, a number far
+    out of range, and the reason says so."""
+    setting = next(s for s in settings.LINKED if s.url == name)
+    with pytest.raises(ValueError) as refused:
+        setting.read(text)
+    reason = str(refused.value)
+    assert "digits 0-9" not in reason and ("is outside" in reason or "is beyond" in reason), reason
+    assert ("99,999,999,999,999,999,999,999" if len(text) < 30 else "a number of 5,000 digits") in reason
+
+
 def test_the_whole_number_settings_are_the_ones_checked_above():
     """Each linked setting whose value is a number is in WHOLE_NUMBER_PARAMS (none forgotten)."""
     numeric = {
@@ -675,3 +688,22 @@ def test_a_stage_in_a_link_is_token_output_or_a_plain_layer_number(text):
         "12",
         "999",
     ]
+
+
+def test_every_whole_run_writes_the_address_even_when_the_servers_copy_agrees(monkeypatch):
+    """The server's copy of the query is what a run's request carried, not what the browser
+    shows: a message from an earlier run that lands after browser Back changed the page left
+    Maps' settings in Positions' address (issue 43). Every whole run says the view's address, so
+    the next run mends any such gap; the browser changes nothing when the text is the same."""
+    from streamlit.runtime.state import query_params
+
+    sent = []
+    real = query_params.QueryParams._send_query_param_msg
+    monkeypatch.setattr(
+        query_params.QueryParams, "_send_query_param_msg", lambda self: sent.append(dict(self)) or real(self)
+    )
+    at = open_link({"p1": "7"}, "pages/positions.py")
+    assert not at.exception and at.query_params.get("p1") == "7"
+    sent.clear()
+    at.run()  # nothing changed: the server's copy already holds this view
+    assert sent and sent[-1].get("p1") == "7", sent

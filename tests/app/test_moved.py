@@ -13,8 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from components import settings
-from testkit.apptest import every_file_builds, messages, run_page
+from bert_embeddings.figures import export
+from components import echo, settings, space_view
+from testkit.apptest import every_file_builds, messages, run_page, select_row, shown
 from testkit.random_models import write_random_bert
 
 pytestmark = [pytest.mark.usefixtures("offline"), pytest.mark.xdist_group("moved")]
@@ -138,3 +139,143 @@ def plotted(values) -> np.ndarray:
     if isinstance(values, dict):
         return np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
     return np.asarray(values, dtype=np.float64)
+
+
+# --- the page's files, its movers and its side by side (one computed pair for all of them) ---
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """A random 2-layer BERT in a folder with a long name (its name is the model's), as the app's
+    default model (not the other tests' one: cached maps are named by the model), and a cache that
+    this module's tests share: the first computes the lists."""
+    root = tmp_path_factory.mktemp("moved")
+    folder = write_random_bert(root / "a-two-layer-model-in-a-folder-whose-name-is-long", layers=2, seed=13)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BERT_EXPLORER_MODEL", str(folder))
+        patch.setenv("BERT_EXPLORER_CACHE", str(root / "cache"))
+        yield folder
+
+
+def compared_page(folder) -> AppTest:
+    """The page comparing the model's token rows with its embedding output, the lists computed."""
+    at = run_page("pages/moved.py")
+    at.selectbox(key=settings.MV_MODEL).set_value(str(folder)).run()
+    for button in [b for b in at.button if b.key == "mv_compute"]:  # (none once the lists are there)
+        button.click().run()
+    return until_compared(at)
+
+
+def test_every_file_of_the_page_names_its_geometry_and_k_and_the_side_by_side_its_piece(compared, downloads):
+    """The cut of a long name once dropped the geometry and k (the model's folder took the room), the
+    side by side's files never named them, and a punctuation piece vanished from its name."""
+    at = compared_page(compared)
+    at.text_input(key=settings.MV_PIECE).set_value(",").run()
+    assert not at.exception and not at.error, messages(at)
+    downloads.clear()
+    at.run()
+    stems = {name.rsplit(".", 1)[0] for name in downloads if name}
+    assert len(stems) >= 8  # movers, figures, two lists, two side by side, two whole-picture figures
+    for stem in stems:
+        assert len(stem) <= export.STEM_LENGTH
+        assert "-token-rows-embedding-output-raw-k-10" in stem, stem
+    side_by_side = [stem for stem in stems if "neighbours-of" in stem]
+    assert len(side_by_side) == 2 and all("-comma-" in stem for stem in side_by_side), side_by_side
+
+
+def test_a_click_on_a_mover_shows_that_piece_side_by_side(compared):
+    """Clicking a row of the movers puts its piece side by side (it once did nothing)."""
+    at = compared_page(compared)
+    movers = at.dataframe[0].value
+    row = next(i for i, piece in enumerate(movers["piece"]) if i > 0 and piece.isascii() and piece.isalpha())
+    piece = movers["piece"].iloc[row]
+    select_row(at, space_view.MOVERS, row, "kind")  # a click on a cell of the row
+    assert not at.exception and not at.error, messages(at)
+    assert at.text_input(key=settings.MV_PIECE).value == piece
+    assert any(shown(m.value).startswith(f"{piece}: keeps ") for m in at.markdown), piece
+    other = next(i for i, p in enumerate(movers["piece"]) if i != row and p.isascii() and p.isalpha())
+    select_row(at, space_view.MOVERS, other)  # a click on the row's box
+    assert at.text_input(key=settings.MV_PIECE).value == movers["piece"].iloc[other]
+
+
+def test_at_k_100_the_next_piece_buttons_are_each_sides_10_nearest(compared):
+    """At k = 100 the buttons were every neighbour of both sides (205 of them); now the 10 nearest of
+    each, said in the label, and a click on one still shows it side by side."""
+    at = compared_page(compared)
+    at.number_input(key=settings.MV_K).set_value(100.0).run()
+    assert not at.exception and not at.error, messages(at)
+    buttons = at.pills(key=settings.MV_NEXT)
+    side_a, side_b = (at.dataframe[i].value["piece"].tolist() for i in (1, 2))
+    assert len(side_a) == len(side_b) == 100
+    nearest = list(dict.fromkeys([*side_a[:10], *side_b[:10]]))
+    assert buttons.options == [echo.plain(piece) for piece in nearest]
+    assert "10 nearest" in buttons.label
+    piece = next(p for p in nearest if p.isascii() and p.isalpha())
+    buttons.set_value(piece).run()
+    assert at.text_input(key=settings.MV_PIECE).value == piece
+
+
+def test_the_aligned_maps_numbers_come_as_files(compared, downloads):
+    """The aligned maps had no download: the points at the step shown, A's and B's maps and each
+    piece's overlap, for every shared piece, as CSV and .npy."""
+    from bert_embeddings.spaces import aligned_jobs, space_jobs
+
+    model = api.load(str(compared))
+    key = space_jobs.model_key(model)
+    spec = aligned_jobs.PairSpec(
+        key,
+        space_jobs.Spec(str(compared), "token", ("raw", 0)),
+        key,
+        space_jobs.Spec(str(compared), "output", ("raw", 0)),
+    )
+    folder = aligned_jobs.folder_for(spec)  # stand-in maps where the finished job keeps its own
+    maps = np.random.default_rng(1).standard_normal((3, model.vocab_size, 2)).astype(np.float32)
+    folder.mkdir(parents=True, exist_ok=True)
+    space_jobs.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
+    space_jobs.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
+    at = compared_page(compared)
+    at.select_slider(key=settings.MV_STEP).set_value("50").run()
+    assert not at.exception and not at.error, messages(at)
+    downloads.clear()
+    at.run()
+    files = every_file_builds(at, downloads)
+    name = next(n for n in files if n.startswith("aligned-maps-at-50") and n.endswith(".npy"))
+    assert "-raw-k-10" in name
+    saved = np.load(io.BytesIO(files[name]))
+    expected = api.compare(api.space(model, "token"), api.space(model, "output"))
+    halfway = ((maps[0].astype(np.float64) + maps[1]) / 2).astype(np.float32)
+    np.testing.assert_array_equal(saved[:, :2], halfway)
+    np.testing.assert_array_equal(saved[:, 2:4], maps[0])
+    np.testing.assert_array_equal(saved[:, 4:6], maps[1])
+    np.testing.assert_array_equal(saved[:, 6], expected.overlap)
+    header = files[name.replace(".npy", ".csv")].decode().splitlines()[0]
+    assert header == "piece,x at 50%,y at 50%,x in A,y in A,x in B,y in B,overlap@10"
+
+
+# --- what the page says ------------------------------------------------------------------
+
+
+def test_with_nine_shared_pieces_the_whole_overlap_names_the_k_it_is_computed_at():
+    """With 9 shared pieces each has 8 others: "mean overlap@10" was computed at k = 8 and read
+    1.0 under the name @10; the figure now carries the k it is at, and the page says why."""
+    from bert_embeddings.spaces import compare
+
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal((9, 8)).astype(np.float32) for _ in range(2))
+    lists = compare.neighbour_lists(a), compare.neighbour_lists(b)
+    at_8 = compare.overlap(*lists, 8).mean()
+    figures = space_view.whole_figures(compare.compare(a, b, *lists, 5))
+    assert [label for label in figures if "overlap" in label] == ["Mean overlap@5", "Mean overlap@8"]
+    assert figures["Mean overlap@8"] == f"{at_8:.3f}"
+    said = space_view.whole_k_note(compare.compare(a, b, *lists, 8), 9)
+    assert "at least 11 shared pieces" in said and "with 9" in said and "k = 8" in said
+    at_k_8 = space_view.whole_figures(compare.compare(a, b, *lists, 8))
+    assert [label for label in at_k_8 if "@" in label] == ["Mean overlap@8"]
+
+
+def test_the_cost_of_a_one_layer_model_says_one_layer(tiny_bert_dir):
+    """'keeping all 1 layers' is now 'keeping its one layer'."""
+    from bert_embeddings.models import checkpoints
+
+    said = space_view.layer_cost(checkpoints.load_model(str(tiny_bert_dir)))
+    assert "keeping its one layer" in said and "1 layers" not in said

@@ -311,6 +311,25 @@ def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, faile
     assert retried == [failed_map], (messages(at), [b.label for b in at.button])
 
 
+def test_a_big_vocabularys_failed_map_is_shown_without_asking_and_try_again_starts_it(
+    monkeypatch, failed_map
+):
+    """A big vocabulary's map is asked for first; once its worker has died, the page shows the
+    failure to whoever opens it (not the offer), and "Try again" asks for the map again."""
+    from components import map_state
+
+    monkeypatch.setattr(map_state, "ASK_FIRST_ROWS", 1000)  # the bundled model counts as big
+    failed, known, started = map_jobs.start(), [True], []
+    monkeypatch.setattr(map_jobs, "job_in", lambda folder: failed if known else None)  # this process knows it
+    monkeypatch.setattr(map_jobs, "retry", lambda folder: started.append(folder) or known.clear())
+    at = open_maps({"method": "tsne"})
+    assert not at.exception
+    assert "exit code 3" in messages(at) and "Compute the map" not in [b.label for b in at.button]
+    monkeypatch.setattr(map_jobs, "start", lambda *args, **kwargs: started.append("start") or failed)
+    next(b for b in at.button if b.label == "Try again").click().run()
+    assert started == [failed_map, "start"], started  # forgotten, then asked for again in one click
+
+
 def test_a_cache_folder_that_is_a_file_says_what_to_fix_and_can_be_tried_again(monkeypatch, tmp_path):
     """BERT_EXPLORER_CACHE naming a file: a message naming the setting, no traceback, and once
     the host points it at a folder, "Try again" starts the map."""

@@ -510,6 +510,27 @@ def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name)
     assert not list(job.folder.glob("*.part")) and not (job.folder / map_jobs.META).exists()
 
 
+def test_a_failed_job_is_known_to_everyone_until_retried_and_then_starts_again(cache):
+    """A killed worker's job stays known (job_in), so any view that looks finds the failure
+    without asking for the job; retry forgets it, and the next start runs a new worker."""
+    import signal
+
+    job = _running_worker(cache)
+    job.process.send_signal(signal.SIGKILL)
+    job.process.wait(timeout=60)
+    assert map_jobs.job_in(job.folder) is job and "exit code -9" in job.failure()
+    table = random_table(rows=3000, seed=11)
+    settings = neighbour_map.Settings(perplexity=10, iterations=5000, seed=7)
+    assert map_jobs.start(table, settings) is job  # asked again before a retry: the failure, not a loop
+    map_jobs.retry(job.folder)
+    assert map_jobs.job_in(job.folder) is None
+    again = map_jobs.start(table, settings)
+    assert isinstance(again, map_jobs.Job) and again is not job and again.running()
+    assert again.process.pid != job.process.pid
+    again.process.kill()
+    again.process.wait(timeout=60)
+
+
 def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
     """A worker killed with its server leaves its input in a shared cache folder; the next map
     started there removes what is over a day old, and nothing newer (another replica's job)."""

@@ -227,3 +227,65 @@ def test_stages_prepares_every_stage_space_the_page_reads_and_keeps_them(tmp_pat
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(blocker))
     assert command.main(["map", str(folder), "--stages"]) == command.NO_STORAGE
     assert "The stage spaces cannot be kept" in capsys.readouterr().err
+
+
+def test_stages_show_the_maps_progress_bar_and_say_each_stage_when_it_is_done(tmp_path):
+    """``--stages`` printed nothing until every stage was done: each stage now has the map's
+    progress bar (its table, then its exact neighbours), and is said as soon as it is there."""
+    from testkit.random_models import write_random_bert
+
+    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    env = {**os.environ, "BERT_EXPLORER_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bert_embeddings", "map", str(folder), "--stages", "--geometry", "centred"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, in the order it was written
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == command.DONE, done.stdout
+    lines = done.stdout.replace("\r", "\n").splitlines()
+    stages = ("token rows", "embedding output", "layer 1", "layer 2")
+    for stage in stages:
+        bar = [line for line in lines if line.startswith(f"centred, {stage} ") and "[" in line]
+        assert any("2/2 exact neighbours" in line and "100%" in line for line in bar), stage
+    assert any(line.startswith("centred, layer 1 ") and "1/2 the stage's table" in line for line in lines)
+    # each stage is said once it is there: in order, the token rows before layer 2's bar begins
+    said = [
+        next(i for i, line in enumerate(lines) if line.startswith(f"centred, {s}: computed, in "))
+        for s in stages
+    ]
+    first_bar_of_layer_2 = next(i for i, line in enumerate(lines) if line.startswith("centred, layer 2 "))
+    assert said == sorted(said) and said[0] < first_bar_of_layer_2
+
+
+def test_stages_interrupted_say_what_was_removed_and_keep_what_was_finished(tmp_path, monkeypatch, capsys):
+    """Ctrl-C during ``--stages`` said "the unfinished map was removed", though no map was made:
+    the unfinished stage's half-written files are removed, the stages finished before are kept."""
+    from bert_embeddings.spaces import space_jobs
+    from testkit.random_models import write_random_bert
+
+    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    real, calls = space_jobs.lists_of, []
+
+    def stopped_at_the_second(table, shape, threads=2, progress=None):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(table, shape, threads, progress)
+
+    monkeypatch.setattr(space_jobs, "lists_of", stopped_at_the_second)
+    assert command.main(["map", str(folder), "--stages", "--geometry", "centred"]) == command.INTERRUPTED
+    err = capsys.readouterr().err
+    assert "unfinished map" not in err and "half-written files were removed" in err
+    assert "finished is kept" in err
+    model = checkpoints.load_model(str(folder))
+    spaces = space_jobs.folder_for(space_jobs.model_key(model))
+    assert (
+        space_jobs.lists_for(spaces, space_jobs.Spec(str(model.folder), "token", ("centred", 0))) is not None
+    )
+    assert space_jobs.lists_for(spaces, space_jobs.Spec(str(model.folder), "output", ("centred", 0))) is None
+    assert not [p for p in files_under(tmp_path / "cache") if p.name.endswith(".part")]

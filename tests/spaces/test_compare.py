@@ -164,3 +164,18 @@ def test_mean_cosine_is_the_mean_over_every_pair_of_different_rows():
     cosines = (unit @ unit.T) / np.outer(np.where(norms > 0, norms, 1), np.where(norms > 0, norms, 1))
     off_diagonal = cosines[~np.eye(len(a), dtype=bool)]
     assert compare.mean_cosine(a, block=64) == pytest.approx(off_diagonal.mean(), abs=1e-12)
+
+
+def test_the_whole_overlap_says_the_k_it_is_at_when_the_pieces_are_too_few_for_10():
+    """9 shared pieces have 8 others each: the whole spaces' overlap is at k = 8 and says so
+    (it read 1.0 as "mean overlap@10")."""
+    a, b = tables(6, widths=(8, 8))
+    few = compare.compare(
+        a[:9], b[:9], compare.neighbour_lists(a[:9], K), compare.neighbour_lists(b[:9], K), 3
+    )
+    assert few.whole_k == 8
+    near_a, near_b = brute_lists(a[:9], 8), brute_lists(b[:9], 8)  # every other piece: all 8
+    expected = np.mean([len(set(x) & set(y)) / 8 for x, y in zip(near_a, near_b, strict=True)])
+    assert few.mean_overlap_10 == pytest.approx(expected, abs=1e-12) == 1.0
+    many = compare.compare(a, b, compare.neighbour_lists(a, K), compare.neighbour_lists(b, K), 3)
+    assert many.whole_k == compare.WHOLE_K == 10

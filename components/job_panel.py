@@ -1,0 +1,131 @@
+"""One panel for every background job a page waits on (a t-SNE map, a stage's neighbour lists,
+aligned maps): the offer to start it, its progress with the time left, its failure with the
+reason, and "Try again", which starts it again.
+
+The rule every job follows (bert_embeddings.maps.map_jobs): a job this server process knows of,
+running, waiting its turn or failed, is shown to everyone who opens its view, until it finishes
+or someone tries again. So a failure is seen at once, by whoever watches, and in any new tab;
+and "Try again" forgets the failure and asks for the job in the same click, so the next run
+starts it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bert_embeddings.maps import map_jobs
+from components import echo
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What the page says before a job starts, and the button that starts it."""
+
+    button: str  # the button's label
+    note: str = ""  # a caption under the button: what it costs, who it is for
+    before: Callable[[], None] | None = None  # draws what is said above the button, if anything
+
+
+def _flag(key: str) -> str:
+    return f"_job_asked_{key}"
+
+
+def _ask(key: str) -> None:
+    """on_click of the offer's button: remembered until a run reaches the point where the job starts."""
+    st.session_state[_flag(key)] = True
+
+
+def _again(key: str, folders: tuple) -> None:
+    """on_click of "Try again": the failed jobs are forgotten and asked for again in one click."""
+    for folder in folders:
+        map_jobs.retry(folder)
+    _ask(key)
+
+
+def wait_for(
+    key: str,
+    find: Callable[[bool], Sequence[object]],
+    labels: Sequence[str],
+    offer: Offer | None,
+    note: str,
+) -> list | None:
+    """Every result ``find`` returns, once none is a job; meanwhile the panel, and None.
+
+    ``find(start)`` returns, for each label, its result, or the job making it (joined if it runs,
+    started when ``start``; a job this process knows of is always returned), or None: not on disk
+    and not asked for. ``offer``: the button that asks; None starts the jobs at once."""
+    asked = offer is None or bool(st.session_state.pop(_flag(key), False))
+    found = list(find(asked))
+    if any(item is None for item in found):
+        if offer.before is not None:
+            offer.before()
+        st.button(offer.button, icon=":material/play_arrow:", key=key, on_click=_ask, args=(key,))
+        if offer.note:
+            st.caption(offer.note)
+        return None
+    jobs = [
+        (label, item) for label, item in zip(labels, found, strict=True) if isinstance(item, map_jobs.Job)
+    ]
+    if not jobs:
+        return found
+    failed = [(label, why) for label, job in jobs if (why := job.failure())]
+    if failed:
+        for label, why in failed:
+            st.error(echo.plain(f"{label} could not be computed: {why}."), icon=":material/error:")
+        folders = tuple(job.folder for _, job in jobs if job.failure())
+        st.button(
+            "Try again", icon=":material/refresh:", key=f"{key}_again", on_click=_again, args=(key, folders)
+        )
+        return None
+    progress(jobs, note)
+    return None
+
+
+def time_left(report: dict | None) -> tuple[float, str]:
+    """(fraction done, the time left in words) from a worker's progress report: a map's report
+    has the forecast's history; any other report is extrapolated from its fraction and elapsed
+    seconds, once a tenth is done."""
+    if report and "history" in report:
+        done, left = map_jobs.estimate(report)
+        if left is None:
+            return done, ""
+        if left.high - left.low > max(5.0, 0.2 * left.high):
+            return done, f", {left.low:.0f} to {left.high:.0f} s left"
+        return done, f", about {(left.low + left.high) / 2:.0f} s left"
+    try:
+        done, elapsed = float(report["fraction"]), float(report["elapsed"])
+    except (TypeError, KeyError, ValueError):
+        return 0.0, ""
+    done = min(max(done, 0.0), 1.0)
+    if 0.1 <= done < 1.0:
+        return done, f", about {elapsed * (1 - done) / done:.0f} s left"
+    return done, ""
+
+
+@st.fragment(run_every=1.0)
+def progress(jobs: list[tuple[str, map_jobs.Job]], note: str) -> None:
+    """While jobs run: each one's step, how far along and the time left, and ``note``. Only this
+    part of the page reruns, once a second; the whole page reruns when a job stops, so that its
+    result, or its failure, is shown at once."""
+    if not any(job.running() for _, job in jobs):
+        st.rerun(scope="app")
+    for label, job in jobs:
+        if job.waiting():
+            st.info(
+                echo.plain(
+                    f"{label}: waiting while another map or space is computed on this server (one at a "
+                    "time, so that the server keeps memory for everyone's pages)."
+                ),
+                icon=":material/hourglass_top:",
+            )
+            continue
+        report = map_jobs.read_progress(job.folder)
+        done, left = time_left(report)
+        step = (report or {}).get("stage", "starting")
+        since = time.time() - job.started
+        st.progress(done, text=echo.plain(f"{label}: {step}, {done:.0%}{left} ({since:.0f} s so far)."))
+    st.caption(note)
