@@ -1,6 +1,6 @@
 """The t-SNE map's settings, lever by lever: neighbour recall@10 and seconds on the bundled model.
 
-Each row of README's table "Choosing the t-SNE settings" is one neighbour_map.Settings here,
+Each row of docs/maps.md's table "Choosing the t-SNE settings" is one neighbour_map.Settings here,
 computed on the bundled model's whole token table (30,522 x 384) one after another: its
 recall@10, and the seconds of its affinities and layout (the exact neighbours and the PCA
 start cost the same under every setting, so they are left out). The reference is the old

@@ -16,7 +16,7 @@ Last line: vocab_search floor_ratio=R sklearn_speedup=S grid_ratio=G
 
 On a machine whose memory reads the table in ~2 ms, one query is bound by that read while
 the 64-query grid is bound by arithmetic (64 x 30,522 x 768 multiply-adds, ~19 ms at this
-CPU's float32 peak), so G lands near 10 here: README's Benchmarks section says more.
+CPU's float32 peak), so G lands near 10 here: docs/benchmarks.md says more.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How much of each input the explorer accepts, checked before any work starts.
 
 One server process serves everyone on a hosted instance, so no single input may cost it more
-than a moment. Every limit is listed here once; README.md's "Limits" section shows the same
+than a moment. Every limit is listed here once; docs/configuration.md's "Limits" section shows the same
 table (a test compares the two), and every check raises ``InputTooLongError`` with a message
 that names the limit, so the page can say exactly what was too much.
 """

@@ -1,11 +1,11 @@
 """Every benchmark still runs to its result line, in its quick mode.
 
 Each benchmark runs as ``python -m bench.NAME`` with BENCH_QUICK=1 (a small model, one or two
-sessions, few repetitions: see bench/__init__.py), and its last line must be the one README's
-Benchmarks table shows for it: the same name, the same fields in the same order, a number for
-each figure. Nothing is timed here; the figures of a quick run mean nothing. The small model
-is written once here and handed to every run (BENCH_QUICK_CHECKPOINT), which saves each run
-the seconds it takes to write one.
+sessions, few repetitions: see bench/__init__.py), and its last line must be the one the table
+"Last lines" of docs/benchmarks.md shows for it: the same name, the same fields in the same
+order, a number for each figure. Nothing is timed here; the figures of a quick run mean
+nothing. The small model is written once here and handed to every run (BENCH_QUICK_CHECKPOINT),
+which saves each run the seconds it takes to write one.
 """
 
 from __future__ import annotations
@@ -34,12 +34,17 @@ TIMEOUT_S = 300
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
-def documented_lines() -> dict[str, str]:
-    """README's Benchmarks table: each benchmark's name and the last line it shows."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Benchmarks\n", 1)[1].split("\n## ", 1)[0]
+def documented_rows() -> list[tuple[str, str]]:
+    """docs/benchmarks.md's table "Last lines": each row's benchmark and the last line it shows."""
+    docs = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = docs.split("\n## Last lines\n", 1)[1].split("\n## ", 1)[0]
     row = re.compile(r"^\| `\.venv/bin/python -m bench\.(\w+)` \|.*\| `([^`]+)` \|$", re.MULTILINE)
-    return dict(row.findall(section))
+    return row.findall(section)
+
+
+def documented_lines() -> dict[str, str]:
+    """Each documented benchmark's name and the last line the docs show for it."""
+    return dict(documented_rows())
 
 
 def fields(line: str) -> tuple[str, list[tuple[str, str]]]:
@@ -51,9 +56,10 @@ def fields(line: str) -> tuple[str, list[tuple[str, str]]]:
 BENCHMARKS = sorted(path.stem for path in (ROOT / "bench").glob("*.py") if path.stem not in HELPERS)
 
 
-def test_readme_documents_every_benchmark():
-    """README's Benchmarks table has a row for exactly the benchmarks in bench/."""
-    assert sorted(documented_lines()) == BENCHMARKS
+def test_docs_document_every_benchmark():
+    """docs/benchmarks.md's table "Last lines" has a row for exactly the benchmarks in bench/,
+    each named once."""
+    assert sorted(name for name, _ in documented_rows()) == BENCHMARKS
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +104,8 @@ def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess
     ],
 )
 def test_quick_benchmark_ends_with_its_documented_line(name, request):
-    """The benchmark's quick mode exits 0 and its last line has README's name, keys and numbers."""
+    """The benchmark's quick mode exits 0 and its last line has the documented name, keys and
+    numbers."""
     checkpoint = None
     if name not in WITHOUT_SERVER:
         if chromium_path() is None:
@@ -119,11 +126,11 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
     assert got_name == expected_name == name, last
     assert [key for key, _ in got] == [key for key, _ in expected], last
     for (key, value), (_, shown) in zip(got, expected, strict=True):
-        # A figure must be a number; a word README shows (maps' method=t-SNE) must be that word.
+        # A figure must be a number; a word the docs show (maps' method=t-SNE) must be that word.
         if NUMBER.fullmatch(shown):
             assert NUMBER.fullmatch(value), f"{key}={value} is not a number in: {last}"
         else:
-            assert value == shown, f"{key}={value}, README shows {key}={shown}: {last}"
+            assert value == shown, f"{key}={value}, docs/benchmarks.md shows {key}={shown}: {last}"
     # A benchmark that checks what the pages show counts what it found wrong: a quick run of a
     # working app finds nothing.
     if name in CHECKED_FOR_ERRORS:

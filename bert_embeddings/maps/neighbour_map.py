@@ -15,7 +15,7 @@ in the table are neighbours on the map. Every row is mapped, nothing sampled:
    neighbours that are among its 10 nearest points on the map, per row and on average;
 5. its regions and their most central pieces (bert_embeddings.maps.map_reading).
 
-The defaults were chosen by measuring (README, "Choosing the t-SNE settings"): fewer
+The defaults were chosen by measuring (docs/maps.md, "Choosing the t-SNE settings"): fewer
 neighbours and fewer iterations kept more neighbours on the bundled model, in less time.
 
 Pure computation: the app runs it in a separate low-priority process (bert_embeddings.maps.map_jobs).

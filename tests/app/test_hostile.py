@@ -288,10 +288,11 @@ def test_context_says_when_the_word_was_cut_off():
     assert not at.exception
 
 
-def test_readme_lists_every_limit():
-    """README's Limits section shows each limit of bert_embeddings.limits, with its number."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Limits", 1)[1].split("\n## ", 1)[0]
+def test_docs_list_every_limit():
+    """docs/configuration.md's Limits section shows each limit of bert_embeddings.limits, with
+    its number."""
+    docs = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    section = docs.split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
     for limit in limits.ALL:
         assert f"| {limit.what} | {limit.most:,} {limit.unit} |" in section, limit.what
 
