@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import full_or_quick
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map
 from testkit.browser import rss_mb
 
@@ -87,7 +88,7 @@ def worker_run(table: np.ndarray, folder: Path) -> tuple[float, float, dict]:
     """The map as the app computes it: the table saved for the map worker, which runs as its own
     process. (Seconds until it is done, its peak resident MB, the map's meta.json.)"""
     folder.mkdir(parents=True, exist_ok=True)
-    np.save(folder / map_jobs.TABLE, table)
+    np.save(folder / files.TABLE, table)
     began, peak = time.perf_counter(), 0.0
     process = subprocess.Popen(
         [sys.executable, "-m", "bert_embeddings.maps.map_worker", str(folder), json.dumps(SETTINGS.as_dict())]

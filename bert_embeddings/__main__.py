@@ -10,6 +10,7 @@ import time
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, MapStorageError
+from bert_embeddings.jobs import files, priority
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import pair, space_jobs, stages
@@ -37,7 +38,7 @@ Exit codes:
   {DONE}    the maps are there (computed now, or already)
   {WRONG_INPUT}    the model or an option cannot be used: an unknown name, no network to reach
        the Hub, a folder that is not a checkpoint, a revision for a model that has none,
-       a D out of range, or a setting (BERT_EXPLORER_..., HF_...) the command cannot use
+       a D out of range, or a BERT_EXPLORER_... setting the command cannot use
   {NO_STORAGE}    the cache folder cannot take the map: a full or read-only disk, a path that
        is a file
   {INTERRUPTED}  interrupted (Ctrl-C): the unfinished map is removed (with --stages: the
@@ -186,7 +187,7 @@ def _stages(model, wanted: list[tuple[str, int]]) -> int:
                 state = "computed" if done.computed else "already there"
                 print(f"{where}: {state}, in {done.folder}", flush=True)
     except OSError as error:
-        raise MapStorageError(map_jobs.storage_problem(error, False, "The stage spaces")) from None
+        raise MapStorageError(files.storage_problem(error, False, "The stage spaces")) from None
     return DONE
 
 
@@ -224,5 +225,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    map_jobs.lowest_priority()  # (the process only: never a test that calls main())
+    priority.background_priority()  # (the process only: never a test that calls main())
     sys.exit(main())

@@ -14,14 +14,14 @@ cache folder is checked before work that keeps something there."""
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, contextual, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.errors import MapStorageError, QuerySyntaxError
+from bert_embeddings.errors import QuerySyntaxError
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import map_jobs, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.model import LoadedModel
@@ -64,15 +64,6 @@ def _switch(value: object, name: str) -> bool:
     if not isinstance(value, bool | np.bool_):  # (a truthy string such as "no" is no True)
         raise TypeError(f"{name} is True or False, not {value!r}")
     return bool(value)
-
-
-def _writable(key: str, what: str) -> None:
-    """The spaces' folder ``key`` made, and a scratch file written there, before any work."""
-    try:
-        (folder := space_jobs.folder_for(key)).mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError as error:
-        raise MapStorageError(map_jobs.storage_problem(error, on_server=False, what=what)) from None
 
 
 def tokenize(model: LoadedModel, text_a: str, text_b: str = "") -> Encoding:
@@ -229,7 +220,7 @@ def finished_map(
     compute, model = _switch(compute, "compute"), _model(model, "finished_map")
     table, shape = model.tables.word_embeddings, geometry_shape(model, geometry_name, d)
     settings = map_jobs.default_settings()
-    folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
+    folder = map_jobs.folder_for(map_jobs.map_name(files.fingerprint(table), shape), settings)
     done = map_jobs.load(folder, len(table))
     if done is None and compute:
         prepare.prepare_map(table, shape, settings)
@@ -294,7 +285,7 @@ def space(model: LoadedModel, stage: str | int = "token") -> pair.Space:
     """
     stage = int(stage) if isinstance(stage, np.integer) else stage
     if (found := pair.space_of(_model(model, "space"), stage, compute=False)) is None:
-        _writable(space_jobs.model_key(model), f"The {stage} space")
+        files.ensure_writable(space_jobs.folder_for(space_jobs.model_key(model)), f"The {stage} space", False)
     return found or pair.space_of(model, stage)
 
 
@@ -341,7 +332,7 @@ def compare(
     rows = (pair.subset(shared, 0, len(a.pieces)), pair.subset(shared, 1, len(b.pieces)))
     for side, side_rows in zip((a, b), rows, strict=True):  # where the lists will be kept: checked first
         if space_jobs.lists_for(space_jobs.folder_for(side.key), pair.spec(side, shape, side_rows)) is None:
-            _writable(side.key, "The neighbour lists")
+            files.ensure_writable(space_jobs.folder_for(side.key), "The neighbour lists", on_server=False)
     lists = (pair.lists_now(a, shape, rows[0], threads=2), pair.lists_now(b, shape, rows[1], threads=2))
     found = pair.compare_spaces(a, b, shape, lists, k, shared)
     figures = (found.overlap, found.second_order, found.mean_overlap_10, found.cka, found.procrustes)

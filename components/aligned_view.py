@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import charts, space_charts
-from bert_embeddings.maps import map_jobs
+from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
 from components import echo, exports, job_panel, settings, space_view, state, widgets
@@ -45,13 +45,13 @@ def _clicked(pieces: tuple[str, ...]) -> None:
             st.session_state[settings.MV_PIECE] = pieces[row]
 
 
-def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMaps | map_jobs.Job | None:
+def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMaps | local.Job | None:
     folder = aligned_jobs.folder_for(spec)
     try:
         return _maps(spec.name(), folder)
     except space_view._NotOnDiskError:
         pass
-    if map_jobs.job_in(folder / "jobs" / "maps") is None and not start:
+    if local.job_in(folder / "jobs" / "maps") is None and not start:
         return None
     return aligned_jobs.start(spec, rows)
 

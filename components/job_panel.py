@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings.maps import map_jobs
+from bert_embeddings.jobs import local, progress
 from components import echo
 
 
@@ -42,7 +42,7 @@ def _ask(key: str) -> None:
 def _again(key: str, folders: tuple) -> None:
     """on_click of "Try again": the failed jobs are forgotten and asked for again in one click."""
     for folder in folders:
-        map_jobs.retry(folder)
+        local.retry(folder)
     _ask(key)
 
 
@@ -67,9 +67,7 @@ def wait_for(
         if offer.note:
             st.caption(offer.note)
         return None
-    jobs = [
-        (label, item) for label, item in zip(labels, found, strict=True) if isinstance(item, map_jobs.Job)
-    ]
+    jobs = [(label, item) for label, item in zip(labels, found, strict=True) if isinstance(item, local.Job)]
     if not jobs:
         return found
     failed = [(label, why) for label, job in jobs if (why := job.failure())]
@@ -81,33 +79,21 @@ def wait_for(
             "Try again", icon=":material/refresh:", key=f"{key}_again", on_click=_again, args=(key, folders)
         )
         return None
-    progress(jobs, note)
+    _watch(jobs, note)
     return None
 
 
-def time_left(report: dict | None) -> tuple[float, str]:
-    """(fraction done, the time left in words) from a worker's progress report: a map's report
-    has the forecast's history; any other report is extrapolated from its fraction and elapsed
-    seconds, once a tenth is done."""
-    if report and "history" in report:
-        done, left = map_jobs.estimate(report)
-        if left is None:
-            return done, ""
-        if left.high - left.low > max(5.0, 0.2 * left.high):
-            return done, f", {left.low:.0f} to {left.high:.0f} s left"
-        return done, f", about {(left.low + left.high) / 2:.0f} s left"
-    try:
-        done, elapsed = float(report["fraction"]), float(report["elapsed"])
-    except (TypeError, KeyError, ValueError):
-        return 0.0, ""
-    done = min(max(done, 0.0), 1.0)
-    if 0.1 <= done < 1.0:
-        return done, f", about {elapsed * (1 - done) / done:.0f} s left"
-    return done, ""
+def _left_in_words(left) -> str:
+    """The time left as the bar says it: a range until the forecast knows the layout's pace."""
+    if left is None:
+        return ""
+    if left.high - left.low > max(5.0, 0.2 * left.high):
+        return f", {left.low:.0f} to {left.high:.0f} s left"
+    return f", about {(left.low + left.high) / 2:.0f} s left"
 
 
 @st.fragment(run_every=1.0)
-def progress(jobs: list[tuple[str, map_jobs.Job]], note: str) -> None:
+def _watch(jobs: list[tuple[str, local.Job]], note: str) -> None:
     """While jobs run: each one's step, how far along and the time left, and ``note``. Only this
     part of the page reruns, once a second; the whole page reruns when a job stops, so that its
     result, or its failure, is shown at once."""
@@ -123,9 +109,10 @@ def progress(jobs: list[tuple[str, map_jobs.Job]], note: str) -> None:
                 icon=":material/hourglass_top:",
             )
             continue
-        report = map_jobs.read_progress(job.folder)
-        done, left = time_left(report)
+        report = progress.read(job.folder)
+        done, left = progress.time_left(report)
         step = (report or {}).get("stage", "starting")
         since = time.time() - job.started
-        st.progress(done, text=echo.plain(f"{label}: {step}, {done:.0%}{left} ({since:.0f} s so far)."))
+        text = f"{label}: {step}, {done:.0%}{_left_in_words(left)} ({since:.0f} s so far)."
+        st.progress(done, text=echo.plain(text))
     st.caption(note)

@@ -13,7 +13,7 @@ import streamlit as st
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import space_charts, views
-from bert_embeddings.maps import map_jobs
+from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
@@ -86,7 +86,7 @@ def _lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
     return found
 
 
-def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | map_jobs.Job | None:
+def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | local.Job | None:
     """The side's neighbour lists (read from disk once per process); else the job making them,
     joined if it runs, started if ``start``; else None (not asked for yet)."""
     spec = side.spec(shape)
@@ -95,7 +95,7 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | map_j
         return _lists(side.key, name, spec)
     except _NotOnDiskError:
         pass
-    running = map_jobs.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
+    running = local.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
     if running is None and not start:
         return None
     return space_jobs.start(side.key, spec, side.rows)

@@ -53,20 +53,23 @@ def test_the_import_reader_sees_every_form(tmp_path):
 
 
 # The core's parts and what each may import besides itself: the foundation (config, errors,
-# limits) under everything, models under the analyses, the analyses under the maps, the maps
+# limits) under everything, the background jobs' machinery on it (maps, spaces, the geometry's
+# overlap thread and the Hub's downloads use it; it knows none of them), models under the
+# analyses, the analyses under the maps, the maps
 # under the spaces (compared by their exact neighbour lists); rooms on
 # the foundation alone; the notebook API and the host's command on the computations; the
 # figures on top (their notebook functions take the API's answers), imported by nothing else
 # in the core. Nothing imports upward.
 FOUNDATION = {"config", "config_values", "errors", "limits"}
 ENTRY = {"api": "api", "__main__": "command"}
-COMPUTATION = {"foundation", "models", "analysis", "maps", "spaces"}
+COMPUTATION = {"foundation", "jobs", "models", "analysis", "maps", "spaces"}
 CORE_LAYERS = {
     "foundation": set(),
-    "models": {"foundation"},
-    "analysis": {"foundation", "models"},
-    "maps": {"foundation", "models", "analysis"},
-    "spaces": {"foundation", "models", "analysis", "maps"},
+    "jobs": {"foundation"},
+    "models": {"foundation", "jobs"},
+    "analysis": {"foundation", "jobs", "models"},
+    "maps": {"foundation", "jobs", "models", "analysis"},
+    "spaces": {"foundation", "jobs", "models", "analysis", "maps"},
     "rooms": {"foundation"},
     "api": COMPUTATION,
     "command": COMPUTATION,
@@ -186,12 +189,17 @@ def test_torch_and_blas_use_one_thread_per_call_on_the_shared_server():
         assert out.stdout.strip().splitlines()[-1] == expected
 
 
-def test_readme_configuration_table_is_the_configuration_module():
-    """README's table lists exactly the variables bert_embeddings.config reads, as it says them."""
+def test_docs_configuration_table_is_the_configuration_module():
+    """docs/configuration.md's table lists exactly the variables bert_embeddings.config reads,
+    as it says them."""
     from bert_embeddings import config
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert config.markdown_table() in readme
+    docs = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    header = config.markdown_table().splitlines()[0]
+    assert header in docs, f"docs/configuration.md has no table starting {header}"
+    # The whole table, to its last row: a variable the module no longer reads must not linger.
+    shown = header + docs.split(header, 1)[1].split("\n\n", 1)[0].rstrip("\n")
+    assert shown == config.markdown_table()
 
 
 def test_the_environment_is_read_only_by_the_configuration_module():
@@ -225,7 +233,7 @@ def _app_files():
 
 
 def test_every_table_is_drawn_with_its_download():
-    """A table on a page comes with its CSV button (README promises one under every table): the
+    """A table on a page comes with its CSV button (the user guide promises one under every table): the
     pages draw tables only through components/exports.py, which draws both."""
     drawing = [
         path.name
@@ -271,8 +279,9 @@ def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from components import settings
+    from testkit.stand_in_hub import go_offline
 
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    go_offline(monkeypatch)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     checked = 0
     for page in sorted((ROOT / "pages").glob("*.py")):

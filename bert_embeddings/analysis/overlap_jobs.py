@@ -25,7 +25,7 @@ import numpy as np
 
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.models import threads
+from bert_embeddings.jobs import priority
 
 log = logging.getLogger("bert_explorer")
 
@@ -117,8 +117,8 @@ def _start_worker() -> None:
 
 
 def _lowest_priority() -> None:
-    """This thread only, at background work's priority (models/threads.py)."""
-    threads.background_priority(threading.get_native_id())
+    """This thread only, at background work's priority (jobs/priority.py)."""
+    priority.background_priority(threading.get_native_id())
 
 
 def _work() -> None:

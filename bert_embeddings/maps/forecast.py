@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bert_embeddings.jobs import progress
+
 # Seconds for 30,522 rows on the reference machine, and how they scale (see predicted_seconds).
 # (The neighbours' stage includes the layout's start, the table's last whole read.)
 _NEIGHBOURS_FIXED_S, _NEIGHBOURS_PER_WIDTH_S = 1.8, 0.0048
@@ -69,12 +71,8 @@ class Step:
     elapsed: float
 
 
-@dataclass(frozen=True)
-class TimeLeft:
-    """Seconds left: a range until the layout's own pace is known, then low == high."""
-
-    low: float
-    high: float
+# Seconds left: a range until the layout's own pace is known, then low == high.
+TimeLeft = progress.TimeLeft
 
 
 LAYOUT = 3  # the stage whose cost per iteration depends on the table
@@ -165,6 +163,16 @@ def seconds_left(steps: list[Step], shape: Shape) -> TimeLeft | None:
         left_here = start * (1 - now.fraction) + growth * (1 - now.fraction**2) / 2
         left = max(0.0, left_here) + speed * sum(predicted[LAYOUT + 1 :])
     return TimeLeft(left, left)
+
+
+def whole(steps: list[Step], shape: Shape) -> tuple[float, TimeLeft | None]:
+    """(share of the whole map done, its time left or None) from the reports so far: the share
+    is the time spent against the time spent and the middle of the time left."""
+    left = seconds_left(steps, shape)
+    if left is None:
+        return 0.0, None
+    elapsed, middle = steps[-1].elapsed, (left.low + left.high) / 2
+    return (min(elapsed / (elapsed + middle), 1.0) if elapsed + middle > 0 else 0.0), left
 
 
 def before_start(shape: Shape, pace: float = 1.0) -> TimeLeft:

@@ -13,6 +13,7 @@ import json
 import math
 from pathlib import Path
 
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import forecast
 
 PACE = "pace.json"
@@ -23,12 +24,10 @@ SLOWEST, FASTEST = 8.0, 0.125
 
 def record(maps_folder: Path, shape: forecast.Shape, seconds: float) -> None:
     """Keep how ``seconds`` for a map of ``shape`` compares with the reference machine."""
-    from bert_embeddings.maps.map_jobs import write_atomically
-
     pace = forecast.pace(shape, seconds)
     if FASTEST <= pace <= SLOWEST:
         try:
-            write_atomically(maps_folder / PACE, json.dumps({"pace": round(pace, 3)}).encode())
+            files.write_atomically(maps_folder / PACE, json.dumps({"pace": round(pace, 3)}).encode())
         except OSError:  # the map itself is saved; the next estimate goes without this figure
             pass
 

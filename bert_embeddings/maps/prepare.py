@@ -19,6 +19,7 @@ import numpy as np
 
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import MapStorageError
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import map_jobs, neighbour_map
 
 
@@ -49,7 +50,7 @@ def prepare_map(
     rows = table
     if shape[0] != "raw":
         rows = geometry.transformed_table(table, geometry.fit(table, *shape))
-    folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
+    folder = map_jobs.folder_for(map_jobs.map_name(files.fingerprint(table), shape), settings)
     done = map_jobs.load(folder, len(table))
     if done is not None:
         return Prepared(shape, folder, False, float(done.meta["recall_at_10"]))
@@ -60,7 +61,7 @@ def prepare_map(
         map_jobs.save(folder, result, settings)
     except OSError as error:
         _remove_unfinished(folder)
-        raise MapStorageError(map_jobs.storage_problem(error, on_server=False)) from None
+        raise MapStorageError(files.storage_problem(error, on_server=False)) from None
     except BaseException:  # interrupted: no partial map either
         _remove_unfinished(folder)
         raise

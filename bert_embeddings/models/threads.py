@@ -9,9 +9,7 @@ those pools compete with each other and with the other sessions' runs. One threa
 The app's pages call ``for_shared_server`` once; the core's functions and the benchmarks
 keep numpy's own defaults unless they call it too.
 
-Background work (a t-SNE map's worker process, the geometry overlap thread, a host's map
-command) runs at ``background_priority``: by default the lowest there is (SCHED_IDLE), so that
-it takes only CPU time nobody else wants and never slows anyone's page.
+Background work runs at its own priority, the lowest by default (bert_embeddings.jobs.priority).
 """
 
 from __future__ import annotations
@@ -40,26 +38,6 @@ def torch_module():
             torch.set_num_threads(thread_count())
             _torch_configured = True
     return torch
-
-
-NICENESS = 19
-
-
-def background_priority(thread_id: int = 0) -> None:
-    """The calling process (``thread_id`` 0; Linux gives each thread its own scheduling, so a
-    thread id sets that thread alone) at the priority a host gave background work
-    (BERT_EXPLORER_JOB_PRIORITY): ``idle``, the default, is SCHED_IDLE (nice 19 where that
-    policy is missing): only CPU time no other process wants; ``normal`` leaves it as it is,
-    for a machine that is never idle (a map at SCHED_IDLE would wait there for ever)."""
-    if config.job_priority() == "normal":
-        return
-    try:
-        os.sched_setscheduler(thread_id, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        try:
-            os.setpriority(os.PRIO_PROCESS, thread_id, NICENESS)
-        except (AttributeError, OSError):
-            pass
 
 
 def for_shared_server() -> None:

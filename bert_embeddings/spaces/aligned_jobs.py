@@ -17,14 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bert_embeddings import config
-from bert_embeddings.maps import map_jobs, map_worker, neighbour_map
+from bert_embeddings.jobs import files, local, worker
+from bert_embeddings.maps import neighbour_map
 from bert_embeddings.spaces import aligned, compare, space_jobs
 
 WHAT = "The aligned maps"
@@ -70,14 +70,14 @@ def folder_for(spec: PairSpec) -> Path:
 
 def finished(folder: Path) -> aligned.AlignedMaps | None:
     """The pair's maps if they are on disk whole; else None."""
-    recalls = space_jobs.load_array(folder, RECALLS, np.float64)
-    maps = space_jobs.load_array(folder, MAPS, np.float32) if recalls is not None else None
+    recalls = files.load_array(folder, RECALLS, np.float64)
+    maps = files.load_array(folder, MAPS, np.float32) if recalls is not None else None
     if maps is None or recalls is None or maps.shape[0] != 3 or recalls.shape != (3,):
         return None
     return aligned.AlignedMaps(maps[0], maps[1], maps[2], *(float(r) for r in recalls))
 
 
-def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.AlignedMaps | map_jobs.Job:
+def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.AlignedMaps | local.Job:
     """The maps if they are on disk; else the job computing them (joined if it runs here, or
     waiting while another map or space is computed). ``rows``: each side's shared row numbers."""
     folder = folder_for(spec)
@@ -85,10 +85,10 @@ def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.Aligne
 
     def inputs() -> None:
         both = np.stack([np.asarray(r, dtype=np.int64) for r in rows])
-        map_jobs.write_atomically(job_folder / map_jobs.TABLE, map_jobs.npy_bytes(both, np.int64))
+        files.write_atomically(job_folder / files.TABLE, files.npy_bytes(both, np.int64))
 
     worker = ["bert_embeddings.spaces.aligned_jobs", str(folder), str(job_folder), spec.as_json()]
-    return map_jobs.start_job(job_folder, lambda: finished(folder), inputs, worker, WHAT)
+    return local.start(job_folder, lambda: finished(folder), inputs, worker, WHAT)
 
 
 def side_input(key: str, spec: space_jobs.Spec, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,28 +102,24 @@ def side_input(key: str, spec: space_jobs.Spec, rows: np.ndarray) -> tuple[np.nd
 
 
 def work(folder: Path, job_folder: Path, spec: PairSpec, threads: int = 2) -> None:
-    began = time.time()
-
-    def report(step: str, fraction: float) -> None:
-        progress = {"stage": step, "fraction": round(fraction, 4), "elapsed": round(time.time() - began, 2)}
-        map_jobs.write_atomically(job_folder / map_jobs.PROGRESS, json.dumps(progress).encode())
+    report = worker.reporter(job_folder)
 
     report(aligned.STEPS[0], 0.0)
-    rows = np.load(job_folder / map_jobs.TABLE, allow_pickle=False)
+    rows = np.load(job_folder / files.TABLE, allow_pickle=False)
     (table_a, lists_a), (table_b, lists_b) = (
         side_input(spec.key_a, spec.a, rows[0]),
         side_input(spec.key_b, spec.b, rows[1]),
     )
     found = aligned.aligned_maps((table_a, table_b), (lists_a, lists_b), threads=threads, progress=report)
     maps = np.stack([found.a, found.b, found.b_alone])
-    space_jobs.save_array(folder, MAPS, maps, np.float32)
+    files.save_array(folder, MAPS, maps, np.float32)
     recalls = np.array([found.recall_a, found.recall_b, found.recall_b_alone])
-    space_jobs.save_array(folder, RECALLS, recalls, np.float64)
+    files.save_array(folder, RECALLS, recalls, np.float64)
 
 
 def main(folder: Path, job_folder: Path, spec_json: str) -> int:
     spec = PairSpec.from_json(spec_json)
-    return map_worker.run(job_folder, lambda: work(folder, job_folder, spec), WHAT)
+    return worker.run(job_folder, lambda: work(folder, job_folder, spec), WHAT)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ The app asks the background job for the lists instead; both then call ``compare_
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import knn
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, space_jobs, stages
@@ -84,7 +86,7 @@ def lists_now(
     table = space.vectors if rows is None else space.vectors[rows]
     lists = space_jobs.lists_of(table, shape, threads, progress)
     folder.mkdir(parents=True, exist_ok=True)
-    space_jobs.save_array(folder, space_jobs.lists_name(job.stage, job.shape, job.rows), lists, np.int32)
+    files.save_array(folder, space_jobs.lists_name(job.stage, job.shape, job.rows), lists, np.int32)
     return lists
 
 
@@ -141,7 +143,7 @@ def prepare_stage(
             space = space_of(model, stage, progress=lambda _, done: progress(TABLE, done))
             lists_now(space, shape, None, threads, progress)
         finally:  # Ctrl-C, SIGTERM or a full disk: nothing half-written stays
-            space_jobs.clear_parts(folder)
+            files.clear_parts(folder, os.getpid())
     return Prepared(stage, not there, str(folder))
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +31,7 @@ import numpy as np
 
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
-from bert_embeddings.maps import map_jobs
+from bert_embeddings.jobs import files, local
 from bert_embeddings.spaces import compare, stages
 
 ALL = "all"  # the lists of the whole vocabulary
@@ -53,12 +52,12 @@ def model_key(model) -> str:
             with open(path, "rb") as handle:
                 while chunk := handle.read(1 << 20):
                     digest.update(chunk)
-    return f"{map_jobs.fingerprint(model.tables.word_embeddings)}-{digest.hexdigest()}"
+    return f"{files.fingerprint(model.tables.word_embeddings)}-{digest.hexdigest()}"
 
 
 def rows_name(rows: np.ndarray | None) -> str:
     """``ALL`` for the whole vocabulary, else a short name for exactly these row numbers."""
-    return ALL if rows is None else map_jobs.fingerprint(np.asarray(rows, dtype=np.int64))
+    return ALL if rows is None else files.fingerprint(np.asarray(rows, dtype=np.int64))
 
 
 def lists_name(stage: str, shape: tuple[str, int], rows: str = ALL) -> str:
@@ -69,33 +68,6 @@ def lists_name(stage: str, shape: tuple[str, int], rows: str = ALL) -> str:
 
 def stage_name(stage: str) -> str:
     return f"stage-{stage}"
-
-
-def save_array(folder: Path, name: str, array: np.ndarray, dtype) -> None:
-    """``<name>.npy``, then ``<name>.json`` vouching for it with its checksum and shape."""
-    data = map_jobs.npy_bytes(array, dtype)
-    map_jobs.write_atomically(folder / f"{name}.npy", data)
-    meta = {"sha256": hashlib.sha256(data).hexdigest(), "shape": list(np.shape(array))}
-    map_jobs.write_atomically(folder / f"{name}.json", json.dumps(meta).encode())
-
-
-def load_array(folder: Path, name: str, dtype) -> np.ndarray | None:
-    """The array if it is there whole (its checksum matching), read-only; else None (a damaged
-    one is removed, so that it is computed again)."""
-    meta_file = folder / f"{name}.json"
-    if not meta_file.exists():
-        return None
-    try:
-        meta = json.loads(meta_file.read_text())
-        array = map_jobs.checked_array(folder / f"{name}.npy", meta["sha256"], dtype)
-        if list(array.shape) != meta["shape"]:
-            raise ValueError("shape")
-    except (OSError, ValueError, KeyError, TypeError):
-        meta_file.unlink(missing_ok=True)
-        (folder / f"{name}.npy").unlink(missing_ok=True)
-        return None
-    array.flags.writeable = False
-    return array
 
 
 @dataclass(frozen=True)
@@ -118,10 +90,10 @@ class Spec:
 
 
 def lists_for(folder: Path, spec: Spec) -> np.ndarray | None:
-    return load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
+    return files.load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
 
 
-def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | map_jobs.Job:
+def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | local.Job:
     """The neighbour lists ``spec`` names if they are on disk; else the job computing them (and
     the stage's table first if it is not there), joined if this process already runs it, or
     waiting while another map or space is computed. ``rows``: the shared row numbers, for lists
@@ -131,18 +103,18 @@ def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | 
     job_folder = folder / "jobs" / name
 
     def inputs() -> None:
-        sweep_parts(folder)
+        files.sweep(folder, "*.part")
         if rows is not None:  # the worker's input, removed on its every way out
-            map_jobs.write_atomically(job_folder / map_jobs.TABLE, map_jobs.npy_bytes(rows, np.int64))
+            files.write_atomically(job_folder / files.TABLE, files.npy_bytes(rows, np.int64))
 
     worker = ["bert_embeddings.spaces.space_worker", str(folder), str(job_folder), spec.as_json()]
-    return map_jobs.start_job(job_folder, lambda: lists_for(folder, spec), inputs, worker, WHAT)
+    return local.start(job_folder, lambda: lists_for(folder, spec), inputs, worker, WHAT)
 
 
 def table_in(folder: Path, stage: str) -> np.ndarray | None:
     """A stage's table if it is on disk (the token and output stages are cheap; the page may
     compute them itself)."""
-    return load_array(folder, stage_name(stage), np.float32)
+    return files.load_array(folder, stage_name(stage), np.float32)
 
 
 def lists_of(table: np.ndarray, shape: tuple[str, int], threads: int = 2, progress=None) -> np.ndarray:
@@ -157,7 +129,7 @@ def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) 
     if stage in (stages.TOKEN, stages.OUTPUT):
         report(f"the {stages.stage_label(stage)}", 0.0)
         table = stages.token_table(model) if stage == stages.TOKEN else stages.output_table(model)
-        save_array(folder, stage_name(stage), table, np.float32)
+        files.save_array(folder, stage_name(stage), table, np.float32)
         return table
     shape = (model.vocab_size, stages.layer_width(model))
     layers = range(1, stages.layer_count(model) + 1)
@@ -166,27 +138,8 @@ def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) 
     try:
         stages.layer_tables(model, progress=lambda fraction: report("every layer", fraction), out=out)
         for layer, table in enumerate(out, start=1):
-            save_array(folder, stage_name(str(layer)), table, np.float32)
+            files.save_array(folder, stage_name(str(layer)), table, np.float32)
     finally:
         for part in parts:
             part.unlink(missing_ok=True)
     return table_in(folder, stage)
-
-
-def clear_parts(folder: Path) -> None:
-    """This process's half-written files in a model's folder of spaces (a layer's mapped file, an
-    array not yet renamed): never part of a finished space."""
-    for part in folder.glob(f"*.{os.getpid()}.part"):
-        part.unlink(missing_ok=True)
-
-
-def sweep_parts(folder: Path, now: float | None = None) -> None:
-    """Half-written files in a model's folder of spaces over a day old: a worker killed outright
-    (SIGKILL, the out-of-memory killer) left them; no job is still writing them."""
-    now = time.time() if now is None else now
-    for part in folder.glob("*.part"):
-        try:
-            if now - part.stat().st_mtime > map_jobs.LEFTOVER_SECONDS:
-                part.unlink(missing_ok=True)
-        except OSError:
-            continue

@@ -6,19 +6,18 @@ stage makes every layer's, in one pass of the whole model, written straight to f
 memory), then the exact neighbour lists in the geometry, over the whole vocabulary or the rows in
 ``JOB_FOLDER/table.npy``; it reports progress in ``JOB_FOLDER/progress.json`` and writes each
 array before the record that vouches for it. Its input is removed on every way out
-(map_worker.run).
+(worker.run).
 """
 
 from __future__ import annotations
 
-import json
+import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from bert_embeddings.maps import map_jobs, map_worker
+from bert_embeddings.jobs import files, worker
 from bert_embeddings.models.folders import load_folder
 from bert_embeddings.spaces import space_jobs
 
@@ -28,11 +27,7 @@ class ModelChangedError(RuntimeError):
 
 
 def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2) -> None:
-    began = time.time()
-
-    def report(step: str, fraction: float) -> None:
-        progress = {"stage": step, "fraction": round(fraction, 4), "elapsed": round(time.time() - began, 2)}
-        map_jobs.write_atomically(job_folder / map_jobs.PROGRESS, json.dumps(progress).encode())
+    report = worker.reporter(job_folder)
 
     report("loading the model", 0.0)
     source = spec.model_folder
@@ -43,9 +38,9 @@ def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2
     if table is None:
         table = space_jobs.make_stage(folder, model, spec.stage, report)
     if spec.rows != space_jobs.ALL:
-        table = table[np.load(job_folder / map_jobs.TABLE, allow_pickle=False)]
+        table = table[np.load(job_folder / files.TABLE, allow_pickle=False)]
     lists = space_jobs.lists_of(table, spec.shape, threads, lambda _, done: report("neighbours", done))
-    space_jobs.save_array(folder, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
+    files.save_array(folder, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
 
 
 def main(folder: Path, job_folder: Path, spec_json: str) -> int:
@@ -55,9 +50,9 @@ def main(folder: Path, job_folder: Path, spec_json: str) -> int:
         try:
             work(folder, job_folder, spec)
         finally:
-            space_jobs.clear_parts(folder)
+            files.clear_parts(folder, os.getpid())
 
-    return map_worker.run(job_folder, job, space_jobs.WHAT)
+    return worker.run(job_folder, job, space_jobs.WHAT)
 
 
 if __name__ == "__main__":

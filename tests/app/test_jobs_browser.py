@@ -1,7 +1,7 @@
 """A background job whose worker dies, in real headless Chromium: the t-SNE map, a space's
 neighbour lists and the aligned maps. Whoever watches sees the failure and its reason at once,
 without a click; a new tab sees it too; and "Try again" starts the job again, which then finishes
-(components/job_panel.py, bert_embeddings/maps/map_jobs.job_in)."""
+(components/job_panel.py, bert_embeddings/jobs/local.job_in)."""
 
 from __future__ import annotations
 

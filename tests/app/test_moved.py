@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
 from bert_embeddings.figures import export
+from bert_embeddings.jobs import files, local
 from components import echo, settings, space_view
 from testkit.apptest import every_file_builds, messages, run_page, select_row, shown
 from testkit.random_models import write_random_bert
@@ -60,14 +61,14 @@ def test_two_stages_of_one_model_compared_as_the_api_compares_them(two_layer_mod
     assert len(movers) == 200  # the first 200 are sent; the download holds them all
     downloads.clear()
     at.run()
-    files = every_file_builds(at, downloads)
-    figures_file = next(n for n in files if n.startswith("per-piece-figures") and n.endswith(".npy"))
-    saved = np.load(io.BytesIO(files[figures_file]))
+    built = every_file_builds(at, downloads)
+    figures_file = next(n for n in built if n.startswith("per-piece-figures") and n.endswith(".npy"))
+    saved = np.load(io.BytesIO(built[figures_file]))
     np.testing.assert_array_equal(saved[:, 0], expected.overlap)
     np.testing.assert_array_equal(saved[:, 1], expected.second_order)
     for side, lists in (("a", expected.lists_a), ("b", expected.lists_b)):
-        name = next(n for n in files if n.startswith(f"neighbours-in-{side}-") and n.endswith(".npy"))
-        np.testing.assert_array_equal(np.load(io.BytesIO(files[name])), lists)
+        name = next(n for n in built if n.startswith(f"neighbours-in-{side}-") and n.endswith(".npy"))
+        np.testing.assert_array_equal(np.load(io.BytesIO(built[name])), lists)
     # k is checked: a message, and the page keeps working
     at.number_input(key=settings.MV_K).set_value(101.0).run()
     assert not at.exception and "k" in messages(at) and "100" in messages(at)
@@ -88,7 +89,6 @@ def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_st
     """The page's side of the aligned maps: the button starts the job (its own computation is
     pinned in tests/spaces); finished maps on disk are drawn at the link's step between A and B,
     with each map's recall and the chosen piece's path."""
-    from bert_embeddings.maps import map_jobs
     from bert_embeddings.spaces import aligned_jobs, space_jobs
 
     at = run_page("pages/moved.py")
@@ -105,16 +105,16 @@ def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_st
         space_jobs.Spec(str(two_layer_model), "output", ("raw", 0)),
     )
     folder = aligned_jobs.folder_for(spec)
-    job = map_jobs.job_in(folder / "jobs" / "maps")
+    job = local.job_in(folder / "jobs" / "maps")
     assert job is not None
     if job.process is not None:  # its maps are pinned elsewhere: here, stand-in maps are kept
         job.process.terminate()
         job.process.wait()
-    map_jobs._jobs.clear()
+    local._jobs.clear()
     rng = np.random.default_rng(0)
     maps = rng.standard_normal((3, model.vocab_size, 2)).astype(np.float32)
-    space_jobs.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
-    space_jobs.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
+    files.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
+    files.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
     at.text_input(key=settings.MV_PIECE).set_value("river").run()
     at.select_slider(key=settings.MV_STEP).set_value("50").run()
     assert not at.exception and not at.error, messages(at)
@@ -231,24 +231,24 @@ def test_the_aligned_maps_numbers_come_as_files(compared, downloads):
     folder = aligned_jobs.folder_for(spec)  # stand-in maps where the finished job keeps its own
     maps = np.random.default_rng(1).standard_normal((3, model.vocab_size, 2)).astype(np.float32)
     folder.mkdir(parents=True, exist_ok=True)
-    space_jobs.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
-    space_jobs.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
+    files.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
+    files.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
     at = compared_page(compared)
     at.select_slider(key=settings.MV_STEP).set_value("50").run()
     assert not at.exception and not at.error, messages(at)
     downloads.clear()
     at.run()
-    files = every_file_builds(at, downloads)
-    name = next(n for n in files if n.startswith("aligned-maps-at-50") and n.endswith(".npy"))
+    built = every_file_builds(at, downloads)
+    name = next(n for n in built if n.startswith("aligned-maps-at-50") and n.endswith(".npy"))
     assert "-raw-k-10" in name
-    saved = np.load(io.BytesIO(files[name]))
+    saved = np.load(io.BytesIO(built[name]))
     expected = api.compare(api.space(model, "token"), api.space(model, "output"))
     halfway = ((maps[0].astype(np.float64) + maps[1]) / 2).astype(np.float32)
     np.testing.assert_array_equal(saved[:, :2], halfway)
     np.testing.assert_array_equal(saved[:, 2:4], maps[0])
     np.testing.assert_array_equal(saved[:, 4:6], maps[1])
     np.testing.assert_array_equal(saved[:, 6], expected.overlap)
-    header = files[name.replace(".npy", ".csv")].decode().splitlines()[0]
+    header = built[name.replace(".npy", ".csv")].decode().splitlines()[0]
     assert header == "piece,x at 50%,y at 50%,x in A,y in A,x in B,y in B,overlap@10"
 
 

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.figures import charts, map_marks
+from bert_embeddings.jobs import files, local
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
 from components import settings
@@ -29,14 +30,14 @@ def quick_maps(tmp_path_factory):
     saved = {k: os.environ.get(k) for k in ("BERT_EXPLORER_CACHE", "BERT_EXPLORER_MAP_ITERATIONS")}
     os.environ["BERT_EXPLORER_CACHE"] = str(tmp_path_factory.mktemp("maps-cache"))
     os.environ["BERT_EXPLORER_MAP_ITERATIONS"] = "30"
-    map_jobs._jobs.clear()  # a map another test file left computing does not queue these
+    local._jobs.clear()  # a map another test file left computing does not queue these
     yield
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    map_jobs._jobs.clear()
+    local._jobs.clear()
 
 
 def open_maps(params: dict) -> AppTest:
@@ -48,9 +49,9 @@ def open_maps(params: dict) -> AppTest:
 
 def wait_for_the_map(timeout: float = 300) -> None:
     deadline = time.time() + timeout
-    while any(job.running() for job in map_jobs._jobs.values()) and time.time() < deadline:
+    while any(job.running() for job in local._jobs.values()) and time.time() < deadline:
         time.sleep(0.25)
-    assert not any(job.running() or job.failure() for job in map_jobs._jobs.values())
+    assert not any(job.running() or job.failure() for job in local._jobs.values())
 
 
 def test_progress_first_then_the_map_with_its_faithfulness():
@@ -88,7 +89,7 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
     from components.map_state import map_settings
 
     table = bundled.tables.word_embeddings
-    done = map_jobs.load(map_jobs.folder_for(map_jobs.fingerprint(table), map_settings()), len(table))
+    done = map_jobs.load(map_jobs.folder_for(files.fingerprint(table), map_settings()), len(table))
     assert done is not None and done.meta["settings"]["iterations"] == 30
     tsne = next(f for f in figures(at) if "t-SNE" in (f.layout.title.text or ""))
     index = vocab_search.build_index(table, bundled.tokenizer)
@@ -109,7 +110,7 @@ def finished_map(bundled, params: dict) -> tuple[AppTest, map_jobs.Done]:
         wait_for_the_map()
         at = open_maps(params)
     table = bundled.tables.word_embeddings
-    done = map_jobs.load(map_jobs.folder_for(map_jobs.fingerprint(table), map_settings()), len(table))
+    done = map_jobs.load(map_jobs.folder_for(files.fingerprint(table), map_settings()), len(table))
     assert done is not None
     return at, done
 
@@ -238,7 +239,7 @@ def test_a_geometrys_t_sne_map_is_a_job_of_its_own_on_its_rows(bundled):
         wait_for_the_map()
         at = open_maps(params)
     table = bundled.tables.word_embeddings
-    folder = map_jobs.folder_for(f"{map_jobs.fingerprint(table)}-centred", map_settings())
+    folder = map_jobs.folder_for(f"{files.fingerprint(table)}-centred", map_settings())
     done = map_jobs.load(folder, len(table))
     assert done is not None
     assert "t-SNE, centred geometry" in tsne_figure(at).layout.title.text
@@ -289,10 +290,10 @@ def failed_map(monkeypatch, tmp_path):
 
     from components import map_state
 
-    (tmp_path / map_jobs.LOG).write_text("Traceback ...\nMemoryError: out of memory\n")
+    (tmp_path / files.LOG).write_text("Traceback ...\nMemoryError: out of memory\n")
     dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
     dead.wait()
-    failed = map_jobs.Job(tmp_path, dead, time.time())
+    failed = local.Job(tmp_path, dead, time.time())
     monkeypatch.setattr(map_jobs, "load", lambda folder, rows=None: None)  # no map on disk
     monkeypatch.setattr(map_jobs, "start", lambda *args, **kwargs: failed)
     map_state._finished_map.clear()
@@ -303,7 +304,7 @@ def failed_map(monkeypatch, tmp_path):
 def test_a_failed_computation_says_why_and_can_be_tried_again(monkeypatch, failed_map):
     """A worker that dies leaves no map: the page says why and offers to try again."""
     retried = []
-    monkeypatch.setattr(map_jobs, "retry", retried.append)
+    monkeypatch.setattr(local, "retry", retried.append)
     at = open_maps({"method": "tsne"})
     assert not at.exception
     assert "exit code 3" in messages(at) and "MemoryError" in messages(at)
@@ -320,8 +321,8 @@ def test_a_big_vocabularys_failed_map_is_shown_without_asking_and_try_again_star
 
     monkeypatch.setattr(map_state, "ASK_FIRST_ROWS", 1000)  # the bundled model counts as big
     failed, known, started = map_jobs.start(), [True], []
-    monkeypatch.setattr(map_jobs, "job_in", lambda folder: failed if known else None)  # this process knows it
-    monkeypatch.setattr(map_jobs, "retry", lambda folder: started.append(folder) or known.clear())
+    monkeypatch.setattr(local, "job_in", lambda folder: failed if known else None)  # this process knows it
+    monkeypatch.setattr(local, "retry", lambda folder: started.append(folder) or known.clear())
     at = open_maps({"method": "tsne"})
     assert not at.exception
     assert "exit code 3" in messages(at) and "Compute the map" not in [b.label for b in at.button]
@@ -489,7 +490,7 @@ def test_a_big_vocabulary_says_what_its_map_costs_and_waits_to_be_asked(monkeypa
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
     at = open_maps({"method": "tsne"})
     assert not at.exception and not at.error and not at.get("progress")
-    assert not any(str(folder).startswith(str(tmp_path)) for folder in map_jobs._jobs)
+    assert not any(str(folder).startswith(str(tmp_path)) for folder in local._jobs)
     shape = forecast.Shape.of(30522, 384, map_state.map_settings())
     for pace, where in (
         (None, "on a 2-core machine like"),

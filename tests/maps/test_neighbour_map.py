@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bert_embeddings.jobs import files, local, progress
 from bert_embeddings.maps import forecast, knn, map_jobs, neighbour_map
 from testkit.apptest import ROOT
 from testkit.brute import brute_cosines, random_table
@@ -276,22 +277,22 @@ for blas in (1, 2):
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
-    map_jobs._jobs.clear()  # a map another test file left computing does not queue this one's
+    local._jobs.clear()  # a map another test file left computing does not queue this one's
     yield tmp_path / "cache"
-    map_jobs._jobs.clear()
+    local._jobs.clear()
 
 
-def wait(job: map_jobs.Job, timeout: float = 120) -> None:
+def wait(job: local.Job, timeout: float = 120) -> None:
     deadline = time.time() + timeout
     while job.running() and time.time() < deadline:
         time.sleep(0.1)
-    assert not job.running() and job.failure() is None, (job.folder / map_jobs.LOG).read_text()
+    assert not job.running() and job.failure() is None, (job.folder / files.LOG).read_text()
 
 
 def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(cache):
     table = random_table(rows=400)
     job = map_jobs.start(table, SMALL)
-    assert isinstance(job, map_jobs.Job)
+    assert isinstance(job, local.Job)
     assert map_jobs.start(table, SMALL) is job  # a second request joins the running job
     wait(job)
     done = map_jobs.start(table, SMALL)
@@ -306,7 +307,7 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
     np.testing.assert_array_equal(done.regions.of_row, expected.regions.of_row)
     assert done.regions.central == expected.regions.central and done.regions.sizes == expected.regions.sizes
     np.testing.assert_array_equal(done.regions.anchors, expected.regions.anchors)
-    assert not (job.folder / map_jobs.TABLE).exists()  # the table copy is cleaned up
+    assert not (job.folder / files.TABLE).exists()  # the table copy is cleaned up
     # another server process finds it without computing: it loads, and starts no worker
     code = (
         "import sys, numpy as np; from bert_embeddings.maps import map_jobs, neighbour_map; "
@@ -337,7 +338,7 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
 def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damage, name):
     table = random_table(rows=400)
     wait(map_jobs.start(table, SMALL))
-    folder = map_jobs.folder_for(map_jobs.fingerprint(table), SMALL)
+    folder = map_jobs.folder_for(files.fingerprint(table), SMALL)
     damaged = folder / (name or map_jobs.COORDS)
     data = bytearray(damaged.read_bytes())
     if damage == "flip a byte":
@@ -352,7 +353,7 @@ def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damag
     else:
         assert map_jobs.load(folder, rows=400) is None
     again = map_jobs.start(table, SMALL)
-    assert isinstance(again, map_jobs.Job)  # computed again, not shown
+    assert isinstance(again, local.Job)  # computed again, not shown
     wait(again)
     assert isinstance(map_jobs.start(table, SMALL), map_jobs.Done)
 
@@ -441,7 +442,7 @@ def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache
     job = map_jobs.start(first, SMALL)
     queued = map_jobs.start(second, SMALL, "second", prepare=lambda t: -t)
     assert queued.waiting() and queued.running() and queued.failure() is None
-    assert not (queued.folder / map_jobs.TABLE).exists()  # nothing prepared while it waits
+    assert not (queued.folder / files.TABLE).exists()  # nothing prepared while it waits
     wait(job)
     assert not queued.running()
     started = map_jobs.start(second, SMALL, "second", prepare=lambda t: -t)
@@ -459,16 +460,28 @@ def test_progress_gives_a_stage_and_an_estimate(cache):
     job = map_jobs.start(table, SMALL)
     reports = []
     while job.running():
-        reports.append(map_jobs.read_progress(job.folder))
+        reports.append(progress.read(job.folder))
         time.sleep(0.05)
     reports = [r for r in reports if r]
     assert reports, "no progress report was seen"
     for report in reports:
         assert report["stage"] in neighbour_map.STAGES
-        done, left = map_jobs.estimate(report)
-        assert 0 <= done <= 1 and (left is None or 0 <= left.low <= left.high)
-    assert map_jobs.estimate(None) == (0.0, None)
-    assert map_jobs.estimate({"stage": "layout", "fraction": 0.5}) == (0.0, None)  # an old file
+        done, left = progress.time_left(report)
+        assert 0 <= done <= 1 and left is not None and 0 <= left.low <= left.high  # the forecast's
+    assert progress.time_left(None) == (0.0, None)
+    assert progress.time_left({"stage": "layout"}) == (0.0, None)  # an old or cut file
+
+
+def test_a_job_without_a_forecast_of_its_own_gets_its_time_left_from_its_pace():
+    """A stage space's or aligned maps' report (no forecast): its time left is extrapolated from
+    its share done and its seconds so far, once a tenth is done; the worker's own forecast, where
+    it gives one, is taken as it is."""
+    assert progress.time_left({"stage": "neighbours", "fraction": 0.05, "elapsed": 3}) == (0.05, None)
+    done, left = progress.time_left({"stage": "neighbours", "fraction": 0.25, "elapsed": 10})
+    assert done == 0.25 and left == progress.TimeLeft(30.0, 30.0)
+    done, left = progress.time_left({"fraction": 0.5, "elapsed": 4, "left": [9.0, 3.0]})
+    assert left == progress.TimeLeft(3.0, 9.0)
+    assert progress.time_left({"fraction": "x", "elapsed": 1}) == (0.0, None)
 
 
 def test_a_cache_folder_that_is_a_file_gets_a_message_not_a_traceback(tmp_path, monkeypatch):
@@ -483,15 +496,15 @@ def test_a_cache_folder_that_is_a_file_gets_a_message_not_a_traceback(tmp_path, 
     message = str(raised.value)
     assert "is a file, not a folder" in message or "a file, not a folder" in message
     assert "BERT_EXPLORER_CACHE" in message and "try again" in message
-    assert not map_jobs._jobs  # nothing half-started
+    assert not local._jobs  # nothing half-started
 
 
-def _running_worker(cache) -> map_jobs.Job:
+def _running_worker(cache) -> local.Job:
     """A map job whose worker has started on a long map (its input, table.npy, written)."""
     table = random_table(rows=3000, seed=11)
     job = map_jobs.start(table, neighbour_map.Settings(perplexity=10, iterations=5000, seed=7))
-    assert isinstance(job, map_jobs.Job) and (job.folder / map_jobs.TABLE).exists()
-    while job.running() and not (job.folder / map_jobs.PROGRESS).exists():  # the worker is computing
+    assert isinstance(job, local.Job) and (job.folder / files.TABLE).exists()
+    while job.running() and not (job.folder / files.PROGRESS).exists():  # the worker is computing
         time.sleep(0.05)
     return job
 
@@ -506,7 +519,7 @@ def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name)
     job.process.send_signal(getattr(signal, signal_name))
     job.process.wait(timeout=60)
     assert job.failure() is not None  # the page says the map's process stopped
-    assert not (job.folder / map_jobs.TABLE).exists() and not (job.folder / map_jobs.PROGRESS).exists()
+    assert not (job.folder / files.TABLE).exists() and not (job.folder / files.PROGRESS).exists()
     assert not list(job.folder.glob("*.part")) and not (job.folder / map_jobs.META).exists()
 
 
@@ -518,14 +531,14 @@ def test_a_failed_job_is_known_to_everyone_until_retried_and_then_starts_again(c
     job = _running_worker(cache)
     job.process.send_signal(signal.SIGKILL)
     job.process.wait(timeout=60)
-    assert map_jobs.job_in(job.folder) is job and "exit code -9" in job.failure()
+    assert local.job_in(job.folder) is job and "exit code -9" in job.failure()
     table = random_table(rows=3000, seed=11)
     settings = neighbour_map.Settings(perplexity=10, iterations=5000, seed=7)
     assert map_jobs.start(table, settings) is job  # asked again before a retry: the failure, not a loop
-    map_jobs.retry(job.folder)
-    assert map_jobs.job_in(job.folder) is None
+    local.retry(job.folder)
+    assert local.job_in(job.folder) is None
     again = map_jobs.start(table, settings)
-    assert isinstance(again, map_jobs.Job) and again is not job and again.running()
+    assert isinstance(again, local.Job) and again is not job and again.running()
     assert again.process.pid != job.process.pid
     again.process.kill()
     again.process.wait(timeout=60)
@@ -539,13 +552,13 @@ def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
     old, recent = cache / "maps" / "aaa" / "x", cache / "maps" / "bbb" / "x"
     for folder in (old, recent):
         folder.mkdir(parents=True)
-        (folder / map_jobs.TABLE).write_bytes(b"0" * 1000)
+        (folder / files.TABLE).write_bytes(b"0" * 1000)
         (folder / "coords.npy.123.part").write_bytes(b"0")
-    day_and_more = time.time() - map_jobs.LEFTOVER_SECONDS - 60
-    os.utime(old / map_jobs.TABLE, (day_and_more, day_and_more))
+    day_and_more = time.time() - files.LEFTOVER_SECONDS - 60
+    os.utime(old / files.TABLE, (day_and_more, day_and_more))
     wait(map_jobs.start(random_table(rows=300), SMALL))
-    assert not (old / map_jobs.TABLE).exists() and not list(old.glob("*.part"))
-    assert (recent / map_jobs.TABLE).exists()
+    assert not (old / files.TABLE).exists() and not list(old.glob("*.part"))
+    assert (recent / files.TABLE).exists()
 
 
 def test_background_work_runs_at_idle_priority_unless_the_host_says_normal(cache, monkeypatch):
@@ -557,9 +570,9 @@ def test_background_work_runs_at_idle_priority_unless_the_host_says_normal(cache
 
     for setting, policy in (("idle", os.SCHED_IDLE), ("normal", os.SCHED_OTHER)):
         monkeypatch.setenv("BERT_EXPLORER_JOB_PRIORITY", setting)
-        map_jobs._jobs.clear()
+        local._jobs.clear()
         job = map_jobs.start(random_table(rows=2000, seed=20 + policy), SMALL)
-        assert isinstance(job, map_jobs.Job)
+        assert isinstance(job, local.Job)
         assert os.sched_getscheduler(job.process.pid) == policy
         job.process.kill()
         job.process.wait()

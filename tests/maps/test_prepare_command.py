@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bert_embeddings import __main__ as command
+from bert_embeddings.jobs import files
 from bert_embeddings.maps import map_jobs, neighbour_map
 from bert_embeddings.models import checkpoints
 from testkit.apptest import ROOT
@@ -155,7 +156,7 @@ def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model
     array nor anything else of the map stays."""
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", ITERATIONS)
-    real, written = map_jobs.write_atomically, []
+    real, written = files.write_atomically, []
 
     def fills_up(path, data):
         if written:
@@ -163,7 +164,7 @@ def test_a_full_disk_exits_3_and_leaves_no_part_of_the_map(tmp_path, small_model
         written.append(path)
         real(path, data)
 
-    monkeypatch.setattr(map_jobs, "write_atomically", fills_up)
+    monkeypatch.setattr(files, "write_atomically", fills_up)
     assert command.main(["map", str(small_model)]) == command.NO_STORAGE
     assert "that disk is full" in capsys.readouterr().err
     assert written and not written[0].exists()
@@ -189,7 +190,7 @@ def test_the_maps_are_the_apps_computed_once_and_kept(tmp_path, small_model, mon
         (("raw", 0), table),
         (("centred", 0), geometry.transformed_table(table, geometry.fit(table, "centred"))),
     ):
-        folder = map_jobs.folder_for(map_jobs.map_name(map_jobs.fingerprint(table), shape), settings)
+        folder = map_jobs.folder_for(map_jobs.map_name(files.fingerprint(table), shape), settings)
         kept = map_jobs.load(folder, len(table))
         assert kept is not None, shape
         expected = neighbour_map.compute(rows, settings, threads=1)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bert_embeddings.analysis import geometry
-from bert_embeddings.maps import map_jobs
+from bert_embeddings.jobs import files, local
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import aligned, aligned_jobs, compare, space_jobs, stages
 from testkit.random_models import write_random_bert
@@ -27,9 +27,9 @@ def two_layers(tmp_path_factory):
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
-    map_jobs._jobs.clear()
+    local._jobs.clear()
     yield tmp_path / "cache"
-    map_jobs._jobs.clear()
+    local._jobs.clear()
 
 
 def finished(key, spec, rows=None, timeout=600.0) -> np.ndarray:
@@ -38,7 +38,7 @@ def finished(key, spec, rows=None, timeout=600.0) -> np.ndarray:
         result = space_jobs.start(key, spec, rows)
         if isinstance(result, np.ndarray):
             return result
-        assert result.failure() is None, (result.folder / map_jobs.LOG).read_text()
+        assert result.failure() is None, (result.folder / files.LOG).read_text()
         time.sleep(0.2)
     raise AssertionError("the space's job did not finish")
 
@@ -58,7 +58,7 @@ def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache
     fingerprint = space_jobs.model_key(two_layers)
     spec = space_jobs.Spec(str(two_layers.folder), "2", ("raw", 0))
     job = space_jobs.start(fingerprint, spec)
-    assert isinstance(job, map_jobs.Job) and space_jobs.start(fingerprint, spec) is job  # joined
+    assert isinstance(job, local.Job) and space_jobs.start(fingerprint, spec) is job  # joined
     lists = finished(fingerprint, spec)
     folder = space_jobs.folder_for(fingerprint)
     expected = stages.layer_tables(two_layers)
@@ -75,7 +75,7 @@ def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache
         cosines = unit @ unit[row]
         cosines[row] = -np.inf
         np.testing.assert_allclose(cosines[lists[row]], np.sort(cosines)[::-1][: compare.MAX_K], atol=1e-6)
-    assert not (job.folder / map_jobs.TABLE).exists() and not list(folder.glob("*.part"))
+    assert not (job.folder / files.TABLE).exists() and not list(folder.glob("*.part"))
 
 
 def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(cache, two_layers):
@@ -93,7 +93,7 @@ def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(
     data = bytearray((folder / f"{name}.npy").read_bytes())
     data[-1] ^= 1
     (folder / f"{name}.npy").write_bytes(bytes(data))
-    assert space_jobs.load_array(folder, name, np.int32) is None and not (folder / f"{name}.json").exists()
+    assert files.load_array(folder, name, np.int32) is None and not (folder / f"{name}.json").exists()
     np.testing.assert_array_equal(finished(fingerprint, spec, rows), lists)
 
 
@@ -133,7 +133,7 @@ def finished_maps(spec, rows, timeout=600.0):
         result = aligned_jobs.start(spec, rows)
         if isinstance(result, aligned.AlignedMaps):
             return result
-        assert result.failure() is None, (result.folder / map_jobs.LOG).read_text()
+        assert result.failure() is None, (result.folder / files.LOG).read_text()
         time.sleep(0.2)
     raise AssertionError("the aligned maps' job did not finish")
 
@@ -159,7 +159,7 @@ def test_aligned_maps_are_made_in_the_background_as_in_this_process_and_kept(cac
         here.recall_b_alone,
     )
     folder = aligned_jobs.folder_for(spec)
-    assert not (folder / "jobs" / "maps" / map_jobs.TABLE).exists()
+    assert not (folder / "jobs" / "maps" / files.TABLE).exists()
     # another geometry is another pair, not these maps
     other = aligned_jobs.PairSpec(
         key, sides[0], key, space_jobs.Spec(str(two_layers.folder), "output", ("raw", 0), name)

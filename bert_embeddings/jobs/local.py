@@ -1,0 +1,126 @@
+"""Background jobs run by this server process itself: each one a worker process it starts at
+background work's priority (jobs.priority), one heavy job at a time.
+
+A job lives in a folder of its own (its input, ``progress.json`` and the worker's log) and is
+named by it: within one server process every request for the same folder joins the one job.
+A t-SNE map's worker or a stage space's holds some hundred MB and a host's memory is small, so
+one job computes at a time, maps and spaces alike; a job asked for meanwhile waits, queued, and
+starts at the first request after the other is done.
+
+The rule that every page's job panel inherits: a job this process knows of, running, waiting its
+turn or failed, is shown to everyone who looks (``job_in``), until it finishes or someone tries
+again; ``retry`` forgets a failure, and the caller asks for the job again in the same step.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bert_embeddings.errors import MapStorageError
+from bert_embeddings.jobs import files, priority
+
+
+@dataclass
+class Job:
+    folder: Path
+    process: subprocess.Popen | None  # None while it waits for another job to be done
+    started: float
+
+    def running(self) -> bool:
+        """Under way: computing, or waiting while another job computes."""
+        if self.process is None:
+            return _computing(besides=self.folder)
+        return self.process.poll() is None
+
+    def waiting(self) -> bool:
+        return self.process is None
+
+    def failure(self) -> str | None:
+        """Why the worker stopped without its result, if it did (its input, maybe a copy of a
+        table, is removed then: a worker killed outright could not remove it itself)."""
+        code = None if self.process is None else self.process.poll()
+        if code is None or code == 0:
+            return None
+        files.clear_inputs(self.folder)
+        try:
+            tail = (self.folder / files.LOG).read_text()[-400:].strip().splitlines()[-1]
+        except (OSError, IndexError):
+            tail = ""
+        return f"the background process stopped (exit code {code}){': ' + tail if tail else ''}"
+
+
+_jobs: dict[Path, Job] = {}
+_lock = threading.Lock()
+
+
+def _computing(besides: Path) -> bool:
+    return any(
+        j.process is not None and j.process.poll() is None for f, j in list(_jobs.items()) if f != besides
+    )
+
+
+def start(
+    folder: Path,
+    finished: Callable[[], object],
+    inputs: Callable[[], None],
+    worker: list[str],
+    what: str = "The t-SNE map",
+):
+    """What ``finished()`` returns if it is not None; else the job in ``folder``: joined if it
+    runs, its failure if it failed (until ``retry``), queued if another job computes, or started
+    now: ``inputs()`` writes the worker's input, then ``python -m *worker`` runs at background
+    work's priority. A folder that cannot be written raises MapStorageError saying what to fix."""
+    with _lock:
+        job = _jobs.get(folder)
+        if job is not None and job.running():
+            return job
+        done = finished()
+        if done is not None:
+            return done
+        if job is not None and job.failure():
+            return job  # the page says why; ``retry`` starts again
+        if _computing(besides=folder):
+            job = _jobs[folder] = Job(folder, None, time.time())
+            return job
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            inputs()
+            (folder / files.PROGRESS).unlink(missing_ok=True)
+            log = open(folder / files.LOG, "w")
+        except OSError as error:
+            raise MapStorageError(files.storage_problem(error, what=what)) from None
+        env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
+        with log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", *worker],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=priority.background_priority,
+            )
+        job = _jobs[folder] = Job(folder, process, time.time())
+        return job
+
+
+def job_in(folder: Path) -> Job | None:
+    """The job this process knows of in ``folder``: running, queued, or failed (kept until
+    ``retry``, so that everyone who looks sees why it stopped; ``start`` joins any of them)."""
+    with _lock:
+        job = _jobs.get(folder)
+    return job if job is not None and (job.running() or job.waiting() or job.failure()) else None
+
+
+def retry(folder: Path) -> None:
+    """Forget a failed job, so that the next ``start`` begins again (the caller asks for it in the
+    same step: "Try again" means start again)."""
+    with _lock:
+        job = _jobs.get(folder)
+        if job is not None and not job.running():
+            del _jobs[folder]
