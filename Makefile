@@ -2,6 +2,9 @@
 #   make run    set up .venv/ if needed, then start the explorer
 #   make test   set up .venv/, a browser, axe-core and the servers the replica tests start,
 #               if needed, then lint and run every test
+# and one for developers between edits:
+#   make check  lint, then the quick tier: every test that needs no browser, starts no server or
+#               background process and computes for no more than a few seconds (a few minutes)
 # The virtual environment is reused once a stamp file says its install finished; editing
 # a requirements file makes it install again.
 
@@ -13,7 +16,7 @@ PIP_INSTALL := $(VENV)/bin/pip install --retries 1 --timeout 20 --disable-pip-ve
 APP_STAMP := $(VENV)/.app-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint browser setup
+.PHONY: run test check lint browser setup
 
 run: $(APP_STAMP)
 	$(VENV)/bin/streamlit run app.py
@@ -24,6 +27,11 @@ PYTEST_PARALLEL := -n 2 --dist loadgroup
 
 test: $(DEV_STAMP) browser lint
 	$(VENV)/bin/pytest $(PYTEST_PARALLEL)
+
+# The tests left out are marked: `browser` in their files, `server` and `slow` in tests/conftest.py.
+# The ten slowest are listed at the end, so that the tier can be kept quick.
+check: $(DEV_STAMP) lint
+	$(VENV)/bin/pytest $(PYTEST_PARALLEL) -m "not browser and not server and not slow" --durations=10
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .

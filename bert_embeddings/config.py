@@ -5,7 +5,7 @@ on Community Cloud) into the environment as well, so a secret and an environment
 of the same name are one setting; the custom-model switch and the presenter key also take the
 secrets mapping directly, as the page sees it.
 
-``VARIABLES`` is the one table: each variable's name, what it changes (README.md's
+``VARIABLES`` is the one table: each variable's name, what it changes (docs/configuration.md's
 "Configuration" section shows the same table; a test keeps the two the same), and the reader
 that checks its text. A value its reader refuses is never used: the variable's default stands
 in, and ``problems`` names it, what it accepts and what was given, for the app to show on every
@@ -45,13 +45,12 @@ MOST_THREADS = 256
 DEFAULT_MODEL = "bert-base-uncased"
 DEFAULT_REVISION = "main"
 DEFAULT_MAX_DOWNLOAD_MB = 1500
-DEFAULT_ENDPOINT = "https://huggingface.co"
 
 
 @dataclass(frozen=True)
 class Variable:
     name: str
-    effect: str  # for README.md: what it changes, and its default
+    effect: str  # for docs/configuration.md: what it changes, and its default
     read: Callable[[str], object] = readers.text
     default: object = None  # the value when it is not set, or set to something ``read`` refuses
     command: bool = False  # ``python -m bert_embeddings`` reads it too (so it stops on a bad one)
@@ -162,27 +161,6 @@ VARIABLES = (
         "server starts a follower's run for it, and when a follower's run applies it (for "
         "`bench.follow`; leave unset)",
         readers.file,
-    ),
-    Variable(
-        "HF_HUB_OFFLINE",
-        "`1` never contacts the Hub: the Hugging Face cache, else the bundled model",
-        readers.switch,
-        False,
-        command=True,
-    ),
-    Variable(
-        "HF_ENDPOINT",
-        f"another Hub address (default `{DEFAULT_ENDPOINT}`)",
-        readers.url,
-        DEFAULT_ENDPOINT,
-        command=True,
-    ),
-    Variable("HF_TOKEN", "a Hugging Face token, for private or gated models", readers.text, "", command=True),
-    Variable(
-        "HF_HOME", "the Hugging Face folder (default `~/.cache/huggingface`)", readers.path, command=True
-    ),
-    Variable(
-        "HF_HUB_CACHE", "the Hugging Face hub cache (default `$HF_HOME/hub`)", readers.path, command=True
     ),
 )
 BY_NAME = {v.name: v for v in VARIABLES}
@@ -310,31 +288,17 @@ def presenter_key(secrets: Mapping | None = None) -> str:
     return raw(PRESENTER) or _secret(secrets, PRESENTER) or ""
 
 
-def hub_offline() -> bool:
-    return bool(setting("HF_HUB_OFFLINE"))
-
-
-def hub_endpoint() -> str:
-    return str(setting("HF_ENDPOINT"))
-
-
-def hub_token() -> str:
-    return raw("HF_TOKEN")
-
-
-def hub_cache_dir() -> Path:
-    if (cache := setting("HF_HUB_CACHE")) is not None:
-        return cache
-    home = setting("HF_HOME")
-    return home / "hub" if home is not None else Path.home() / ".cache" / "huggingface" / "hub"
-
-
 def explorer_cache_dir() -> Path:
-    """Where the explorer keeps the embedding-only files it fetched (beside the HF cache)."""
-    return setting(CACHE) or hub_cache_dir().parent / "bert-explorer"
+    """Where the explorer keeps the embedding-only files it fetched: BERT_EXPLORER_CACHE, else
+    beside the Hugging Face hub cache (huggingface_hub's own setting: HF_HUB_CACHE, or HF_HOME/hub)."""
+    if (folder := setting(CACHE)) is not None:
+        return folder
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE).parent / "bert-explorer"
 
 
 def markdown_table() -> str:
-    """README.md's configuration table."""
+    """docs/configuration.md's table of variables."""
     rows = [f"| `{v.name}` | {v.effect} |" for v in VARIABLES]
     return "\n".join(["| variable | effect |", "|---|---|", *rows])

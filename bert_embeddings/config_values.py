@@ -64,11 +64,6 @@ def folder(text: str) -> Path:
     return path
 
 
-def path(text: str) -> Path:
-    """A folder as the Hugging Face libraries read it (they resolve a relative one themselves)."""
-    return Path(text)
-
-
 def existing_folder(text: str) -> Path:
     path = folder(text)
     if not path.is_dir():
@@ -114,12 +109,6 @@ def rooms(text: str) -> str:
         if head and head != _SQLITE_HEADER:
             raise ValueError(accepts + " (this file is not a SQLite database)")
     return text
-
-
-def url(text: str) -> str:
-    if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", text):
-        raise ValueError("an http:// or https:// address, such as https://huggingface.co")
-    return text.rstrip("/")
 
 
 def networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import config
 from testkit.apptest import ROOT, shown
+from testkit.stand_in_hub import go_offline, use_hf_home, use_hub_cache
 
 # (variable, a value it cannot use, words its message must hold)
 BAD = [
@@ -31,8 +32,6 @@ BAD = [
     (config.MODEL, "not a model!", "a Hub id such as bert-base-uncased"),
     (config.TRUSTED_PROXIES, "10.0.0.0/33", "IP addresses or networks"),
     (config.TRUSTED_PROXIES, "proxy.example", "IP addresses or networks"),
-    ("HF_ENDPOINT", "ftp://hub", "an http:// or https:// address"),
-    ("HF_HUB_OFFLINE", "2", "1, on, yes or true"),
 ]
 
 
@@ -54,15 +53,34 @@ def test_good_values_are_read_and_cause_no_problem(monkeypatch, tmp_path):
         config.CACHE: str(tmp_path),
         config.ROOMS: str(tmp_path / "rooms.sqlite3"),
         config.TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8, ::1",
-        "HF_ENDPOINT": "http://127.0.0.1:9/",
     }
     for name, text in good.items():
         monkeypatch.setenv(name, text)
     assert config.problems() == []
     assert config.map_iterations() == 250 and config.threads() == 2
     assert config.max_download_bytes() == 500_000 and not config.custom_models_allowed()
-    assert config.explorer_cache_dir() == tmp_path and config.hub_endpoint() == "http://127.0.0.1:9"
+    assert config.explorer_cache_dir() == tmp_path
     assert [str(n) for n in config.trusted_proxies()] == ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]
+
+
+def test_the_configuration_holds_only_the_explorers_own_variables():
+    """Hub address, token, offline mode and cache folder are huggingface_hub's own settings
+    (HF_ENDPOINT, HF_TOKEN or a saved login, HF_HUB_OFFLINE, HF_HOME): never read here again."""
+    assert all(v.name.startswith("BERT_EXPLORER_") for v in config.VARIABLES)
+    source = (ROOT / "bert_embeddings" / "config.py").read_text(encoding="utf-8")
+    assert '"HF_' not in source
+
+
+def test_the_explorer_cache_is_beside_huggingface_hubs_cache(monkeypatch, tmp_path):
+    """By default the embedding-only downloads and the maps live beside the hub cache that
+    huggingface_hub uses (HF_HUB_CACHE, else HF_HOME/hub); BERT_EXPLORER_CACHE moves them."""
+    monkeypatch.delenv(config.CACHE, raising=False)
+    use_hf_home(monkeypatch, tmp_path / "home")
+    assert config.explorer_cache_dir() == tmp_path / "home" / "bert-explorer"
+    use_hub_cache(monkeypatch, tmp_path / "elsewhere" / "hub")
+    assert config.explorer_cache_dir() == tmp_path / "elsewhere" / "bert-explorer"
+    monkeypatch.setenv(config.CACHE, str(tmp_path / "mine"))
+    assert config.explorer_cache_dir() == tmp_path / "mine"
 
 
 def test_a_rooms_file_that_is_not_a_database_is_a_problem(monkeypatch, tmp_path):
@@ -107,9 +125,9 @@ def test_the_command_ignores_what_only_the_app_reads(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("page", ["pages/concepts.py", "pages/pca.py", "pages/tokens.py"])
+@pytest.mark.parametrize("page", ["pages/concepts.py", "pages/maps.py", "pages/tokens.py"])
 def test_every_page_names_a_bad_setting_and_works(monkeypatch, page):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    go_offline(monkeypatch)
     monkeypatch.setenv(config.MAP_ITERATIONS, "abc")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(page).run()
@@ -123,7 +141,7 @@ def test_rooms_named_wrongly_stay_off_and_create_no_file(monkeypatch, tmp_path):
     """bogus://x once became a SQLite file named 'bogus:/x' in the working folder."""
     from components.rooms import follow, roomstore
 
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    go_offline(monkeypatch)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(config.ROOMS, "bogus://x")
     monkeypatch.setattr(roomstore, "_store", None)

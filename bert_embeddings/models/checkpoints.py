@@ -68,6 +68,7 @@ class Resolution:
     key: str
     notice: str | None = None
     hub_files: tuple[tuple[str, int], ...] = ()  # what a download will fetch (name, size)
+    hub_id: str = ""  # the id the Hub answered with (a renamed repo's new one), for the download
 
 
 def resolve(spec: str, revision: str = DEFAULT_REVISION, fallback: bool = True) -> Resolution:
@@ -106,7 +107,7 @@ def load_resolved(
         return load_bundled()
     if key.startswith("/"):
         return load_folder(Path(key), spec=key, name=key, source="local")
-    return _load_from_hub(key, revision or DEFAULT_REVISION, resolution.hub_files, progress)
+    return _load_from_hub(key, revision or DEFAULT_REVISION, resolution, progress)
 
 
 def load_model(
@@ -129,7 +130,7 @@ def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
         return Resolution(repo_id, repo_id)
     answer = (
         hub.HubAnswer("unreachable", "HF_HUB_OFFLINE is set")
-        if config.hub_offline()
+        if hub.offline()
         else hub.probe_hub(repo_id, revision)
     )
     if answer.status == "unreachable":
@@ -138,7 +139,7 @@ def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
                 f"{label} is not in the local Hugging Face cache and the Hub cannot be asked for it "
                 f"({answer.detail}). The models in the list work without the Hub."
             )
-        if config.hub_offline():
+        if hub.offline():
             return Resolution(
                 repo_id,
                 BUNDLED,
@@ -155,20 +156,20 @@ def _resolve_hub(repo_id: str, revision: str, fallback: bool) -> Resolution:
     if answer.status == "missing":
         raise ModelNotFoundError(
             f"The Hub has no public model '{label}' ({answer.detail}). Check the spelling; "
-            "a private or gated model needs an HF_TOKEN."
+            "a private or gated model needs a Hugging Face token (HF_TOKEN, or `hf auth login` on "
+            "this server)."
         )
-    return Resolution(repo_id, repo_id, hub_files=answer.files)
+    return Resolution(repo_id, repo_id, hub_files=answer.files, hub_id=answer.repo_id)
 
 
 def _load_from_hub(
-    repo_id: str,
-    revision: str,
-    hub_files: tuple[tuple[str, int], ...],
-    progress: downloads.Progress | None = None,
+    repo_id: str, revision: str, resolution: Resolution, progress: downloads.Progress | None = None
 ) -> LoadedModel:
     label = hub.label(repo_id, revision)
     snapshot = hub.local_copy(repo_id, revision)
     if snapshot is not None:
         return load_folder(snapshot, spec=repo_id, name=label, source="hub-cache")
-    folder = downloads.fetch_checkpoint(repo_id, revision, dict(hub_files), progress)
+    folder = downloads.fetch_checkpoint(
+        repo_id, revision, dict(resolution.hub_files), progress, hub_id=resolution.hub_id
+    )
     return load_folder(folder, spec=repo_id, name=label, source="hub")

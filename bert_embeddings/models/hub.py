@@ -1,11 +1,13 @@
 """The Hugging Face Hub: what the local caches hold, and a probe (a Hub id's form is limits.is_hub_id).
 
-Both use huggingface_hub: ``try_to_load_from_cache`` for the cache, and ``HfApi.model_info``
-with a timeout for the probe (measured here: it gives up on a server that never answers at
-its timeout, and at once on a refused port or an unknown name). The probe still runs in a
-daemon thread with a hard deadline (``HUB_TIMEOUT_S``), for a DNS lookup that hangs, which no
-client timeout covers. Downloads stay in downloads.py: huggingface_hub fetches whole files,
-where only the embedding tensors' byte range of a safetensors file is needed.
+Everything goes through huggingface_hub, with its own settings: the address (HF_ENDPOINT), the
+token (HF_TOKEN, or the login `hf auth login` saved under HF_HOME), offline mode (HF_HUB_OFFLINE)
+and the cache folder (HF_HOME, HF_HUB_CACHE), all read once, when it is first imported.
+``try_to_load_from_cache`` looks in the cache, and ``HfApi.model_info`` with a timeout asks the
+Hub (measured here: it gives up on a server that never answers at its timeout, and at once on a
+refused port or an unknown name). The probe still runs in a daemon thread with a hard deadline
+(``HUB_TIMEOUT_S``), for a DNS lookup that hangs, which no client timeout covers. Downloads are
+in downloads.py.
 """
 
 from __future__ import annotations
@@ -30,12 +32,19 @@ def explorer_folder(repo_id: str, revision: str) -> Path:
     return config.explorer_cache_dir() / repo_id.replace("/", "--") / revision.replace("/", "--")
 
 
+def offline() -> bool:
+    """HF_HUB_OFFLINE, as huggingface_hub read it: the Hub is never asked."""
+    from huggingface_hub import constants
+
+    return constants.is_offline_mode()
+
+
 def cached_snapshot(repo_id: str, revision: str) -> Path | None:
-    """The cache folder holding this revision's config, tokenizer and weights, if complete."""
+    """The Hugging Face cache folder holding this revision's config, tokenizer and weights, if complete."""
     from huggingface_hub import try_to_load_from_cache
 
     def cached(filename: str) -> Path | None:
-        found = try_to_load_from_cache(repo_id, filename, cache_dir=config.hub_cache_dir(), revision=revision)
+        found = try_to_load_from_cache(repo_id, filename, revision=revision)
         return Path(found) if isinstance(found, str) else None
 
     config_file = cached("config.json")
@@ -59,6 +68,7 @@ class HubAnswer:
     status: str  # "ok", "missing", "unreachable"
     detail: str = ""
     files: tuple[tuple[str, int], ...] = ()  # (file name, size in bytes; 0 if not given)
+    repo_id: str = ""  # the id the Hub answered with: a renamed repo's new one
 
 
 def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> HubAnswer:
@@ -71,14 +81,14 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
-    api = HfApi(endpoint=config.hub_endpoint(), token=config.hub_token() or None)
+    api = HfApi()  # the endpoint and the token are huggingface_hub's own settings
     result: list[HubAnswer] = []
 
     def ask() -> None:
         try:
             info = api.model_info(repo_id, revision=revision, files_metadata=True, timeout=timeout)
             files = tuple((s.rfilename, int(s.size or 0)) for s in info.siblings or ())
-            result.append(HubAnswer("ok", files=files))
+            result.append(HubAnswer("ok", files=files, repo_id=info.id or repo_id))
         except HfHubHTTPError as exc:
             code = exc.response.status_code if exc.response is not None else None
             result.append(HubAnswer("missing" if code in (401, 403, 404) else "unreachable", f"HTTP {code}"))
@@ -91,8 +101,3 @@ def probe_hub(repo_id: str, revision: str, timeout: float = HUB_TIMEOUT_S) -> Hu
     if not result:
         return HubAnswer("unreachable", f"no answer within {timeout:g} s")
     return result[0]
-
-
-def auth_headers() -> dict[str, str]:
-    token = config.hub_token()
-    return {"Authorization": f"Bearer {token}"} if token else {}

@@ -24,7 +24,7 @@ from bert_embeddings.errors import (
 from bert_embeddings.models import checkpoints, hub
 from bert_embeddings.models.bundled import sha256_of
 from testkit.random_models import damaged_bundled_copy
-from testkit.stand_in_hub import go_online, stand_in_hub
+from testkit.stand_in_hub import go_offline, stand_in_hub, use_hf_home, use_hub
 
 
 def test_bundled_model_is_the_published_checkpoint(bundled):
@@ -104,16 +104,16 @@ def test_non_bert_model_is_named(tmp_path):
 
 @pytest.fixture
 def isolated_hub(tmp_path, monkeypatch):
-    """An empty Hugging Face cache, no offline flag, and a fast bundled model."""
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    go_online(monkeypatch)
+    """An empty Hugging Face home (its hub cache, no saved login), no offline flag."""
+    use_hf_home(monkeypatch, tmp_path / "hf-home")
+    use_hub(monkeypatch, "http://127.0.0.1:9")  # nothing listens there, unless a test says otherwise
+    monkeypatch.delenv(config.CACHE, raising=False)
     return tmp_path
 
 
 def test_offline_flag_falls_back_to_bundled_at_once(isolated_hub, monkeypatch):
     """HF_HUB_OFFLINE=1 skips the network and names the model in use."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # would fail if it were asked
+    go_offline(monkeypatch)  # (the endpoint is 127.0.0.1:9: asking it would fail)
     start = time.monotonic()
     model = checkpoints.load_model("bert-base-uncased", fallback=True)
     assert time.monotonic() - start < 3
@@ -130,7 +130,7 @@ def test_a_model_that_cannot_be_had_is_an_error_unless_a_fallback_is_asked_for(
     from bert_embeddings import api
     from bert_embeddings.errors import HubUnreachableError
 
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    go_offline(monkeypatch)
     for load in (checkpoints.load_model, api.load):
         with pytest.raises(HubUnreachableError, match=spec):
             load(spec)
@@ -142,7 +142,7 @@ def test_refused_connection_falls_back(isolated_hub, monkeypatch):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again: nothing listens there
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    use_hub(monkeypatch, f"http://127.0.0.1:{port}")
     model = checkpoints.load_model("bert-base-uncased", fallback=True)
     assert model.source == "bundled" and "cannot be reached" in model.notice
     assert "bert-base-uncased" in model.notice
@@ -153,7 +153,7 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)  # accepts into the backlog, never replies
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
+    use_hub(monkeypatch, f"http://127.0.0.1:{server.getsockname()[1]}")
     try:
         start = time.monotonic()
         answer = hub.probe_hub("bert-base-uncased", "main")
@@ -171,7 +171,7 @@ def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
 def test_unknown_hub_model_is_reported(isolated_hub, monkeypatch, status):
     """A model id the Hub does not know (or hides) gets a message, not the bundled model."""
     with stand_in_hub(status=status) as (url, _requested):
-        monkeypatch.setenv("HF_ENDPOINT", url)
+        use_hub(monkeypatch, url)
         with pytest.raises(ModelNotFoundError, match="no-such-org/no-such-model"):
             checkpoints.load_model("no-such-org/no-such-model")
 
@@ -181,7 +181,7 @@ def test_hub_model_is_downloaded_then_served_from_the_cache(isolated_hub, monkey
     import numpy as np
 
     with stand_in_hub({"someone/tiny-bert": tiny_bert_dir}) as (url, requested):
-        monkeypatch.setenv("HF_ENDPOINT", url)
+        use_hub(monkeypatch, url)
         model = checkpoints.load_model("someone/tiny-bert")
     assert model.source == "hub" and model.notice is None and model.name == "someone/tiny-bert"
     fetched = {r.split("/")[-1] for r in requested if r.startswith("GET /someone/tiny-bert/resolve/")}
@@ -190,7 +190,7 @@ def test_hub_model_is_downloaded_then_served_from_the_cache(isolated_hub, monkey
     np.testing.assert_array_equal(model.tables.word_embeddings, local.tables.word_embeddings)
     np.testing.assert_array_equal(model.tables.layer_norm_bias, local.tables.layer_norm_bias)
 
-    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: must not be asked
+    use_hub(monkeypatch, "http://127.0.0.1:9")  # nothing listens: must not be asked
     again = checkpoints.load_model("someone/tiny-bert")
     assert again.source == "hub-cache"
     np.testing.assert_array_equal(again.tables.word_embeddings, local.tables.word_embeddings)
@@ -198,12 +198,11 @@ def test_hub_model_is_downloaded_then_served_from_the_cache(isolated_hub, monkey
 
 def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch, tiny_bert_dir):
     """A model already in the Hugging Face cache is used as is, even offline."""
-    repo = isolated_hub / "hub-cache" / "models--someone--tiny-bert"
+    repo = isolated_hub / "hf-home" / "hub" / "models--someone--tiny-bert"
     commit = "0123456789abcdef0123456789abcdef01234567"
     shutil.copytree(tiny_bert_dir, repo / "snapshots" / commit)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
-    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     model = checkpoints.load_model("someone/tiny-bert")
     assert model.source == "hub-cache" and model.notice is None
     assert model.hidden_size == 24
@@ -223,7 +222,7 @@ def test_only_an_absolute_path_names_a_folder(tiny_bert_dir, monkeypatch):
     assert checkpoints.load_model(str(tiny_bert_dir)).source == "local"
     monkeypatch.chdir(tiny_bert_dir.parent)
     monkeypatch.setenv("HOME", str(tiny_bert_dir.parent))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    go_offline(monkeypatch)
     for relative in (f"./{tiny_bert_dir.name}", f"~/{tiny_bert_dir.name}", f"../{tiny_bert_dir.name}"):
         with pytest.raises(InvalidModelIdError, match="absolute path"):
             checkpoints.load_model(relative)
