@@ -8,52 +8,47 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
-from components import inputs, links, map_state, persistence, routing, runs, widgets
+from components.caches import map_state
+from components.frame import registry, routing, runs, sidebar
 from components.rooms import follow, lead, room_section, room_wake
+from components.settings import inputs, links, persistence
 
 APP_NAME = "BERT Embedding Explorer"
 
 
-def _pages() -> tuple[st.Page, list[st.Page]]:
-    """The opening page and every page, in the sidebar's order."""
-    concepts = st.Page(
-        "pages/concepts.py", title="Concepts", icon=":material/lightbulb:", url_path="concepts"
+def _pages() -> tuple[list[st.Page], list[st.Page]]:
+    """(the pages that only lead on: the bare address and the old ones; every page, in the
+    sidebar's order), from the one table of pages (components/frame/registry.py)."""
+    pages = [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.url) for p in registry.PAGES]
+    by_url = {page.url_path: page for page in pages}
+
+    def leading_to(target: st.Page):
+        def lead_on() -> None:
+            """Streamlit serves its default page at / only, so the first page proper is not the
+            default (it then opens at /concepts too); this one, and each old address, sends a
+            visitor on. The link's settings were read before, and the next run writes them back."""
+            st.switch_page(target)
+
+        return lead_on
+
+    first = st.Page(
+        leading_to(by_url[registry.FIRST.url]),
+        title=APP_NAME,
+        url_path="start",
+        default=True,
+        visibility="hidden",
     )
-
-    def opening() -> None:
-        """The app's address without a page: Streamlit serves its default page at / only, so the
-        first page proper is not the default (it then opens at /concepts too); this one sends a
-        visitor on to it. The link's settings were read before, and the next run writes them back."""
-        st.switch_page(concepts)
-
-    first = st.Page(opening, title=APP_NAME, url_path="start", default=True, visibility="hidden")
-    return first, [
-        first,
-        concepts,
-        st.Page("pages/home.py", title="Overview", icon=":material/home:", url_path="home"),
-        st.Page("pages/tokens.py", title="Tokens", icon=":material/segment:", url_path="tokens"),
-        st.Page(
-            "pages/embedding_layer.py",
-            title="Embedding layer",
-            icon=":material/stacks:",
-            url_path="embedding_layer",
-        ),
-        st.Page("pages/positions.py", title="Positions", icon=":material/timeline:", url_path="positions"),
-        st.Page("pages/segments.py", title="Segments", icon=":material/call_split:", url_path="segments"),
-        st.Page("pages/neighbours.py", title="Neighbours", icon=":material/hub:", url_path="neighbours"),
-        st.Page("pages/pca.py", title="Maps", icon=":material/scatter_plot:", url_path="pca"),
-        st.Page("pages/axes.py", title="Your own axes", icon=":material/straighten:", url_path="axes"),
-        st.Page("pages/geometry.py", title="Geometry", icon=":material/blur_on:", url_path="geometry"),
-        st.Page("pages/compare.py", title="Compare models", icon=":material/compare:", url_path="compare"),
-        st.Page("pages/moved.py", title="What moved", icon=":material/compare_arrows:", url_path="moved"),
-        st.Page("pages/context.py", title="Context", icon=":material/layers:", url_path="context"),
+    old = [
+        st.Page(leading_to(by_url[new]), title=by_url[new].title, url_path=url, visibility="hidden")
+        for url, new in registry.OLD_URLS.items()
     ]
+    return [first, *old], [first, *old, *pages]
 
 
 def main() -> None:
     routing.framed()
     woken = room_wake.begun()  # first: whether the server started this run for a room's new view
-    opening, pages = _pages()
+    leading, pages = _pages()
     navigation = st.navigation(pages, expanded=True)  # every page listed, none behind 'View more'
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
@@ -69,12 +64,12 @@ def main() -> None:
     target = follow.apply_pending(navigation.url_path, woken is not None)
     room_wake.settled(woken)
     if target is not None:  # the room shows another page
-        st.switch_page(next(p for p in pages if p.url_path == target))
-    if navigation.url_path == opening.url_path:
-        navigation.run()  # it moves on to the first page at once: notices and sidebar are drawn there
+        st.switch_page(next(p for p in pages if p.url_path == registry.current(target)))
+    if navigation.url_path in {page.url_path for page in leading}:
+        navigation.run()  # it moves on to its page at once: notices and sidebar are drawn there
     links.show_unused()
-    widgets.host_settings()
-    inputs.use(widgets.sidebar())
+    sidebar.host_settings()
+    inputs.use(sidebar.sidebar())
     room_section.sidebar()
     links.share_hint()
     follow.publish(navigation.url_path)

@@ -48,7 +48,7 @@ OUTSIDE_LINK = "a[href*='evil.example']"
 HEADINGS = {
     "tokens": "Tokens",
     "neighbours": "Nearest neighbours in the vocabulary",
-    "pca": "Maps",
+    "maps": "Maps",
     "embedding_layer": "The embedding layer, stage by stage",
     "positions": "Positions: learned, not a formula",
 }
@@ -66,7 +66,7 @@ ITEMS = "item, a, b, c\n" + "\n".join(f"item{n}, 1, 2, 3" for n in range(10_000)
 CASES = (
     Case("catastrophic include filter", "/neighbours?only=((.*)*)*!"),
     Case("catastrophic exclude filter", "/neighbours?not=(.*){1,20}!"),
-    Case("catastrophic map highlight", "/pca?highlight=((.*)*)*!"),
+    Case("catastrophic map highlight", "/maps?highlight=((.*)*)*!"),
     Case("backtracking filter typed", "/neighbours?only=(\\w|\\w)*!"),
     Case("200 KB sentence paste", "/embedding_layer", ("Sentence A", "word " * 40_960), "accepts at most"),
     Case("10,000-item Concepts paste", "/", ("Items: a header line", ITEMS), "accepts at most"),
@@ -75,13 +75,13 @@ CASES = (
         "/neighbours?k=[Sign in again](https://evil.example)",
         expect="could not be used",
     ),
-    Case("HTML in a highlight", "/pca?highlight=king|<a href='https://evil.example/'>x</a>"),
+    Case("HTML in a highlight", "/maps?highlight=king|<a href='https://evil.example/'>x</a>"),
     Case("LaTeX in a word", "/neighbours?q=$\\frac{a}{b}$"),
     Case("relative path as model", "/tokens?model=tests"),
     Case("file name as model", "/tokens?model=README.md"),
     Case("300-character model id", "/tokens?model=" + "m" * 300, expect="could not be used"),
     Case("k of 1.5 and id of 1e3", "/neighbours?k=1.5&mode=id&id=1e3", expect="could not be used"),
-    Case("huge component", "/pca?x=" + "9" * 400, expect="could not be used"),
+    Case("huge component", "/maps?x=" + "9" * 400, expect="could not be used"),
 )
 
 
@@ -90,18 +90,18 @@ CASES = (
 CONTROL = (
     Case("include filter", "/neighbours?only=^q"),
     Case("exclude filter", "/neighbours?not=x"),
-    Case("map highlight", "/pca?highlight=^king$"),
+    Case("map highlight", "/maps?highlight=^king$"),
     Case("filter typed", "/neighbours?only=ing$"),
     Case("sentence paste", "/embedding_layer", ("Sentence A", "A short sentence.")),
     Case("Concepts paste", "/", ("Items: a header line", "item, a, b, c\ncat, 1, 2, 3")),
     Case("k", "/neighbours?k=7"),
-    Case("highlight", "/pca?highlight=king|queen"),
+    Case("highlight", "/maps?highlight=king|queen"),
     Case("word", "/neighbours?q=river"),
     Case("model", "/tokens"),  # the default model: loading another would mask memory growth
     Case("model again", "/tokens?special=0"),
     Case("listed model", "/tokens?special=1"),
     Case("k and id", "/neighbours?k=5&mode=id&id=1000"),
-    Case("component", "/pca?x=3"),
+    Case("component", "/maps?x=3"),
 )
 # A quick run tries one case of each sort, and its control: a link, and a paste the page refuses
 # (typed through the clipboard, and checked for the page's message).
@@ -236,7 +236,7 @@ async def measure(base: str, pid: int, folder: Path) -> None:
         )
         hostile, other = await new_page(strangers), await new_page(browser)
         for page in (hostile, other):  # warm caches: every page once
-            await page.goto(f"{base}/home", wait_until="domcontentloaded")
+            await page.goto(f"{base}/overview", wait_until="domcontentloaded")
             await idle(page)
         for path in WARM_UP:
             await visit(other, path)

@@ -54,7 +54,7 @@ from bench.memory import bert_base_shaped
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.glyphs import legible
-from components import widgets
+from components.parts import filters
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
 WAIT_LIMIT_MS = 30_000
@@ -97,7 +97,7 @@ def sessions_for(count: int, offset: int = 0) -> list[Session]:
 
 def expected_bars(model, index, word: str) -> list[str]:
     """What the Neighbours page must list for ``word`` with its default settings."""
-    options = widgets.SearchOptions.defaults()  # the page's own options, as a fresh page has them
+    options = filters.SearchOptions.defaults()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
     found = vocab_search.nearest(
         index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
@@ -147,7 +147,9 @@ async def open_app(browser, base: str, session: Session) -> None:
     session.page.set_default_timeout(WAIT_LIMIT_MS)
     started = time.perf_counter()
     try:
-        await session.page.goto(f"{base}/home", wait_until="domcontentloaded", timeout=FIRST_LOAD_LIMIT_MS)
+        await session.page.goto(
+            f"{base}/overview", wait_until="domcontentloaded", timeout=FIRST_LOAD_LIMIT_MS
+        )
         await session.page.wait_for_selector(APP_IDLE, timeout=FIRST_LOAD_LIMIT_MS)
         # Streamlit fetches its Plotly code only once a page has a chart: wait for that too.
         chart = session.page.locator("[data-testid='stPlotlyChart'] .main-svg").first

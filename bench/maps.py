@@ -147,7 +147,7 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
                 asyncio.create_task(sample(process.pid, stop, samples)),
                 asyncio.create_task(read_time_left(presenter, started, stop, shown)),
             ]
-            await presenter.goto(f"{base}/pca?method=tsne", wait_until="domcontentloaded")
+            await presenter.goto(f"{base}/maps?method=tsne", wait_until="domcontentloaded")
             await presenter.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
             await idle(presenter)
             cold = time.perf_counter() - started
@@ -184,7 +184,7 @@ async def cold_alone(checkpoint: Path, cache: Path) -> tuple[float, float]:
             await page.goto(f"{base}/tokens", wait_until="domcontentloaded")
             await idle(page)
             started = time.perf_counter()
-            await page.goto(f"{base}/pca?method=tsne", wait_until="domcontentloaded")
+            await page.goto(f"{base}/maps?method=tsne", wait_until="domcontentloaded")
             await page.get_by_text("Faithfulness: neighbour recall@10").wait_for(timeout=600_000)
             await idle(page)
             cold = time.perf_counter() - started

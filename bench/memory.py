@@ -71,7 +71,7 @@ def main() -> None:
                 after[path] = rss_mb(process.pid)
                 print(f"after opening {path}: rss {after[path]:.0f} MB")
         browser.close()
-    foundation = max(after[p] for p in ("home", "tokens", "embedding_layer"))
+    foundation = max(after[p] for p in ("overview", "tokens", "embedding_layer"))
     without_context = max(v for p, v in after.items() if p != "context")
     resident = after["context"]
     for label, value, target in (

@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA
 from bench import full_or_quick
 from bench.vocab_search import median_seconds, token_table
 from bert_embeddings.analysis import projection, vocab_search
-from bert_embeddings.figures import maps
+from bert_embeddings.figures import map_marks, maps
 from bert_embeddings.models import checkpoints
 
 
@@ -45,18 +45,19 @@ def main() -> None:
 
     tokenizer = checkpoints.load_bundled().tokenizer  # bert-base-uncased's pieces
     index = vocab_search.build_index(table, tokenizer)
-    # The sentence marked as the Maps page marks it (pages/pca.py), in a fixed dark colour
+    # The sentence marked as the Maps page marks it (pages/maps.py), in a fixed dark colour
     # where the page takes the theme's text colour.
     sentence = np.unique(tokenizer.encode("The river bank flooded after the storm.").ids)
-    figure = maps.vocabulary_map(
+    request = maps.VocabularyMap(
         projection.project(basis, table),
         index.pieces,
         index.kinds,
         (0, 1),
         basis.explained_variance_ratio,
         range(len(vocab_search.KINDS)),
-        [("your sentence", sentence, "#111111", maps.SENTENCE_SYMBOL)],
+        [map_marks.Highlight("your sentence", sentence, "#111111", maps.SENTENCE_SYMBOL)],
     )
+    figure = maps.vocabulary_map(request)
     payload_mb = len(plotly.io.to_json(figure, validate=False)) / 1e6
     print(f"pca fit_ratio={medians['fit'] / medians['gram']:.2f} payload_mb={payload_mb:.2f}")
 

@@ -1,14 +1,17 @@
 """Axes: words placed along directions the reader chooses, such as he -> she or small -> big."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, axis_card, cosine, decompose
 from bert_embeddings.figures import charts, views
-from bert_embeddings.models import glyphs
-from components import card_view, echo, exports, geometry_view, links, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, echo, exports, filters, widgets
+from components.sections import card_view, geometry_view
+from components.settings import links
 
 routing.through_app()
 st.title("Your own axes")
@@ -89,7 +92,7 @@ with chart_tab:
     if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
         sentence = (encoding.labels, decompose.stage_vectors(state.breakdown(model, encoding))[stage])
     placed_groups = views.axis_groups(chosen, placed, space, sentence)
-    widgets.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
+    draw.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
     st.caption(
         "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
         "words that define the axes, squares for your sentence's pieces. The axes are drawn at right "
@@ -121,7 +124,7 @@ with chart_tab:
             similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
             words = [w.text for w in placed]
             title = f"Cosine between the words placed ({described} geometry)"
-            widgets.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
+            draw.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
             name = f"{model.name} cosine between the words placed ({described})"
             exports.matrix(name, similarity, words, words)
 
@@ -165,31 +168,21 @@ with furthest_tab:
         f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
         "every row scored."
     )
-    filters = widgets.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
-    for axis in chosen if filters.valid else []:
+    kept = filters.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
+    for axis in chosen if kept.valid else []:
         st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
         found = None
         with state.friendly_errors(stop=False):
-            found = axes.extremes(index, axis, space, filters.filters(axis.ids), match=state.pattern_rows)
+            found = axes.extremes(index, axis, space, kept.filters(axis.ids), match=state.pattern_rows)
         if found is None:
             continue
         for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):
             with column:
                 towards = ", ".join(w.text for w in end_words)
-                table = pd.DataFrame(
-                    {
-                        "rank": range(1, len(result.ids) + 1),
-                        "piece": result.pieces,
-                        "id": result.ids,
-                        "coordinate": result.scores,
-                    }
-                )
                 st.markdown(echo.plain(f"Towards {towards}"))
-                exports.dataframe(
+                exports.ranked(
                     f"{model.name} axis {axis.name} towards {towards} ({described})",
-                    table,
-                    table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
-                    hide_index=True,
-                    column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
-                    height=36 * (len(table) + 1),  # all twenty rows, without a scroll bar
+                    result,
+                    "coordinate",
+                    height=36 * (len(result.ids) + 1),  # all twenty rows, without a scroll bar
                 )

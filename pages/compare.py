@@ -5,7 +5,11 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import glyphs
-from components import echo, exports, inputs, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import echo, exports, models, widgets
+from components.settings import inputs
 
 routing.through_app()
 st.title("Compare two models")
@@ -16,22 +20,10 @@ st.markdown(
 
 left_model = state.require_model()
 left_index = state.vocab_index()
-options = [o for o in widgets.model_options() if o != settings.OTHER]
-other = st.selectbox(
-    "Compare with", options, format_func=widgets.model_label, **widgets.seeded(settings.CMP_MODEL, None)
-)
-if settings.OTHER in widgets.model_options():
-    custom = st.text_input(
-        "...or another Hub id or local folder (absolute path)",
-        **widgets.seeded(settings.CMP_CUSTOM),
-    )
-    other = custom.strip() or other
-right = state.second_model(other)
+right = models.second_model("compare")
 if right is None:
     st.stop()
 right_model, right_index = right
-if right_model.notice:
-    st.info(echo.plain(right_model.notice), icon=":material/cloud_off:")
 
 a, b = st.columns([3, 1])
 word = a.text_input("Word", **widgets.seeded(settings.CMP_WORD))
@@ -52,13 +44,9 @@ for side, column, model, index in (
             found = vocab_search.nearest(
                 index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
             )
-            ranked = pd.DataFrame({"piece": found.pieces, "score": found.scores})
-            exports.dataframe(
+            exports.ranked(
                 (f"{side} {model.name} neighbours of", exports.Verbatim(word), f"(k {len(found.pieces)})"),
-                ranked,
-                ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
-                hide_index=True,
-                column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+                found,
             )
         results.append(found)
 if all(r is not None for r in results):

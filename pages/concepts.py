@@ -5,7 +5,10 @@ import streamlit as st
 from bert_embeddings import limits
 from bert_embeddings.analysis import concepts, cosine
 from bert_embeddings.figures import charts
-from components import exports, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, exports, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -26,14 +29,12 @@ with state.friendly_errors():
     space = concepts.parse(text)
 left, right = st.columns([3, 2])
 with left:
-    widgets.chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
+    draw.chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
     st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
     exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
 with right:
     similarity = cosine.matrix(space.vectors)
-    widgets.chart(
-        charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity"
-    )
+    draw.chart(charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity")
     exports.matrix("toy space cosine similarity", similarity, space.names, space.names)
     st.caption("Cosine compares directions, not lengths: a kitten and a cat point almost the same way.")
-st.page_link("pages/home.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")
+st.page_link("pages/overview.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

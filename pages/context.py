@@ -6,7 +6,11 @@ import streamlit as st
 
 from bert_embeddings.analysis import contextual, cosine, vocab_search
 from bert_embeddings.figures import charts
-from components import exports, links, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, exports, widgets
+from components.settings import links
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -45,7 +49,7 @@ token_row_cosine = float(cosine.paired(token_rows[0], token_rows[1])[0])
 by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
 stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
 similarity = np.concatenate([[token_row_cosine], by_layer])
-widgets.chart(
+draw.chart(
     charts.line_series(
         stages,
         {f"'{word}' in sentence 1 vs sentence 2": similarity},
@@ -71,7 +75,7 @@ links.keep_within(
 )
 layer = st.slider("Layer to show for sentence 1", 0, last, last, key=settings.CTX_LAYER)
 values = states[0][layer]
-widgets.chart(
+draw.chart(
     charts.stage_heatmap(
         values,
         encodings[0].labels,

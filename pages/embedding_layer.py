@@ -4,7 +4,11 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import charts
-from components import exports, links, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, exports, widgets
+from components.settings import links
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")
@@ -69,7 +73,7 @@ if parts.projected is not None:
 # bert-base that is under 3 MB to the browser, where every stage in full was 13 MB.
 overview = [(title, values) for title, values, _ in stages.values()]
 columns = min(256, 200_000 // (len(labels) * len(overview)))
-widgets.chart(charts.layer_overview(overview, labels, exact=False, max_columns=columns), key="stage_overview")
+draw.chart(charts.layer_overview(overview, labels, exact=False, max_columns=columns), key="stage_overview")
 st.caption(
     "Every stage side by side, each on its own colour scale (blue below zero, red above); wide tables and "
     "long inputs show every second (or n-th) dimension. Choose a stage below to see all of its "
@@ -95,7 +99,7 @@ links.keep_within(
 )
 dims = widgets.dimension_range(model.hidden_size)
 shown = dims if values.shape[1] == model.hidden_size else range(values.shape[1])  # the projection is wider
-widgets.chart(charts.stage_heatmap(values, labels, shown, title), key="stage_detail")
+draw.chart(charts.stage_heatmap(values, labels, shown, title), key="stage_detail")
 st.caption(caption + " Hover a cell for its exact value.")
 with st.popover("Download every stage", icon=":material/download:"):
     for stage_title, stage_values, _ in stages.values():
@@ -104,7 +108,7 @@ with st.popover("Download every stage", icon=":material/download:"):
         exports.matrix(f"{model.name} {stage_title}", stage_values[:, width], labels, width, "token")
 
 st.header("Inside LayerNorm")
-widgets.chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
+draw.chart(charts.token_statistics(labels, parts.mean, parts.std), key="token_stats")
 exports.matrix(
     f"{model.name} LayerNorm mean and std",
     np.stack([parts.mean.ravel(), parts.std.ravel()], axis=1),
@@ -117,7 +121,7 @@ st.caption(
     f"{model.hidden_size} dimensions and divides by its standard deviation (with eps = "
     f"{model.tables.layer_norm_eps:g} inside the square root)."
 )
-widgets.chart(
+draw.chart(
     charts.layer_norm_parameters(model.tables.layer_norm_weight, model.tables.layer_norm_bias, dims),
     key="layer_norm_params",
 )

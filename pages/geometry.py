@@ -5,7 +5,10 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose, geometry_lab
 from bert_embeddings.figures import lab_charts
-from components import echo, exports, geometry_view, routing, state, widgets
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, echo, exports
+from components.sections import geometry_view
 
 routing.through_app()
 st.title("Geometry: why every vector looks alike")
@@ -76,7 +79,7 @@ def dimensions_section() -> None:
         )
         return
     contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
-    widgets.chart(
+    draw.chart(
         lab_charts.dimension_shares(
             contributions,
             f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension ({choice} geometry)",
@@ -105,7 +108,7 @@ st.header("Which dimensions make them alike")
 dimensions_section()
 
 st.header("How long the rows are, id by id")
-widgets.chart(
+draw.chart(
     lab_charts.lengths_by_id(
         lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of each token row by its id"
     ),

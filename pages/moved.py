@@ -4,19 +4,12 @@ they share, exactly."""
 import streamlit as st
 
 from bert_embeddings.spaces import compare, pair, stages
-from components import (
-    aligned_view,
-    echo,
-    geometry_view,
-    job_panel,
-    layers_view,
-    links,
-    routing,
-    settings,
-    space_view,
-    state,
-    widgets,
-)
+from components import settings
+from components.caches import spaces, state
+from components.frame import routing
+from components.parts import echo, job_panel, models, widgets
+from components.sections import aligned_view, geometry_view, layers_view, space_view
+from components.settings import links
 
 routing.through_app()
 st.title("What moved")
@@ -30,13 +23,8 @@ st.markdown(
 model_a = state.require_model()
 index_a = state.vocab_index()
 pick = st.columns(3)
-other = pick[0].selectbox(
-    "Compare with",
-    [o for o in widgets.model_options() if o != settings.OTHER],
-    format_func=widgets.model_label,
-    **widgets.seeded(settings.MV_MODEL, None),
-)
-second = state.second_model(other)
+with pick[0]:
+    second = models.second_model("moved")
 if second is None:
     st.stop()
 model_b = second[0]
@@ -56,8 +44,6 @@ for key, model, column, label in (
         )
     )
 stage_a, stage_b = chosen
-if model_b.notice:
-    st.info(echo.plain(model_b.notice), icon=":material/cloud_off:")
 
 shape = geometry_view.switch(index_a.table.shape[1])
 k_box, _ = st.columns([1, 2])
@@ -65,7 +51,7 @@ k_typed = widgets.whole_number_box(
     "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
 )
 with state.friendly_errors():
-    shared = space_view.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
+    shared = spaces.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
     k = compare.check_k(k_typed, len(shared.pieces))
 left_out = (
     f"; left out: {shared.only_a:,} of A's pieces and {shared.only_b:,} of B's"
@@ -109,11 +95,11 @@ if found is None:
     st.stop()
 
 with state.friendly_errors():
-    space_a, space_b = space_view.space(model_a, stage_a), space_view.space(model_b, stage_b)
+    space_a, space_b = spaces.space(model_a, stage_a), spaces.space(model_b, stage_b)
     if space_a is None or space_b is None:  # its table went missing after its lists were made
-        raise space_view.TableMissingError()
+        raise spaces.TableMissingError()
     key = (sides[0].key, stage_a, sides[1].key, stage_b)
-    result = space_view.comparison(key, shape, k, space_a, space_b, tuple(found), shared)
+    result = spaces.comparison(key, shape, k, space_a, space_b, tuple(found), shared)
 described = geometry_view.described(shape)
 
 st.header("The whole spaces")

@@ -2,25 +2,18 @@
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, vocab_search
 from bert_embeddings.figures import views
 from bert_embeddings.models import glyphs
-from components import (
-    echo,
-    exports,
-    geometry_view,
-    links,
-    memory,
-    persistence,
-    routing,
-    settings,
-    state,
-    widgets,
-)
+from components import settings
+from components.caches import state
+from components.frame import routing, runs
+from components.parts import draw, echo, exports, filters, widgets
 from components.rooms import follow
+from components.sections import geometry_view
+from components.settings import links, memory, persistence
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -46,7 +39,7 @@ def word_query_ui() -> vocab_search.Query:
         "Piece",
         name=lambda i: "the mean of its pieces" if i is None else f"piece {i} (this word {pieces_are})",
     )
-    piece = widgets.piece_choice([index.pieces[i] for i in ids]) if count > 1 else None
+    piece = filters.piece_choice([index.pieces[i] for i in ids]) if count > 1 else None
     return vocab_search.word_query(index, model.tokenizer, word, piece)
 
 
@@ -103,59 +96,48 @@ def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours, shape
     """The ranked table with its download (named by the geometry ``shape``), the bars, and a
     neighbour to search from next."""
     left, right = st.columns([2, 3])
-    ranked = pd.DataFrame(
-        {
-            "rank": range(1, len(result.ids) + 1),
-            "piece": result.pieces,
-            "id": result.ids,
-            "score": result.scores,
-        }
-    )
     with left:
-        exports.dataframe(
+        exports.ranked(
             (
                 f"{model.name} neighbours of",
                 exports.Verbatim(query.description),
                 f"({geometry_view.described(shape)}, k {len(result.ids)})",
             ),
-            ranked,
-            ranked.assign(piece=ranked["piece"].map(glyphs.legible)),  # the download keeps the pieces
-            hide_index=True,
-            column_config={"score": st.column_config.NumberColumn(format="%.4f")},
+            result,
             key="nb_table",
         )
     with right:
-        widgets.chart(views.neighbours(query, result), key="nb_bars")
+        draw.chart(views.neighbours(query, result), key="nb_bars")
     st.pills(
         "Search a neighbour next",
         result.pieces,
         format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.NB_NEXT,
-        on_change=widgets.follow_neighbour,
+        on_change=filters.follow_neighbour,
     )
 
 
 @st.fragment
-def search() -> widgets.SearchOptions:
+def search() -> filters.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
     page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
-    alone = bool(get_script_run_ctx().fragment_ids_this_run)  # this part rerun by itself
+    alone = runs.fragment_alone()  # this part rerun by itself
     if alone:  # app.py did not run: it otherwise holds the settings and keeps the address bar current
         persistence.hold("neighbours")
         follow.publish("neighbours")
     query = result = None
     with state.friendly_errors(stop=False):
-        query = QUERY_UIS[widgets.query_mode()]()
-    options = widgets.search_options(geometry_view.switch(index.table.shape[1]))
+        query = QUERY_UIS[filters.query_mode()]()
+    options = filters.search_options(geometry_view.switch(index.table.shape[1]))
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."
     )
     if query is not None and options.patterns_valid:
         with state.friendly_errors(stop=False):
-            filters = options.filters(query.ids)
-            result = state.nearest(query.vector, options.k, options.shape, filters, weight=query.weight)
-            geometry_view.changed_from_raw(query, options.shape, filters)
+            chosen = options.filters(query.ids)
+            result = state.nearest(query.vector, options.k, options.shape, chosen, weight=query.weight)
+            geometry_view.changed_from_raw(query, options.shape, chosen)
     if result is not None:
         memory.remember_search(query.description, result.ids)
         results_ui(query, result, options.shape)

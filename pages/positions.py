@@ -5,7 +5,10 @@ import streamlit as st
 
 from bert_embeddings.analysis import cosine, positions
 from bert_embeddings.figures import charts
-from components import exports, routing, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, exports, widgets
 
 routing.through_app()
 st.title("Positions: learned, not a formula")
@@ -24,7 +27,7 @@ for column, matrix, title, name in (
     (right, cosine.matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
 ):
     with column:
-        widgets.chart(charts.similarity_heatmap(matrix, title, max_cells=256), key=f"pos-{title}")
+        draw.chart(charts.similarity_heatmap(matrix, title, max_cells=256), key=f"pos-{title}")
         exports.matrix(name, matrix, corner="position")
 st.caption(
     f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left. "
@@ -35,7 +38,7 @@ st.caption(
         else ""
     )
 )
-widgets.chart(
+draw.chart(
     charts.line_series(
         np.arange(n),
         {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
@@ -58,7 +61,7 @@ with state.friendly_errors(stop=False):
     pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
     b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")
-    widgets.chart(
+    draw.chart(
         charts.line_series(
             np.arange(hidden),
             {f"position {p}": learned[p], f"position {q}": learned[q]},

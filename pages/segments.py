@@ -5,7 +5,10 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose
 from bert_embeddings.figures import charts
-from components import echo, exports, inputs, routing, state, widgets
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, echo, exports
+from components.settings import inputs
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -24,7 +27,7 @@ if rows is None or rows.shape[0] < 2:
     )
     st.stop()
 difference = rows[1] - rows[0]
-widgets.chart(
+draw.chart(
     charts.line_series(
         np.arange(rows.shape[1]),
         {"segment A (row 0)": rows[0], "segment B (row 1)": rows[1], "B - A": difference},
@@ -54,7 +57,7 @@ if not inputs.current().text_b.strip():
         icon=":material/info:",
     )
 swap = decompose.segment_swap(model, encoding)
-widgets.chart(
+draw.chart(
     charts.token_bars(
         encoding.labels,
         {"cosine(output as A, output as B)": swap},

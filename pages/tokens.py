@@ -7,7 +7,9 @@ import streamlit as st
 
 from bert_embeddings.figures import charts
 from bert_embeddings.models import glyphs
-from components import exports, routing, state
+from components.caches import state
+from components.frame import routing
+from components.parts import exports
 
 routing.through_app()
 st.title("Tokens")

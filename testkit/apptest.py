@@ -14,28 +14,14 @@ import re
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from components.frame import registry
 from testkit.browser import ROOT
 
 APP = ROOT / "app.py"
-# The pages that read the sidebar's sentences (the others have inputs of their own).
-SENTENCE_PAGES = [
-    "pages/home.py",
-    "pages/tokens.py",
-    "pages/embedding_layer.py",
-    "pages/segments.py",
-    "pages/neighbours.py",
-    "pages/pca.py",
-]
-PAGES = [
-    "pages/concepts.py",
-    *SENTENCE_PAGES,
-    "pages/positions.py",
-    "pages/axes.py",
-    "pages/geometry.py",
-    "pages/compare.py",
-    "pages/moved.py",
-    "pages/context.py",
-]
+# Every page's file, in the navigation's order, and those that read the sidebar's sentences (the
+# others have inputs of their own): from the one table of pages.
+PAGES = [page.file for page in registry.PAGES]
+SENTENCE_PAGES = [page.file for page in registry.PAGES if page.sentences]
 
 
 def shown(markdown: str) -> str:

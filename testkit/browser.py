@@ -19,6 +19,8 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from components.frame import registry
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -30,23 +32,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-# url path -> title in the navigation, in the app's order. Context stays last: it is the
-# one page that loads the whole model, and the memory benchmark reads RSS before it.
-PAGES = {
-    "concepts": "Concepts",
-    "home": "Overview",
-    "tokens": "Tokens",
-    "embedding_layer": "Embedding layer",
-    "positions": "Positions",
-    "segments": "Segments",
-    "neighbours": "Neighbours",
-    "pca": "Maps",
-    "axes": "Your own axes",
-    "geometry": "Geometry",
-    "compare": "Compare models",
-    "moved": "What moved",
-    "context": "Context",
-}
+# url path -> title in the navigation, in the app's order (components/frame/registry.py). Context
+# stays last: it is the one page that loads the whole model, and the memory benchmark reads RSS
+# before it.
+PAGES = {page.url: page.title for page in registry.PAGES}
 
 
 def chromium_path() -> str | None:

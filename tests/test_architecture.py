@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 
@@ -136,12 +137,49 @@ def test_the_layers_import_one_way():
     for path in glue:
         found = imported_roots(path) | _imported_components(path)
         assert "pages" not in found, path.name
-        if path.parent.name == "components":
+        if "rooms" not in path.relative_to(ROOT / "components").parts:
             assert not any(n.startswith("components.rooms") for n in found), path.name
     loaded = modules_after_import(
         "from bert_embeddings.figures import charts, lab_charts, map_marks, maps, notebook, views"
     )
     assert "plotly" in loaded and not {"streamlit", "components"} & loaded
+
+
+# components/ by concern: what a person sets and where it lives (settings/), every st.cache_*
+# (caches/), what one page draws around its figures (sections/), the small parts every page uses
+# (parts/), the frame's plumbing and the one place that touches Streamlit's private names
+# (frame/), and the workshop rooms (rooms/).
+COMPONENT_FOLDERS = {"settings", "caches", "sections", "parts", "frame", "rooms"}
+
+
+def test_components_are_in_folders_by_concern():
+    """components/ holds its folders and at most 10 modules of its own; every cache is in caches/
+    (or the rooms' own store); every use of Streamlit's private names is in frame/ (or the rooms'
+    push route and wake-up, which live beside the room they serve)."""
+    top = ROOT / "components"
+    assert {p.name for p in top.iterdir() if p.is_dir() and p.name != "__pycache__"} == COMPONENT_FOLDERS
+    assert len(list(top.glob("*.py"))) <= 10
+    for path in top.rglob("*.py"):
+        text, where = path.read_text(encoding="utf-8"), path.relative_to(top).parts[0]
+        if re.search(r"@st\.cache_(data|resource)\b", text):
+            assert where in ("caches", "rooms"), f"{path}: a cache outside components/caches"
+        private = {n for n in imported_roots(path) | _streamlit_imports(path) if n.startswith("streamlit.")}
+        if private:
+            assert where in ("frame", "rooms"), f"{path} imports {private}"
+    for path in [*(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        assert not {n for n in _streamlit_imports(path) if n.startswith("streamlit.")}, path.name
+
+
+def _streamlit_imports(path) -> set[str]:
+    """The modules of Streamlit's a module imports beyond ``streamlit`` itself."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("streamlit"):
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names if alias.name.startswith("streamlit")}
+    return names
 
 
 def _imported_components(path) -> set[str]:
@@ -215,15 +253,15 @@ def test_the_environment_is_read_only_by_the_configuration_module():
 
 
 def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_state():
-    """components/state.py gets the sidebar's inputs as one value (components.inputs), never
+    """components/caches/state.py gets the sidebar's inputs as one value (components.settings.inputs), never
     from the widget layer; pages keep no state of their own in st.session_state."""
     import ast
 
-    tree = ast.parse((ROOT / "components" / "state.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "components" / "caches" / "state.py").read_text(encoding="utf-8"))
     imported = {
         alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
     } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert "widgets" not in imported and "components.widgets" not in imported
+    assert "widgets" not in imported and "components.parts.widgets" not in imported
     for page in (ROOT / "pages").glob("*.py"):
         assert "session_state" not in page.read_text(encoding="utf-8"), page.name
 
@@ -234,7 +272,7 @@ def _app_files():
 
 def test_every_table_is_drawn_with_its_download():
     """A table on a page comes with its CSV button (the user guide promises one under every table): the
-    pages draw tables only through components/exports.py, which draws both."""
+    pages draw tables only through components/parts/exports.py, which draws both."""
     drawing = [
         path.name
         for path in _app_files()
@@ -244,7 +282,7 @@ def test_every_table_is_drawn_with_its_download():
 
 
 def test_a_setting_is_cleared_only_through_the_one_that_holds_them():
-    """Settings keep their values until changed (components/persistence.py brings back what
+    """Settings keep their values until changed (components/settings/persistence.py brings back what
     Streamlit drops); code that clears one on purpose says so there, or it would come back."""
     import re
 
@@ -546,7 +584,7 @@ def test_the_input_check_finds_an_unlinked_input():
     assert any(p.startswith("pages/fake.py:6: whole_number_box has no key") for p in problems)
     # The app's own k box is found, and flagged too, once k has no link name.
     assert any(
-        p.startswith("components/widgets.py:") and "nb_k" in p
+        p.startswith("components/parts/filters.py:") and "nb_k" in p
         for p in unlinked_inputs(sources, _allowed() - {settings.NB_K})
     )
 
@@ -561,3 +599,36 @@ def test_every_setting_has_a_link_name_or_a_reason_to_stay_out():
     assert not linked & set(settings.NOT_IN_VIEW)
     assert linked <= set(settings.LABELS)
     assert len({s.url for s in settings.LINKED}) == len(settings.LINKED)  # each name used once
+
+
+def _listed_modules() -> dict[str, set[str]]:
+    """docs/architecture.md's table of every module: folder -> the modules it names."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Every module", 1)[1].split("\n## ", 1)[0]
+    listed = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`") and cells[0].endswith("/`"):
+            listed[cells[0].strip("`")] = set(re.findall(r"`([^`]+)`", cells[1]))
+    return listed
+
+
+def _tree_modules() -> dict[str, set[str]]:
+    """Every module of the core, the glue and the pages, by folder, as the tree holds them."""
+    found: dict[str, set[str]] = {}
+    for top in ("bert_embeddings", "components", "pages"):
+        for path in (ROOT / top).rglob("*.py"):
+            folder = path.parent.relative_to(ROOT).as_posix() + "/"
+            found.setdefault(folder, set()).add(path.stem)
+    return found
+
+
+def test_docs_architecture_names_every_module_and_only_modules_that_exist():
+    """docs/architecture.md's table of modules and the tree agree, folder by folder: a module
+    added, moved or removed without the table fails here (the old listing went stale twice)."""
+    listed, tree = _listed_modules(), _tree_modules()
+    assert len(listed) >= 15
+    missing = {folder: sorted(mods - listed.get(folder, set())) for folder, mods in tree.items()}
+    extra = {folder: sorted(mods - tree.get(folder, set())) for folder, mods in listed.items()}
+    assert {f: m for f, m in missing.items() if m} == {}, "in the tree, not in docs/architecture.md"
+    assert {f: m for f, m in extra.items() if m} == {}, "in docs/architecture.md, not in the tree"

@@ -106,4 +106,4 @@ def test_the_stored_notebook_was_run_and_names_no_local_path():
     text = NOTEBOOK.read_text()
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     assert all(cell.execution_count for cell in notebook.cells if cell.cell_type == "code")
-    assert str(ROOT) not in text and "/home/" not in text and "Traceback" not in text
+    assert str(ROOT) not in text and "/overview/" not in text and "Traceback" not in text

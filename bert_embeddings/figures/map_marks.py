@@ -26,6 +26,17 @@ ON_MAP_MARK = (OKABE_ITO["sky"], "triangle-up")
 
 
 @dataclass(frozen=True)
+class Highlight:
+    """Pieces marked on a map over its cloud: the legend's name, their vocabulary ids, and their
+    colour and marker shape (big enough to see, unlike the cloud's dots)."""
+
+    name: str
+    ids: np.ndarray
+    colour: str
+    symbol: str
+
+
+@dataclass(frozen=True)
 class Colouring:
     """Points coloured by a number per vocabulary row instead of by kind."""
 
@@ -57,11 +68,11 @@ def trace_rows(
     shown_kinds: Sequence[int],
     colouring: Colouring | None,
     underlays: int,
-    highlights: Sequence[tuple],
+    highlights: Sequence[Highlight],
 ) -> list[np.ndarray | None]:
     """The vocabulary ids of each trace's points of a vocabulary map, in trace order (None for
     an underlay: a line or the regions' labels), to read a click with."""
-    marked = [np.asarray(ids, dtype=np.int64) for _, ids, *_ in highlights]
+    marked = [np.asarray(mark.ids, dtype=np.int64) for mark in highlights]
     return [*cloud_rows(kinds, shown_kinds, colouring), *[None] * underlays, *marked]
 
 

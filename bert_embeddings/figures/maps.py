@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
 from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
-from bert_embeddings.figures.map_marks import Colouring, cloud_rows
+from bert_embeddings.figures.map_marks import Colouring, Highlight, cloud_rows
 from bert_embeddings.models.glyphs import legible
 
 
@@ -94,47 +95,51 @@ def _map_layout(
     )
 
 
-def vocabulary_map(
-    coords: np.ndarray,
-    pieces: Sequence[str],
-    kinds: np.ndarray,
-    axes: tuple[int, ...],
-    ratios: np.ndarray | None,
-    shown_kinds: Sequence[int],
-    highlights: Sequence[tuple[str, np.ndarray, str, str]] = (),
-    axis_titles: Sequence[str] | None = None,
-    title: str | None = None,
-    colouring: Colouring | None = None,
-    underlays: Sequence[go.Scattergl | go.Scatter3d] = (),
-) -> go.Figure:
-    """Every vocabulary row on two or three of ``coords``' columns, coloured by kind of piece
-    (or by ``colouring``).
+@dataclass(frozen=True)
+class VocabularyMap:
+    """What a map of every vocabulary row shows: the one record that travels from a page (or a
+    notebook) through the figure builders."""
 
-    ``underlays`` (lines, region labels) are drawn over the cloud and under ``highlights``,
-    which are (name, ids, colour, marker symbol) with their pieces as labels. Each point's
-    piece is sent once. Axis titles name the principal components and their share of
-    variance, unless ``axis_titles`` are given (another method).
-    """
+    coords: np.ndarray  # (rows, components): each row's place
+    pieces: Sequence[str]  # each row's piece
+    kinds: np.ndarray  # (rows,) each row's kind of piece (vocab_search.KINDS)
+    axes: tuple[int, ...]  # the columns of ``coords`` on x, y (and z)
+    ratios: np.ndarray | None = None  # PCA: each component's share of variance; None: another method
+    shown_kinds: Sequence[int] = ()  # the kinds of piece drawn
+    highlights: Sequence[Highlight] = ()  # drawn last, over everything, with their pieces as labels
+    axis_titles: Sequence[str] | None = None  # None: the components and their shares
+    title: str | None = None
+    colouring: Colouring | None = None  # colour by a number per row instead of by kind
+    underlays: Sequence = ()  # traces over the cloud and under the highlights (lines, region labels)
+
+
+def vocabulary_map(request: VocabularyMap) -> go.Figure:
+    """Every vocabulary row on two or three of ``coords``' columns, coloured by kind of piece
+    (or by ``colouring``); the underlays over the cloud, the highlights over them. Each point's
+    piece is sent once. Axis titles name the principal components and their share of variance,
+    unless ``axis_titles`` are given (another method)."""
+    coords, pieces, axes = request.coords, request.pieces, request.axes
     fig = go.Figure()
     labels = _vocabulary_texts(tuple(pieces))  # for hover and 2-D annotations (SVG)
-    for trace in _clouds(coords, axes, labels, kinds, shown_kinds, colouring):
+    for trace in _clouds(coords, axes, labels, request.kinds, request.shown_kinds, request.colouring):
         fig.add_trace(trace)
-    for trace in underlays:
+    for trace in request.underlays:
         fig.add_trace(trace)
     annotations = []
-    for name, ids, colour, symbol in highlights:
-        ids = np.asarray(ids, dtype=np.int64)
+    for mark in request.highlights:
+        ids = np.asarray(mark.ids, dtype=np.int64)
         show_text = len(ids) <= 60  # beyond that, labels would only cover each other
         shown = [legible(pieces[i]) for i in ids] if show_text else None
-        fig.add_trace(_highlight(coords[ids], axes, name, (colour, symbol), shown, labels[ids]))
+        fig.add_trace(
+            _highlight(coords[ids], axes, mark.name, (mark.colour, mark.symbol), shown, labels[ids])
+        )
         if show_text:
-            annotations += _labels(coords[ids], axes, labels[ids].tolist(), colour)
+            annotations += _labels(coords[ids], axes, labels[ids].tolist(), mark.colour)
     fig.update_layout(annotations=annotations)
-    _map_layout(
-        fig, axes, ratios, title or f"The whole vocabulary ({len(pieces):,} pieces)", titles=axis_titles
-    )
-    if colouring is not None:
-        _colour_axis(fig, colouring)
+    title = request.title or f"The whole vocabulary ({len(pieces):,} pieces)"
+    _map_layout(fig, axes, request.ratios, title, titles=request.axis_titles)
+    if request.colouring is not None:
+        _colour_axis(fig, request.colouring)
     return fig
 
 

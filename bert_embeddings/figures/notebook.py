@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from bert_embeddings import api
 from bert_embeddings.analysis import axes, decompose, geometry, projection, vocab_search
 from bert_embeddings.errors import OutOfRangeError
-from bert_embeddings.figures import charts, views
+from bert_embeddings.figures import charts, maps, views
 from bert_embeddings.models.model import LoadedModel
 
 __all__ = ["overview", "neighbours", "words_on_axes", "pca_map", "tsne_map"]
@@ -133,5 +133,7 @@ def _vocabulary(model, index, coords, shown, ratios, shape, texts, underlays=())
     text_a, text_b, theme = texts
     marks = [views.sentence_mark(model.encode(text_a, text_b).ids, _ink(theme))] if text_a.strip() else []
     every_kind = list(range(len(vocab_search.KINDS)))
-    figure = views.vocabulary(coords, index, shown, ratios, shape, every_kind, marks, underlays=underlays)
-    return charts.finish(figure)
+    request = views.vocabulary(
+        index, shape, coords, shown, ratios, shown_kinds=every_kind, highlights=marks, underlays=underlays
+    )
+    return charts.finish(maps.vocabulary_map(request))

@@ -81,37 +81,33 @@ TSNE = "t-SNE"
 
 
 def vocabulary(
-    coords: np.ndarray,
     index: vocab_search.VocabIndex,
-    axes: tuple[int, ...],
-    ratios: np.ndarray | None,
     shape: tuple[str, int],
-    kinds: Sequence[int],
-    highlights: Sequence[tuple] = (),
-    colour: map_marks.Colouring | None = None,
-    underlays: Sequence = (),
-) -> go.Figure:
-    """The Maps page's map of every vocabulary row: PCA (with each component's share, ``ratios``)
-    or, without ``ratios``, the t-SNE map; the kinds of piece shown, marks and underlays."""
+    coords: np.ndarray,
+    axes: tuple[int, ...],
+    ratios: np.ndarray | None = None,
+    **shown,
+) -> maps.VocabularyMap:
+    """The Maps page's map of every vocabulary row, as its record: PCA (with each component's
+    share, ``ratios``) or, without ``ratios``, the t-SNE map, titled with the method and the
+    geometry; ``shown``: the record's other fields (the kinds shown, highlights, colouring,
+    underlays). maps.vocabulary_map draws it."""
     method = "PCA" if ratios is not None else TSNE
-    return maps.vocabulary_map(
+    return maps.VocabularyMap(
         coords,
         index.pieces,
         index.kinds,
         axes,
         ratios,
-        kinds,
-        highlights,
         axis_titles=None if ratios is not None else ("t-SNE 1", "t-SNE 2"),
         title=f"The whole vocabulary ({index.size:,} pieces), {method}, {described(shape)} geometry",
-        colouring=colour,
-        underlays=underlays,
+        **shown,
     )
 
 
-def sentence_mark(ids: np.ndarray, ink: str) -> tuple:
+def sentence_mark(ids: np.ndarray, ink: str) -> map_marks.Highlight:
     """A map's mark for a sentence's pieces (each piece once), in the text colour ``ink``."""
-    return ("your sentence", np.unique(ids), ink, maps.SENTENCE_SYMBOL)
+    return map_marks.Highlight("your sentence", np.unique(ids), ink, maps.SENTENCE_SYMBOL)
 
 
 def map_labels(done: map_jobs.Done, index: vocab_search.VocabIndex) -> tuple[map_reading.Label, ...]:

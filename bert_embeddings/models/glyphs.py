@@ -13,7 +13,7 @@ Which characters count, by their Unicode general category (``unicodedata``) and 
   can also reorder the text around them), surrogate (Cs), private use (Co), unassigned (Cn),
   and every separator but the ordinary space (Zs, Zl, Zp: a no-break or ideographic space
   looks like nothing). These are replaced by ``[U+XXXX]`` in place, the way
-  components/echo.py shows them in messages, so that nothing invisible is printed.
+  components/parts/echo.py shows them in messages, so that nothing invisible is printed.
 - **A combining mark with nothing to sit on** (Mn, Mc, Me with no letter or number before
   it, e.g. a piece that is only a vowel sign, or ``##`` then a mark): drawn alone it lands on
   a dotted circle, a box, or the ``#`` before it.

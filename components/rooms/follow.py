@@ -11,7 +11,7 @@ on the follower's page. A follower who changes anything stops following, with a 
 
 A run that applies a view is never taken for the follower's own change (tests/test_follow_browser.py
 found how followers were lost): a view counts as shown only once a full run drew it (``drawn``,
-via components/runs.py); a run the server started (or its replacement) re-applies the view.
+via components/frame/runs.py); a run the server started (or its replacement) re-applies the view.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ import streamlit as st
 
 from bert_embeddings import rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError
-from components import echo, links
+from components.frame import registry
+from components.parts import echo
 from components.rooms import room_wake, room_watch, roomstore
+from components.settings import links
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
@@ -101,7 +103,7 @@ def _stale() -> bool:
 
 
 def drawn() -> None:
-    """The app's run is about to draw its page (app.py calls this through components/runs.py)."""
+    """The app's run is about to draw its page (app.py calls this through components/frame/runs.py)."""
     state = st.session_state
     state[DRAWN_BEFORE] = state.get(DRAWN)
     if applied := state.get(APPLIED):
@@ -139,7 +141,8 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     state = st.session_state
     if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
         links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
-        return taken.get(PAGE) if taken.get(PAGE, current_page) != current_page else None
+        page = registry.current(taken.get(PAGE, current_page))
+        return page if page != current_page else None
     code = state.get(FOLLOW)
     if not code or (not woken and _stop_on_own_change(current_page)):
         return None
@@ -163,7 +166,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
     state[APPLIED] = (version, shown)
     room_watch.trace("applied", code, version)
-    target = shown.get(PAGE, current_page)
+    target = registry.current(shown.get(PAGE, current_page))  # (an old room's view may say /pca)
     return target if target != current_page else None
 
 

@@ -14,9 +14,12 @@ import streamlit as st
 
 from bert_embeddings import config, rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
-from components import echo, links, runs, settings
+from components import settings
+from components.frame import runs
+from components.parts import echo
 from components.rooms import follow, room_watch
 from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, STOPPED, TAKEN, USED
+from components.settings import links
 
 SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
 RESUMED = "_room_resumed"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import echo, settings
+from components import settings
+from components.parts import echo
 from components.rooms import follow, lead
 from components.rooms.follow import FOLLOW, LEAD, PROBLEM, STOPPED, USED
 

@@ -1,6 +1,6 @@
 """Followers woken by the server itself: each server process watches every room its own
 followers follow, once, and on a new version starts each of their runs at once
-(components/runs.py), with no round trip through their browsers. Thirty followers are thirty
+(components/frame/runs.py), with no round trip through their browsers. Thirty followers are thirty
 idle sessions, not thirty queries.
 
 The browsers' push (components/rooms/room_stream.py, components/rooms/room_watch.py) stays as the way back
@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 from bert_embeddings.rooms import RoomError
-from components import runs
+from components.frame import registry, runs
 from components.rooms import room_watch, roomstore
 
 PAGE = "page"  # a view's page (its address); components/rooms/follow.py names it so too
@@ -107,6 +107,7 @@ def _wake(code: str, version: int, rerun: Rerun) -> None:
         sessions = list(_followers.get(code, ()))
     try:
         page = roomstore.store().look(code).view.get(PAGE) if version else None
+        page = registry.current(page) if page else page
     except RoomError:  # it closed meanwhile: the run on the page it is on says so
         page = None
     asked = threading.Event()

@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import checkpoints
-from components import settings, widgets
+from components import settings
+from components.parts import draw
 from testkit.apptest import (
     PAGES,
     ROOT,
@@ -24,7 +25,7 @@ from testkit.apptest import (
     shown,
 )
 from testkit.random_models import damaged_bundled_copy
-from testkit.stand_in_hub import go_online, stand_in_hub
+from testkit.stand_in_hub import stand_in_hub, use_hub, use_hub_cache, without_retry_waits
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
 
@@ -176,9 +177,8 @@ def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
 def test_unknown_hub_model_is_reported(monkeypatch):
     """A Hub id the Hub does not know gets a message (Hub played by a local server)."""
 
-    go_online(monkeypatch)
     with stand_in_hub(status=404) as (url, _requested):
-        monkeypatch.setenv("HF_ENDPOINT", url)
+        use_hub(monkeypatch, url)
         at = run_page("pages/embedding_layer.py", model="no-such-org/no-such-bert")
     assert not at.exception
     assert "no public model 'no-such-org/no-such-bert'" in messages(at)
@@ -200,7 +200,7 @@ def test_damaged_bundled_model_is_refused_on_the_page(tmp_path, monkeypatch):
 def test_default_model_from_environment(monkeypatch):
     """BERT_EXPLORER_MODEL=bundled starts the picker on the bundled model, with no notice."""
     monkeypatch.setenv(config.MODEL, "bundled")
-    at = run_page("pages/home.py")
+    at = run_page("pages/overview.py")
     assert at.selectbox(key=settings.MODEL_KEY).value == "bundled"
     assert not at.exception and "cannot be reached" not in messages(at)
     assert checkpoints.BUNDLED_NAME in " ".join(shown(c.value) for c in at.caption)
@@ -362,7 +362,7 @@ def open_tab(at: AppTest, label: str) -> AppTest:
 def test_pca_page_draws_three_webgl_maps_and_variance():
     """The vocabulary map (WebGL, every row) and the variance bars, then the journey and the
     positions, each drawn only when its tab is open (and the open tab is in the link)."""
-    at = run_page("pages/pca.py")
+    at = run_page("pages/maps.py")
     assert not at.exception and not at.error
     vocabulary = chart(at, "The whole vocabulary")
     kind_traces = [t for t in vocabulary.data if t.name in vocab_search.KINDS]
@@ -381,7 +381,7 @@ def test_pca_page_draws_three_webgl_maps_and_variance():
 
 def test_pca_three_d_and_axes():
     """3-D uses Scatter3d; the axes show the chosen components."""
-    at = page_with("pages/pca.py", pca_dims="3-D", pca_x=2, pca_y=4, pca_z=7)
+    at = page_with("pages/maps.py", pca_dims="3-D", pca_x=2, pca_y=4, pca_z=7)
     vocabulary = chart(at, "The whole vocabulary")
     assert {t.type for t in vocabulary.data} == {"scatter3d"}
     assert vocabulary.layout.scene.xaxis.title.text.startswith("PC2")
@@ -390,7 +390,7 @@ def test_pca_three_d_and_axes():
 
 def test_pca_highlight_and_kinds():
     """A regex highlights its matches; hiding a kind removes its points."""
-    at = page_with("pages/pca.py", pca_highlight="^queen", pca_kinds=[0, 1])
+    at = page_with("pages/maps.py", pca_highlight="^queen", pca_kinds=[0, 1])
     vocabulary = chart(at, "The whole vocabulary")
     names = [t.name for t in vocabulary.data]
     assert names[:2] == ["whole word", "## continuation"] and "matching ^queen" in names
@@ -400,7 +400,7 @@ def test_pca_highlight_and_kinds():
 
 def test_pca_journey_basis_choice():
     """The journey can be projected on the sentence's own components."""
-    at = open_tab(run_page("pages/pca.py"), "Sentence journey")
+    at = open_tab(run_page("pages/maps.py"), "Sentence journey")
     at.radio(key=settings.PCA_JOURNEY_BASIS).set_value("your sentence's own components").run()
     journey = chart(at, "Your sentence, stage by stage")
     assert [t.name for t in journey.data[1:]] == ["token row", "+ position", "+ segment", "LayerNorm output"]
@@ -410,7 +410,7 @@ def test_pca_journey_basis_choice():
 def test_pca_shows_the_latest_neighbour_search():
     """After a search on the Neighbours page, the vocabulary map highlights its results."""
     at = neighbours_page(nb_word="dogs")
-    at.switch_page("pages/pca.py").run()
+    at.switch_page("pages/maps.py").run()
     assert any(t.name == "neighbours of dogs" for t in chart(at, "The whole vocabulary").data)
 
 
@@ -425,7 +425,7 @@ def test_pca_shows_the_latest_neighbour_search():
 )
 def test_pca_bad_inputs(inputs, expected, level):
     """A broken regex, a highlight matching nothing and impossible components are explained."""
-    at = page_with("pages/pca.py", **inputs)
+    at = page_with("pages/maps.py", **inputs)
     assert not at.exception
     assert any(expected in shown(m.value) for m in getattr(at, level))
 
@@ -551,7 +551,7 @@ def test_every_page_works_for_every_family(family_folder, page):
 
 def test_picker_offers_the_curated_models_with_sizes():
     """The picker lists the curated families, the bundled model and a free field, with a caption."""
-    at = run_page("pages/home.py")
+    at = run_page("pages/overview.py")
     options = at.selectbox(key=settings.MODEL_KEY).options
     for spec in (
         "bert-base-uncased",
@@ -568,7 +568,7 @@ def test_picker_offers_the_curated_models_with_sizes():
 def test_host_can_switch_off_the_free_model_field(monkeypatch):
     """BERT_EXPLORER_ALLOW_CUSTOM_MODELS=0 leaves only the curated and bundled models."""
     monkeypatch.setenv(config.ALLOW_CUSTOM, "0")
-    at = run_page("pages/home.py")
+    at = run_page("pages/overview.py")
     assert "Other Hub id or local folder..." not in at.selectbox(key=settings.MODEL_KEY).options
     assert not at.exception
 
@@ -604,10 +604,10 @@ def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeyp
 
     folder = write_random_bert(tmp_path / "repo", hidden=32, positions=40)
     at = run_page("pages/embedding_layer.py")
-    go_online(monkeypatch)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    use_hub_cache(monkeypatch, tmp_path / "hub-cache")
+    without_retry_waits(monkeypatch)  # (huggingface_hub retries each cut transfer: 23 s of waiting)
     with stand_in_hub({"someone/cut-bert": folder}, drop_after=100_000) as (url, _):
-        monkeypatch.setenv("HF_ENDPOINT", url)
+        use_hub(monkeypatch, url)
         at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
         at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value("someone/cut-bert").run()
     assert not at.exception
@@ -623,7 +623,7 @@ def test_a_secret_can_switch_off_the_free_model_field(tmp_path, monkeypatch):
     assert "Other Hub id or local folder..." not in at.selectbox(key=settings.MODEL_KEY).options
 
 
-@pytest.mark.parametrize("page", ["pages/embedding_layer.py", "pages/pca.py", "pages/home.py"])
+@pytest.mark.parametrize("page", ["pages/embedding_layer.py", "pages/maps.py", "pages/overview.py"])
 def test_presenter_mode_enlarges_the_text_of_every_figure(page):
     """Every figure's text, title and annotations (and its height) grow by the presenter scale."""
     at = run_page(page)
@@ -631,7 +631,7 @@ def test_presenter_mode_enlarges_the_text_of_every_figure(page):
     at.toggle(key=settings.PRESENTER_KEY).set_value(True).run()
     after = figures(at)
     assert not at.exception and len(after) == len(before) > 0
-    scale = widgets.PRESENTER_SCALE
+    scale = draw.PRESENTER_SCALE
     for small, large in zip(before, after, strict=True):
         assert large.layout.font.size == pytest.approx((small.layout.font.size or 12) * scale)
         if small.layout.title.text:

@@ -44,13 +44,13 @@ sync_api = pytest.importorskip("playwright.sync_api")
 # Charts each page must draw with the default input.
 EXPECTED_CHARTS = {
     "concepts": 2,
-    "home": 1,
+    "overview": 1,
     "tokens": 0,
     "embedding_layer": 4,
     "positions": 4,
     "segments": 2,
     "neighbours": 1,
-    "pca": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
+    "maps": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
     "axes": 4,  # the words on the axes, their cosines, and each axis card's intervals (x and y)
     "geometry": 2,
     "compare": 0,
@@ -273,7 +273,7 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser,
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     with streamlit_server(env=env, log=tmp_path / "log") as (base, _):
-        open_page(page, f"{base}/pca?method=tsne&colour=kept&a=Volcanoes+erupt.&b=")
+        open_page(page, f"{base}/maps?method=tsne&colour=kept&a=Volcanoes+erupt.&b=")
         page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=180_000)
         page.wait_for_selector(APP_IDLE)
         chart = page.locator("[data-testid='stPlotlyChart']").first
@@ -303,8 +303,8 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(browser,
         assert page.get_by_label("Word or piece").input_value() in candidates
         # Back: the t-SNE map as it was left, its colouring and the clicked piece's marks (they
         # were gone, the map back on PCA)
-        back_to(page, "pca")
-        page.wait_for_url(re.compile(r"/pca\?(?=.*method=tsne)(?=.*colour=kept)"), timeout=60_000)
+        back_to(page, "maps")
+        page.wait_for_url(re.compile(r"/maps\?(?=.*method=tsne)(?=.*colour=kept)"), timeout=60_000)
         page.get_by_text("Faithfulness: neighbour recall@10").wait_for(state="visible", timeout=60_000)
         page.wait_for_selector(APP_IDLE)
         page.wait_for_function(MARKS_DRAWN, timeout=30_000)
@@ -335,7 +335,7 @@ def test_neighbour_query_and_click(app_url, page):
 
 def test_pca_maps_draw_webgl_scatters(app_url, page):
     """The PCA page draws its maps with WebGL, in each tab; the open tab is in the link."""
-    open_page(page, f"{app_url}/pca")
+    open_page(page, f"{app_url}/maps")
     vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
     vocabulary.wait_for(state="visible", timeout=30_000)
     vocabulary.locator("canvas").first.wait_for(state="attached", timeout=30_000)
@@ -423,7 +423,7 @@ def test_dark_theme_and_presenter_mode(browser, app_url):
     light; presenter mode enlarges the text and stays on while moving between pages."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     page = context.new_page()
-    open_page(page, f"{app_url}/pca")
+    open_page(page, f"{app_url}/maps")
     vocabulary = page.locator("[data-testid='stPlotlyChart']").filter(has_text="The whole vocabulary")
     vocabulary.wait_for(state="visible", timeout=30_000)
     app = page.locator("[data-testid='stApp']")
@@ -473,7 +473,7 @@ def test_a_catastrophic_pattern_link_does_not_freeze_anyone_else(app_url, browse
     other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     hostile = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     open_page(other, f"{app_url}/tokens")
-    for link in ("/neighbours?only=((.*)*)*!", "/pca?highlight=((.*)*)*!", "/neighbours?not=(.*){1,20}!"):
+    for link in ("/neighbours?only=((.*)*)*!", "/maps?highlight=((.*)*)*!", "/neighbours?not=(.*){1,20}!"):
         hostile.goto(f"{app_url}{link}", wait_until="commit")
         with urllib.request.urlopen(f"{app_url}/_stcore/health", timeout=60) as response:
             assert response.read().decode().strip() == "ok"

@@ -90,7 +90,7 @@ def test_embedding_page_exports_equal_the_models_own_module(downloads):
     assert np.abs(output - module).max() <= 1e-5
 
 
-GEOMETRY_PAGES = ["pages/neighbours.py", "pages/axes.py", "pages/pca.py", "pages/geometry.py"]
+GEOMETRY_PAGES = ["pages/neighbours.py", "pages/axes.py", "pages/maps.py", "pages/geometry.py"]
 
 
 @pytest.mark.parametrize("page", GEOMETRY_PAGES)

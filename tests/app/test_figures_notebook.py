@@ -50,7 +50,7 @@ def spec(figure) -> dict:
 
 def test_the_overview_is_the_home_pages(bundled):
     pair = ("Streamlit draws what the notebook draws.", "Both use one function.")  # B as well
-    assert spec(notebook.overview(bundled, *pair)) == page_spec("pages/home.py", "overview", pair)
+    assert spec(notebook.overview(bundled, *pair)) == page_spec("pages/overview.py", "overview", pair)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_the_pca_map_is_the_maps_pages(bundled, geometry_name, components):
     keys = (settings.PCA_X, settings.PCA_Y, settings.PCA_Z)
     widgets += [("number_input", key, float(c)) for key, c in zip(keys, components, strict=False)]
     sentences = ("I am Sinan", "She is Zoe")
-    expected = page_spec("pages/pca.py", "pca_vocabulary", sentences, widgets)
+    expected = page_spec("pages/maps.py", "pca_vocabulary", sentences, widgets)
     found = notebook.pca_map(
         bundled, geometry_name, components=components, text_a=sentences[0], text_b=sentences[1]
     )
@@ -122,7 +122,7 @@ def test_the_tsne_map_is_the_maps_pages(tiny_bert_dir, monkeypatch, tmp_path):
     api.tsne_map(model, compute=True)
     widgets = [("segmented_control", settings.MAP_METHOD, settings.MAP_METHODS[1])]
     expected = page_spec(
-        "pages/pca.py", "tsne_vocabulary", ("I am Sinan", ""), widgets, model=str(tiny_bert_dir)
+        "pages/maps.py", "tsne_vocabulary", ("I am Sinan", ""), widgets, model=str(tiny_bert_dir)
     )
     assert spec(notebook.tsne_map(model, text_a="I am Sinan")) == expected
     assert any(trace.get("name") == "regions" for trace in expected["data"])

@@ -70,7 +70,7 @@ TEXT_INPUTS = [
     ("pages/neighbours.py", settings.NB_WORD, text_cases(pattern=True), "king", "queen"),
     ("pages/neighbours.py", settings.NB_INCLUDE, text_cases(pattern=True), "^q", "queen"),
     ("pages/neighbours.py", settings.NB_EXCLUDE, text_cases(pattern=True), "x", "queen"),
-    ("pages/pca.py", settings.PCA_HIGHLIGHT, text_cases(pattern=True), "^king$", None),
+    ("pages/maps.py", settings.PCA_HIGHLIGHT, text_cases(pattern=True), "^king$", None),
     ("pages/concepts.py", "toy_items", text_cases(), "item, a, b, c\ncat, 1, 2, 3", None),
     ("pages/compare.py", "cmp_word", text_cases(pattern=True), "bank", None),
     ("pages/context.py", "ctx_first", text_cases(), "He sat on the bank.", None),
@@ -115,7 +115,7 @@ def test_no_text_box_drops_a_long_paste_silently():
         "pages/concepts.py",
         "pages/neighbours.py",
         "pages/compare.py",
-        "pages/pca.py",
+        "pages/maps.py",
         "pages/axes.py",
     ):
         at.switch_page(page).run()
@@ -141,7 +141,7 @@ def test_hostile_model_names_in_the_free_field(value):
     ("page", "key"),
     [
         ("pages/neighbours.py", settings.NB_K),
-        ("pages/pca.py", settings.PCA_X),
+        ("pages/maps.py", settings.PCA_X),
         ("pages/positions.py", "pos_first"),
         ("pages/compare.py", "cmp_k"),
     ],
@@ -196,7 +196,7 @@ BEYOND = {
 def test_hostile_link_values(name):
     """A hostile link value is refused with a plain-text notice or shown as plain text."""
     pages = {
-        **dict.fromkeys(("highlight", "x", "tab", "method", "basis", "kinds"), "pages/pca.py"),
+        **dict.fromkeys(("highlight", "x", "tab", "method", "basis", "kinds"), "pages/maps.py"),
         **dict.fromkeys(("x_from", "words", "ax_not", "origin"), "pages/axes.py"),
         **dict.fromkeys(("geometry", "d"), "pages/geometry.py"),
         **dict.fromkeys(("s1", "word", "layer"), "pages/context.py"),
@@ -301,7 +301,7 @@ def test_many_model_names_cannot_push_the_workshops_model_out(monkeypatch, tiny_
     """A stranger who tries name after name never makes the server load a model, so never
     evicts the one everyone else is using (the cache holds two): a name the app does not list
     that cannot be fetched gets a message, and the page goes on with the default model."""
-    from components import state
+    from components.caches import state
 
     monkeypatch.setenv("BERT_EXPLORER_MODEL", str(tiny_bert_dir))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()

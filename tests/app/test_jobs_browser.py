@@ -1,7 +1,7 @@
 """A background job whose worker dies, in real headless Chromium: the t-SNE map, a space's
 neighbour lists and the aligned maps. Whoever watches sees the failure and its reason at once,
 without a click; a new tab sees it too; and "Try again" starts the job again, which then finishes
-(components/job_panel.py, bert_embeddings/jobs/local.job_in)."""
+(components/parts/job_panel.py, bert_embeddings/jobs/local.job_in)."""
 
 from __future__ import annotations
 
@@ -107,13 +107,13 @@ def test_a_killed_map_worker_is_seen_at_once_and_try_again_starts_it_again(app, 
     base, cache, _, model = app
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    open_page(page, f"{base}/pca?method=tsne")
+    open_page(page, f"{base}/maps?method=tsne")
     first = a_worker(MAP, cache)
     page.locator("[data-testid='stProgress']").first.wait_for(state="visible", timeout=60_000)
     kill(first)
     failure_shown(page, "The t-SNE map of all 30,522 pieces")
     other = context.new_page()
-    open_page(other, f"{base}/pca?method=tsne")
+    open_page(other, f"{base}/maps?method=tsne")
     failure_shown(other, "The t-SNE map of all 30,522 pieces")
     other.close()
     second = try_again(page, MAP, cache, first)

@@ -7,7 +7,9 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry
 from bert_embeddings.models import checkpoints
-from components import links, settings, widgets
+from components import settings
+from components.parts import filters, models
+from components.settings import links
 from testkit.apptest import ROOT, figures, messages, open_link, shown
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
@@ -94,7 +96,7 @@ def test_each_query_mode_survives_the_round_trip(mode, set_query, expected):
 
 def test_a_pca_view_survives_the_round_trip():
     """3-D, chosen components and a highlight: the reopened link draws the same vocabulary map."""
-    at = fresh("pages/pca.py")
+    at = fresh("pages/maps.py")
     at.button_group(key=settings.PCA_DIMS).set_value("3-D").run()
     for key, number in ((settings.PCA_X, 3), (settings.PCA_Y, 1), (settings.PCA_Z, 5)):
         at.number_input(key=key).set_value(number).run()
@@ -103,7 +105,7 @@ def test_a_pca_view_survives_the_round_trip():
     link = dict(at.query_params)
     assert link == {"map": "3", "x": "3", "y": "1", "z": "5", "highlight": "^qu"}
 
-    again = open_link(link, "pages/pca.py")
+    again = open_link(link, "pages/maps.py")
     assert not again.exception and not again.error
     keys = [settings.PCA_DIMS, settings.PCA_X, settings.PCA_Y, settings.PCA_Z, settings.PCA_HIGHLIGHT]
     assert widget_values(again, keys) == widget_values(at, keys)
@@ -164,7 +166,7 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
 )
 def test_an_invalid_value_falls_back_to_the_default_with_a_notice(name, value, key):
     """The notice names the value; the widget holds its default; the rest of the link applies."""
-    page = "pages/pca.py" if key.startswith("pca") else "pages/neighbours.py"
+    page = "pages/maps.py" if key.startswith("pca") else "pages/neighbours.py"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update({name: value, "b": "A valid part of the same link."})
     at.run()
@@ -173,7 +175,7 @@ def test_an_invalid_value_falls_back_to_the_default_with_a_notice(name, value, k
     assert "could not be used" in notice and f"{name}={value[:60]!r}" in notice
     at.switch_page(page).run()
     assert not at.exception and not at.error
-    default = widgets.model_options()[0] if key == settings.MODEL_KEY else settings.DEFAULTS.get(key)
+    default = models.model_options()[0] if key == settings.MODEL_KEY else settings.DEFAULTS.get(key)
     if key == settings.GEOMETRY_REMOVED:  # the model's own default: its width / 100
         default = geometry.default_removed(checkpoints.load_bundled().tables.word_embeddings.shape[1])
     assert at.session_state.get(key, default) == default  # absent: its widget is not on this page
@@ -231,7 +233,7 @@ def test_a_custom_model_link_is_refused_where_the_host_switched_custom_models_of
     at.query_params.update({"model": "someone/their-bert"})
     at.run()
     assert "only offers the models in its list" in messages(at)
-    assert at.session_state[settings.MODEL_KEY] == widgets.model_options()[0]
+    assert at.session_state[settings.MODEL_KEY] == models.model_options()[0]
 
 
 def test_a_linked_token_the_sentence_lacks_falls_back_to_its_default():
@@ -297,6 +299,7 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.CMP_MODEL: checkpoints.listed_specs()[0],
         settings.CMP_CUSTOM: "someone/their-bert",
         settings.MV_MODEL: checkpoints.listed_specs()[0],
+        settings.MV_CUSTOM: "someone/their-bert",
         settings.MV_STAGE_A: "12",
         settings.MV_STAGE_B: "token",
         settings.MV_K: 100,
@@ -323,7 +326,7 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
     at = open_link({}, "pages/neighbours.py")
     model = checkpoints.load_bundled()
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    options = widgets.SearchOptions.defaults()
+    options = filters.SearchOptions.defaults()
     query = vocab_search.word_query(index, model.tokenizer, settings.default(settings.NB_WORD))
     found = vocab_search.nearest(
         index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
@@ -409,7 +412,7 @@ def test_the_core_reads_a_number_as_text_the_same_way():
         ),
         ("pages/neighbours.py", {"grid": "layernorm"}, {settings.NB_GRID_STAGE: "LayerNorm output"}),
         ("pages/neighbours.py", {"q": "embeddings", "piece": "1"}, {settings.NB_PIECE: 1}),
-        ("pages/pca.py", {"kinds": "number,word"}, {settings.PCA_KINDS: [3, 0]}),
+        ("pages/maps.py", {"kinds": "number,word"}, {settings.PCA_KINDS: [3, 0]}),
         ("pages/embedding_layer.py", {"dims": "300-320"}, {settings.DIMENSIONS: (300, 320)}),
         ("pages/positions.py", {"p1": "10", "p2": "0"}, {settings.POS_FIRST: 10, settings.POS_SECOND: 0}),
         ("pages/context.py", {"layer": "2"}, {settings.CTX_LAYER: 2}),
@@ -419,8 +422,9 @@ def test_the_core_reads_a_number_as_text_the_same_way():
             {settings.CMP_MODEL: checkpoints.listed_specs()[0]},
         ),
         ("pages/compare.py", {"cmp_id": "someone/their-bert"}, {settings.CMP_CUSTOM: "someone/their-bert"}),
+        ("pages/moved.py", {"vs_id": "someone/their-bert"}, {settings.MV_CUSTOM: "someone/their-bert"}),
         (
-            "pages/pca.py",
+            "pages/maps.py",
             {"tab": "journey", "basis": "sentence"},
             {settings.PCA_JOURNEY_BASIS: settings.JOURNEY_BASES[1]},
         ),
@@ -430,7 +434,8 @@ def test_settings_of_every_page_travel_in_a_link_and_back(page, params, boxes):
     """A link to Compare, Concepts, Context, the Neighbours grid or the sentence journey opens
     with its values in their boxes, and the address bar then holds the same parameters; so do
     the piece of a split word, the kinds of piece on the map, the dimension range, the two
-    positions, Context's layer and Compare's second model (listed, or a Hub id)."""
+    positions, Context's layer and Compare's and What moved's second model (listed, or a Hub id:
+    the two pages share one picker)."""
     at = open_link(params, page)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
     for key, value in boxes.items():
@@ -445,7 +450,7 @@ def test_each_new_parameter_shows_on_its_page():
     kinds on the map, the dimensions of the heatmap, the positions and the layer."""
     at = open_link({"q": "embeddings", "piece": "1"}, "pages/neighbours.py")
     assert "##bed" in at.get("plotly_chart")[0].proto.spec and at.radio(key=settings.NB_PIECE).value == 1
-    at = open_link({"kinds": "number,word"}, "pages/pca.py")
+    at = open_link({"kinds": "number,word"}, "pages/maps.py")
     vocabulary = next(f for f in figures(at) if "vocabulary" in f.layout.title.text)
     assert {t.name for t in vocabulary.data if t.name in settings_kinds()} == {"number", "whole word"}
     at = open_link({"dims": "300-320"}, "pages/embedding_layer.py")
@@ -605,7 +610,7 @@ def test_left_out_names_what_a_view_cannot_carry(monkeypatch):
     )
     folder = "a folder on this server, which followers cannot load"
     assert links.left_out("neighbours") == [f"the model ({folder})", "k (the value typed is not valid)"]
-    assert links.left_out("pca") == [
+    assert links.left_out("maps") == [
         f"the model ({folder})",
         "the component on x (the value typed is not valid)",
     ]

@@ -1,5 +1,5 @@
 """A setting holds until the person changes it: across the Maps page's tabs, across pages and
-browser Back, in real headless Chromium (components/persistence.py).
+browser Back, in real headless Chromium (components/settings/persistence.py).
 
 Streamlit forgets a widget's value whenever a run does not draw it: the Vocabulary tab's geometry,
 highlight and kinds went back to their defaults after a look at another tab, and so did
@@ -82,15 +82,15 @@ def test_settings_hold_across_tabs_pages_and_back(page):
     """Every setting changed stays as set while its tab or page is away, and when browser Back
     returns to it."""
     query = "&".join(f"{k}={v}" for k, v in VOCABULARY.items()).replace("^", "%5E").replace(",", "%2C")
-    open_page(page, f"{page.base}/pca?{query}")
-    holds(page, "pca", VOCABULARY)
+    open_page(page, f"{page.base}/maps?{query}")
+    holds(page, "maps", VOCABULARY)
     tab(page, "Sentence journey")
     page.get_by_text("your sentence's own components").click()
-    holds(page, "pca", {"tab": "journey", "basis": "sentence", "x": "2", "y": "3"})
+    holds(page, "maps", {"tab": "journey", "basis": "sentence", "x": "2", "y": "3"})
     tab(page, "Positions")
-    holds(page, "pca", {"tab": "positions", "x": "2", "y": "3"})
+    holds(page, "maps", {"tab": "positions", "x": "2", "y": "3"})
     tab(page, "Vocabulary")  # the tab that once lost its geometry, highlight and kinds
-    holds(page, "pca", VOCABULARY)
+    holds(page, "maps", VOCABULARY)
 
     nav(page, "Neighbours")  # the geometry holds on every page that shows it
     holds(page, "neighbours", GEOMETRY)
@@ -109,13 +109,24 @@ def test_settings_hold_across_tabs_pages_and_back(page):
     nav(page, "Positions")
     holds(page, "positions", {"p1": "7"})
     nav(page, "Maps")
-    holds(page, "pca", VOCABULARY)
+    holds(page, "maps", VOCABULARY)
     tab(page, "Sentence journey")
-    holds(page, "pca", {"tab": "journey", "basis": "sentence"})
+    holds(page, "maps", {"tab": "journey", "basis": "sentence"})
 
     back_to(page, "positions")  # Back to Positions, then to Neighbours: as they were left
     holds(page, "positions", {"p1": "7"})
     back_to(page, "neighbours")
     holds(page, "neighbours", {**GEOMETRY, "k": "20", "q": "queen"})
     nav(page, "Maps")
-    holds(page, "pca", {**VOCABULARY, "tab": "journey", "basis": "sentence"})
+    holds(page, "maps", {**VOCABULARY, "tab": "journey", "basis": "sentence"})
+
+
+def test_old_addresses_open_the_pages_they_meant(page):
+    """The Maps and Overview pages' old addresses, /pca and /home, open those pages (a link's
+    settings kept), and the address bar then shows today's addresses, /maps and /overview."""
+    open_page(page, f"{page.base}/pca?highlight=%5Eking&x=2&y=3")
+    holds(page, "maps", {"highlight": "^king", "x": "2", "y": "3"})
+    page.get_by_role("heading", name="Maps", exact=True).wait_for(timeout=60_000)
+    open_page(page, f"{page.base}/home")
+    page.wait_for_url(lambda url: urlsplit(url).path == "/overview", timeout=60_000)
+    page.get_by_role("heading", name="BERT's embedding layer", exact=True).wait_for(timeout=60_000)

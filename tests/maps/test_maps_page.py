@@ -44,7 +44,7 @@ def open_maps(params: dict) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(params)
     at.run()
-    return at.switch_page("pages/pca.py").run()
+    return at.switch_page("pages/maps.py").run()
 
 
 def wait_for_the_map(timeout: float = 300) -> None:
@@ -86,7 +86,7 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
     if at.get("progress"):  # the first test computed it already, unless run alone
         wait_for_the_map()
         at = open_maps({"method": "tsne"})
-    from components.map_state import map_settings
+    from components.caches.map_state import map_settings
 
     table = bundled.tables.word_embeddings
     done = map_jobs.load(map_jobs.folder_for(files.fingerprint(table), map_settings()), len(table))
@@ -102,7 +102,7 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
 
 def finished_map(bundled, params: dict) -> tuple[AppTest, map_jobs.Done]:
     """The Maps page with the t-SNE map computed, and that map as it is on disk."""
-    from components.map_state import map_settings
+    from components.caches.map_state import map_settings
 
     wait_for_the_map()
     at = open_maps(params)
@@ -209,7 +209,7 @@ def test_the_pca_map_in_a_geometry_is_pca_of_its_rows_and_a_click_marks_its_neig
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update({"geometry": "standardised"})
     at.run()
-    at.switch_page("pages/pca.py")
+    at.switch_page("pages/maps.py")
     at.session_state["map_clicked"] = {"pca_vocabulary": row}
     at.run()
     assert not at.exception and not at.error
@@ -229,7 +229,7 @@ def test_the_pca_map_in_a_geometry_is_pca_of_its_rows_and_a_click_marks_its_neig
 def test_a_geometrys_t_sne_map_is_a_job_of_its_own_on_its_rows(bundled):
     """geometry=centred with t-SNE: its own job and folder; the neighbour lists it keeps are the
     centred rows' (brute force on the very rows the worker was given), not raw's."""
-    from components.map_state import map_settings
+    from components.caches.map_state import map_settings
 
     wait_for_the_map()
     params = {"method": "tsne", "geometry": "centred"}
@@ -260,7 +260,7 @@ def test_a_clicked_point_names_its_piece():
     """Trace and point number (what a click reports) lead back to the vocabulary id drawn there,
     whether the points are drawn by kind or all in one trace by a number, with underlays."""
     kinds = np.array([0, 1, 0, 3, 1, 0], dtype=np.int8)
-    highlights = [("your sentence", np.array([4, 2]), "#000", "square")]
+    highlights = [map_marks.Highlight("your sentence", np.array([4, 2]), "#000", "square")]
     shown_kinds = [0, 1, 3]
     traces = map_marks.trace_rows(kinds, shown_kinds, None, 0, highlights)
     assert traces[0][2] == 5  # the third whole word
@@ -278,7 +278,7 @@ def test_a_method_a_link_cannot_name_falls_back_with_a_notice():
     at.query_params.update({"method": "umap"})
     at.run()
     assert not at.exception and "method='umap'" in messages(at)  # said on the page first shown
-    at.switch_page("pages/pca.py").run()
+    at.switch_page("pages/maps.py").run()
     assert at.segmented_control(key=settings.MAP_METHOD).value == "PCA"
 
 
@@ -288,7 +288,7 @@ def failed_map(monkeypatch, tmp_path):
     import subprocess
     import sys
 
-    from components import map_state
+    from components.caches import map_state
 
     (tmp_path / files.LOG).write_text("Traceback ...\nMemoryError: out of memory\n")
     dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
@@ -317,7 +317,7 @@ def test_a_big_vocabularys_failed_map_is_shown_without_asking_and_try_again_star
 ):
     """A big vocabulary's map is asked for first; once its worker has died, the page shows the
     failure to whoever opens it (not the offer), and "Try again" asks for the map again."""
-    from components import map_state
+    from components.caches import map_state
 
     monkeypatch.setattr(map_state, "ASK_FIRST_ROWS", 1000)  # the bundled model counts as big
     failed, known, started = map_jobs.start(), [True], []
@@ -334,7 +334,7 @@ def test_a_big_vocabularys_failed_map_is_shown_without_asking_and_try_again_star
 def test_a_cache_folder_that_is_a_file_says_what_to_fix_and_can_be_tried_again(monkeypatch, tmp_path):
     """BERT_EXPLORER_CACHE naming a file: a message naming the setting, no traceback, and once
     the host points it at a folder, "Try again" starts the map."""
-    from components import map_state
+    from components.caches import map_state
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -398,7 +398,7 @@ def test_t_sne_shows_no_pca_controls_and_says_why(failed_map):
 def test_a_host_can_have_the_default_map_computed_at_start_up(monkeypatch):
     """BERT_EXPLORER_PRECOMPUTE_MAPS=1: the server's first run starts the default model's map,
     once per process, whatever page is opened."""
-    from components import map_state
+    from components.caches import map_state
 
     started = []
     monkeypatch.setattr(map_jobs, "start", lambda table, *args, **kwargs: started.append(table.shape))
@@ -483,7 +483,8 @@ def test_a_big_vocabulary_says_what_its_map_costs_and_waits_to_be_asked(monkeypa
     """Before a big map starts, the page gives the forecast's time range and the worker's
     memory, scaled by this server's pace once it has one; the map starts on the button."""
     from bert_embeddings.maps import forecast
-    from components import map_state, map_view
+    from components.caches import map_state
+    from components.sections import map_view
 
     wait_for_the_map()
     monkeypatch.setattr(map_state, "ASK_FIRST_ROWS", 1000)  # the bundled model counts as big

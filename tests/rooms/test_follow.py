@@ -32,7 +32,7 @@ def test_a_follower_sees_the_leaders_page_and_settings_and_each_change():
     leader.number_input(key=settings.NB_K).set_value(20.0).run()
     follower.run()
     assert follower.number_input(key=settings.NB_K).value == 20.0
-    leader.switch_page("pages/pca.py").run()
+    leader.switch_page("pages/maps.py").run()
     leader.text_input(key=settings.PCA_HIGHLIGHT).set_value("^king").run()
     follower.run()
     assert page_title(follower) == "Maps" and follower.text_input(key=settings.PCA_HIGHLIGHT).value == "^king"
@@ -222,13 +222,13 @@ def test_a_view_replaced_before_it_was_drawn_is_applied_again_not_taken_for_the_
 
 
 def test_runs_tells_a_run_replaced_before_its_end_from_a_page_that_ended():
-    """components/runs.py leans on Streamlit's private RerunException: this fails loudly if an
+    """components/frame/runs.py leans on Streamlit's private RerunException: this fails loudly if an
     upgrade changes how a replaced run ends."""
 
     def script():
         import streamlit as st
 
-        from components import runs
+        from components.frame import runs
 
         st.session_state.setdefault("runs", 0)
         st.session_state.setdefault("drawn", [])

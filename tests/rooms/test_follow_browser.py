@@ -150,7 +150,7 @@ def test_a_leader_who_reloads_keeps_leading_and_followers_hear_the_close(browser
     # another tab of the leader's browser (a preview) is offered the room, and does not take it
     shown_before = room_versions(trace_file, code)
     preview = leader.context.new_page()
-    open_page(preview, f"{server}/home")
+    open_page(preview, f"{server}/overview")
     preview.get_by_role("button", name=f"Lead room {code} again").wait_for(timeout=30_000)
     assert preview.get_by_text(f"You lead room {code}").count() == 0
     # The sign that the room went on without the preview: the leader's next view reaches the

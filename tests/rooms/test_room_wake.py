@@ -1,7 +1,7 @@
 """The server wakes its own followers (components/rooms/room_wake.py): each process watches a room
 once and reruns the sessions that follow it; the browsers' push is only the way back. Here with
 a real room registry and a recorded rerun in place of Streamlit's; tests/test_follow_browser.py
-checks the real thing against a real server. And the private Streamlit parts components/runs.py
+checks the real thing against a real server. And the private Streamlit parts components/frame/runs.py
 uses: an upgrade that moves them fails here."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import inspect
 import pytest
 
 from bert_embeddings.rooms.room_sqlite import SqliteRooms
-from components import runs
+from components.frame import runs
 from components.rooms import room_wake, roomstore
 
 
@@ -54,7 +54,10 @@ def test_each_new_version_reruns_the_rooms_followers_here_and_no_one_else(regist
     store.show(code, token, {"page": "tokens"})  # no change: nobody reruns
     assert reruns == []
     store.show(code, token, {"page": "pca"})
-    assert sorted(reruns) == [("s1", "pca"), ("s2", "pca")]  # on the room's page
+    assert sorted(reruns) == [
+        ("s1", "maps"),
+        ("s2", "maps"),
+    ]  # on the room's page (its old address read as today's)
     reruns.clear()
     store.show(other, other_token, {"page": "axes"})
     assert reruns == [("s3", "axes")]
@@ -130,7 +133,7 @@ def test_runs_outside_a_server_reruns_nothing():
 
 
 def test_the_private_streamlit_parts_runs_uses_are_still_there():
-    """components/runs.py reruns a session as Streamlit's own "run on save" does; this fails
+    """components/frame/runs.py reruns a session as Streamlit's own "run on save" does; this fails
     loudly if an upgrade moves any part of that."""
     from streamlit.runtime import Runtime
     from streamlit.runtime.app_session import AppSession

@@ -46,7 +46,7 @@ def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_w
     assert any("rank" in frame.value.columns for frame in follower.dataframe), messages(follower)
     newcomer = session()  # someone who never joined a room sees nothing of it
     assert not newcomer.exception and AWAY not in messages(newcomer)
-    newcomer.switch_page("pages/pca.py").run()
+    newcomer.switch_page("pages/maps.py").run()
     assert not newcomer.exception and page_title(newcomer) == "Maps"
 
     redis.start()

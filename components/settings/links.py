@@ -17,8 +17,9 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bert_embeddings.models import checkpoints
-from components import echo, persistence, settings
-from components import widgets as w
+from components import settings
+from components.parts import echo, models
+from components.settings import persistence
 
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
 LINK_TEXT_LIMIT = 2000
@@ -61,9 +62,9 @@ KNOWN = {MODEL, FOLLOW, *(s.url for s in settings.LINKED), *OLD_NAMES, *STREAMLI
 
 def _model_from_link(spec: str) -> tuple[str, str]:
     """The picker's option and the free field's text for a model named in a link."""
-    if spec in w.model_options():
+    if spec in models.model_options():
         return spec, ""
-    if settings.OTHER not in w.model_options():
+    if settings.OTHER not in models.model_options():
         raise ValueError("this app only offers the models in its list")
     # A link may name a Hub id but never a folder on the server that hosts the app.
     if not checkpoints.is_hub_id(spec):
@@ -74,7 +75,8 @@ def _model_from_link(spec: str) -> tuple[str, str]:
 def _offered(setting: settings.Setting) -> bool:
     """Whether this app offers the setting: a Hub id to compare with only where the host lets
     people name any model (as for the sidebar's model)."""
-    return setting.key != settings.CMP_CUSTOM or settings.OTHER in w.model_options()
+    customs = {custom for _, custom in settings.OTHER_MODEL_FIELDS.values()}
+    return setting.key not in customs or settings.OTHER in models.model_options()
 
 
 def restore() -> bool:
@@ -116,7 +118,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
     params, problems = today(params)
 
     def model_default() -> None:
-        state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = w.model_options()[0], ""
+        state[settings.MODEL_KEY], state[settings.CUSTOM_MODEL_KEY] = models.model_options()[0], ""
 
     if MODEL in params:
         try:
@@ -205,11 +207,11 @@ def _text_of(param: settings.Setting, value: object) -> str | None:
 def _model_param() -> str | None:
     """The model as a link names it; None for the default, or for one a link cannot name."""
     state = st.session_state
-    choice = state.get(settings.MODEL_KEY, w.model_options()[0])
+    choice = state.get(settings.MODEL_KEY, models.model_options()[0])
     if choice == settings.OTHER:
         custom = (state.get(settings.CUSTOM_MODEL_KEY) or "").strip()
         return custom if checkpoints.is_hub_id(custom) else None
-    return choice if choice != w.model_options()[0] and choice in w.model_options() else None
+    return choice if choice != models.model_options()[0] and choice in models.model_options() else None
 
 
 def model_params() -> dict[str, str]:
@@ -249,14 +251,14 @@ def left_out(page: str) -> list[str]:
     refuses, such as k typed as 500). Long sentences are not named: rooms carry them."""
     state = st.session_state
     missing = []
-    if state.get(settings.MODEL_KEY) == settings.OTHER and settings.OTHER in w.model_options():
+    if state.get(settings.MODEL_KEY) == settings.OTHER and settings.OTHER in models.model_options():
         custom = (state.get(settings.CUSTOM_MODEL_KEY) or "").strip()
         if custom and (problem := _model_problem(custom)):
             missing.append(f"the model ({problem})")
     for param, value in _shown(page):
         if _text_of(param, value) is None:
             problem = "the value typed is not valid"
-            if param.key == settings.CMP_CUSTOM and isinstance(value, str):
+            if param.key in {c for _, c in settings.OTHER_MODEL_FIELDS.values()} and isinstance(value, str):
                 problem = _model_problem(value.strip()) or problem
             missing.append(f"{settings.LABELS.get(param.key, param.url)} ({problem})")
     return missing

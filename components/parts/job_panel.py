@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bert_embeddings.jobs import local, progress
-from components import echo
+from components.parts import echo
 
 
 @dataclass(frozen=True)

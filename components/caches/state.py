@@ -20,7 +20,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from bert_embeddings import config
 from bert_embeddings.analysis import (
@@ -34,7 +33,9 @@ from bert_embeddings.analysis import (
 )
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.models import checkpoints, threads, tokenize
-from components import echo, inputs, runs
+from components.frame import runs
+from components.parts import echo
+from components.settings import inputs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
@@ -88,7 +89,7 @@ def _load_with_progress(
             failure.append(exc)
 
     worker = threading.Thread(target=work, daemon=True, name=f"load-{key}")
-    add_script_run_ctx(worker, get_script_run_ctx())
+    runs.in_this_run(worker)
     worker.start()
     bar = None
     while worker.is_alive():

@@ -78,6 +78,24 @@ def dataframe(name: export.Name, frame: pd.DataFrame, shown: pd.DataFrame | None
     table(name, frame)
 
 
+def ranked(name: export.Name, found, score: str = "score", **options) -> pd.DataFrame:
+    """A search's ranked pieces (``found``: its ``pieces``, ``ids`` and ``scores``, best first) as a
+    table of rank, piece, id and ``score``: each piece shown legible (glyphs.legible), the
+    download keeping the pieces as they are, the scores to four places on the page and in full in
+    the file. Neighbours, Your own axes and Compare models each draw theirs so. Returns the table."""
+    import pandas as pd
+
+    from bert_embeddings.models import glyphs
+
+    frame = pd.DataFrame(
+        {"rank": range(1, len(found.ids) + 1), "piece": found.pieces, "id": found.ids, score: found.scores}
+    )
+    config = {score: st.column_config.NumberColumn(format="%.4f")}
+    shown = frame.assign(piece=frame["piece"].map(glyphs.legible))
+    dataframe(name, frame, shown, hide_index=True, column_config=config, **options)
+    return frame
+
+
 def matrix_dataframe(
     name: export.Name, values: np.ndarray, rows: Sequence[object], columns: Sequence[object], **options
 ) -> None:

@@ -11,50 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import geometry, vocab_search
-from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import space_charts, views
 from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
-from components import echo, exports, settings, state, widgets
-
-
-class TableMissingError(ExplorerError):
-    def __init__(self) -> None:
-        super().__init__(
-            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
-            "and compute its neighbour lists again."
-        )
-
-
-class _NotOnDiskError(Exception):
-    """Raised inside a cached function, so that "not there yet" is not cached."""
-
-
-@st.cache_resource(max_entries=6, show_spinner=False)
-def _space(folder: str, stage: str, _model: LoadedModel) -> pair.Space:
-    # The token rows are the model's own (no copy); the output is made here (a fraction of a
-    # second) and kept on disk; a layer is read from disk, where its job put it.
-    found = pair.space_of(_model, stage, compute=stage in (stages.TOKEN, stages.OUTPUT))
-    if found is None:
-        raise _NotOnDiskError(stage)
-    return found
-
-
-def space(model: LoadedModel, stage: str) -> pair.Space | None:
-    """The model's stage as a space, or None while its table is not on disk (a layer)."""
-    try:
-        return _space(str(model.folder), stage, model)
-    except _NotOnDiskError:
-        return None
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def shared(
-    folder_a: str, folder_b: str, _pieces_a: tuple[str, ...], _pieces_b: tuple[str, ...]
-) -> compare.Shared:
-    return compare.shared_pieces(_pieces_a, _pieces_b)
+from components import settings
+from components.caches import spaces, state
+from components.parts import draw, echo, exports, filters, widgets
 
 
 @dataclass(frozen=True)
@@ -70,20 +34,7 @@ class Side:
 
     @property
     def key(self) -> str:
-        return _model_key(str(self.model.folder), self.model)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _model_key(folder: str, _model: LoadedModel) -> str:
-    return space_jobs.model_key(_model)  # (its weight files read once per process)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
-    found = space_jobs.lists_for(space_jobs.folder_for(folder), _spec)
-    if found is None:
-        raise _NotOnDiskError(name)
-    return found
+        return spaces.model_key(str(self.model.folder), self.model)
 
 
 def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | local.Job | None:
@@ -92,22 +43,13 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | local
     spec = side.spec(shape)
     name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
     try:
-        return _lists(side.key, name, spec)
-    except _NotOnDiskError:
+        return spaces.lists(side.key, name, spec)
+    except spaces.NotOnDiskError:
         pass
     running = local.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
     if running is None and not start:
         return None
     return space_jobs.start(side.key, spec, side.rows)
-
-
-@st.cache_resource(max_entries=2, show_spinner=False)
-def comparison(
-    key: tuple, shape: tuple[str, int], k: int, _a: pair.Space, _b: pair.Space, _lists: tuple, _shared
-) -> compare.Comparison:
-    """Every figure of the comparison, once per process for each pair of spaces, geometry and k
-    (``key`` names the two spaces)."""
-    return pair.compare_spaces(_a, _b, shape, _lists, k, _shared)
 
 
 def layer_cost(model: LoadedModel) -> str:
@@ -130,21 +72,13 @@ LISTS_NOTE = (
 )
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _fitted(key: tuple, shape: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
-    # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
-    if shape[0] == "raw":
-        return None
-    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *shape)
-
-
 class _InGeometry:
     """A space's shared rows in the geometry, made only for the rows asked for (``rows[ids]``)."""
 
     def __init__(self, space: pair.Space, rows: np.ndarray | None, shape: tuple[str, int]):
         self.space, self.rows = space, rows
         key = (space.key, space.stage, space_jobs.rows_name(rows))
-        self.fitted = _fitted(key, shape, space, rows)
+        self.fitted = spaces.fitted(key, shape, space, rows)
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         picked = self.space.vectors[ids if self.rows is None else self.rows[ids]]
@@ -279,7 +213,7 @@ MOVERS = "mv_movers"  # the movers table's key: its selection
 def movers(name: str, shared: compare.Shared, result: compare.Comparison, index) -> np.ndarray:
     """The filters, then every shared piece they let through ranked least kept first (the first
     ``SHOWN`` on the page, all in the download); returns the ranking (rows among the shared)."""
-    choices = widgets.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
+    choices = filters.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
     allowed = np.ones(len(shared.pieces), dtype=bool)
     if choices.valid:
         with state.friendly_errors(stop=False):
@@ -331,14 +265,14 @@ def whole_picture(name: str, result: compare.Comparison, pieces: tuple[str, ...]
     left, right = st.columns(2)
     with left:
         title = f"How many of {k} neighbours each piece keeps"
-        widgets.chart(space_charts.overlap_histogram(result.overlap, k, title), key="mv_hist")
+        draw.chart(space_charts.overlap_histogram(result.overlap, k, title), key="mv_hist")
         counts = space_charts.kept_counts(result.overlap, k)
         exports.matrix(
             f"pieces by neighbours kept, {name}", counts[:, None], list(range(k + 1)), ["pieces"], "kept"
         )
     with right:
         by_kind = compare.overlap_by_kind(result.overlap, compare.piece_kinds(pieces))
-        widgets.chart(space_charts.kind_bars(by_kind, k, "By kind of piece"), key="mv_kinds")
+        draw.chart(space_charts.kind_bars(by_kind, k, "By kind of piece"), key="mv_kinds")
         exports.matrix(
             f"by kind of piece, {name}",
             np.array([[count, mean] for _, count, mean in by_kind]),

@@ -4,28 +4,14 @@ over every pair of pieces), one point per stage, once every stage's lists are on
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import space_charts
 from bert_embeddings.models.model import LoadedModel
-from bert_embeddings.spaces import compare, pair, stages
-from components import echo, exports, job_panel, space_view, state, widgets
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _series(key: str, shape: tuple[str, int], _model: LoadedModel, _lists: tuple) -> np.ndarray:
-    """(stages, 2): each stage's mean overlap@10 with the token rows and its mean cosine, read a
-    stage at a time (one table in memory at once); kept per process, a few floats."""
-    rows = []
-    for stage, lists in zip(stages.stage_names(_model), _lists, strict=True):
-        space = pair.space_of(_model, stage, compute=False)
-        if space is None:
-            raise space_view.TableMissingError()
-        k = min(compare.WHOLE_K, lists.shape[1])
-        overlap = float(compare.overlap(_lists[0], lists, k).mean())
-        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *shape))))
-    return np.array(rows)
+from bert_embeddings.spaces import stages
+from components.caches import spaces, state
+from components.parts import draw, echo, exports, job_panel
+from components.sections import space_view
 
 
 def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: str) -> None:
@@ -56,11 +42,11 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
     if found is None:  # (the panel, or a message, is shown)
         return
     with state.friendly_errors(stop=False):
-        rows = _series(sides[0].key, shape, model, tuple(found))
+        rows = spaces.through_the_stages(sides[0].key, shape, model, tuple(found))
         labels = [stages.stage_label(s) for s in names]
         series = {"mean overlap@10 with the token rows": rows[:, 0], "mean cosine (anisotropy)": rows[:, 1]}
         title = f"{model.name}, stage by stage ({described})"
-        widgets.chart(space_charts.through_the_stages(labels, series, title), key="mv_layers_chart")
+        draw.chart(space_charts.through_the_stages(labels, series, title), key="mv_layers_chart")
         exports.matrix(f"through the layers, {title}", rows, labels, list(series), "stage")
         st.caption(
             "Mean cosine is the average over every pair of different pieces, exactly: ‖Σ uᵢ‖² − Σ ‖uᵢ‖² "

@@ -14,21 +14,15 @@ from bert_embeddings.figures import charts, space_charts
 from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
-from components import echo, exports, job_panel, settings, space_view, state, widgets
+from components import settings
+from components.caches import spaces, state
+from components.parts import draw, echo, exports, job_panel, widgets
 
 CHART = "mv_aligned"
 NOTE = (
     "Three t-SNE maps of every shared piece (A's, B's started from A's, and B's own for the recall it "
     "must match), computed once in the background at low priority and kept on disk for everyone."
 )
-
-
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _maps(name: str, _folder) -> aligned.AlignedMaps:
-    found = aligned_jobs.finished(_folder)
-    if found is None:
-        raise space_view._NotOnDiskError(name)
-    return found
 
 
 @functools.lru_cache(maxsize=2)
@@ -48,8 +42,8 @@ def _clicked(pieces: tuple[str, ...]) -> None:
 def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMaps | local.Job | None:
     folder = aligned_jobs.folder_for(spec)
     try:
-        return _maps(spec.name(), folder)
-    except space_view._NotOnDiskError:
+        return spaces.aligned_maps(spec.name(), folder)
+    except spaces.NotOnDiskError:
         pass
     if local.job_in(folder / "jobs" / "maps") is None and not start:
         return None
@@ -87,9 +81,9 @@ def _draw(maps: aligned.AlignedMaps, pieces: tuple[str, ...], result, row: int, 
     path = (glyphs.legible(pieces[row]), np.stack([maps.a[row], points[row], maps.b[row]]))
     where = {0: "A's map", 100: "B's map, aligned"}.get(step, f"{step}% of the way from A's map to B's")
     figure = space_charts.aligned_map(
-        points, result.overlap, result.k, _hover(pieces), path, where, widgets.ink()
+        points, result.overlap, result.k, _hover(pieces), path, where, draw.ink()
     )
-    widgets.chart(figure, key=CHART, on_select=lambda: _clicked(pieces))
+    draw.chart(figure, key=CHART, on_select=lambda: _clicked(pieces))
     _files(maps, points, step, pieces, result, name)
     st.caption(
         echo.plain(

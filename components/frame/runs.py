@@ -1,5 +1,6 @@
 """The one place that leans on Streamlit's private parts: whether a page was drawn to its end,
-and how the server reruns another reader's session.
+how the server reruns another reader's session, a helper thread that reaches the caches, and
+whether a run is a fragment's own.
 
 A run can end before the page is drawn because another run replaced it: the reader's browser
 asked for a rerun (a widget, a fragment's wake-up) while it was running, or the script switched
@@ -21,7 +22,7 @@ from collections.abc import Callable
 
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 
@@ -35,6 +36,18 @@ def run_to_the_end(page: Callable[[], None], drawn: Callable[[], None], replaced
     except RerunException:
         replaced()
         raise
+
+
+def in_this_run(thread) -> None:
+    """Let ``thread`` (before it starts) reach the cached functions as this run would: Streamlit's
+    caches look for the script run's context in the calling thread."""
+    add_script_run_ctx(thread, get_script_run_ctx())
+
+
+def fragment_alone() -> bool:
+    """Whether this run is a fragment's own rerun (app.py and the rest of the page did not run)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def this_session() -> str | None:

@@ -4,7 +4,9 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import views
-from components import exports, routing, state, widgets
+from components.caches import state
+from components.frame import routing
+from components.parts import draw, exports
 
 routing.through_app()
 st.title("BERT's embedding layer")
@@ -31,7 +33,7 @@ encoding = state.require_encoding()
 parts = state.breakdown(model, encoding)
 stages = views.overview_panels(parts, encoding.labels)
 n, d = stages[0][1].shape
-widgets.chart(views.overview(stages, encoding.labels), key="overview")
+draw.chart(views.overview(stages, encoding.labels), key="overview")
 exports.matrix(
     f"{model.name} overview panels",
     np.concatenate([values for _, values in stages]),

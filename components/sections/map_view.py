@@ -9,16 +9,19 @@ on the Neighbours page.
 
 from __future__ import annotations
 
+import dataclasses
 from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
-from bert_embeddings.figures import map_marks, views
+from bert_embeddings.figures import map_marks, maps
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
-from components import echo, exports, job_panel, map_state, settings, state, widgets
+from components import settings
+from components.caches import map_state, state
+from components.parts import draw, echo, exports, filters, job_panel, widgets
 
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
 
@@ -85,36 +88,31 @@ def click_marks(
     on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]
     piece = legible(index.pieces[row])
     highlights = [
-        (f"clicked: {piece}", np.array([row]), *map_marks.CLICKED_MARK),
-        ("its 10 nearest by cosine (joined)", true.ids, *map_marks.COSINE_MARK),
-        ("its 10 nearest points here", on_map, *map_marks.ON_MAP_MARK),
+        map_marks.Highlight(f"clicked: {piece}", np.array([row]), *map_marks.CLICKED_MARK),
+        map_marks.Highlight("its 10 nearest by cosine (joined)", true.ids, *map_marks.COSINE_MARK),
+        map_marks.Highlight("its 10 nearest points here", on_map, *map_marks.ON_MAP_MARK),
     ]
     lines = [map_marks.neighbour_lines(coords, axes, row, true.ids)]
     return lines, highlights, map_marks.overlap_sentence(piece, true.ids, on_map)
 
 
 def vocabulary(
-    key: str,
-    coords: np.ndarray,
-    axes: tuple[int, ...],
-    ratios: np.ndarray | None,
-    index: vocab_search.VocabIndex,
-    shape: tuple[str, int],
-    kinds: list[int],
-    highlights: list[tuple],
-    colour: map_marks.Colouring | None = None,
-    labels=None,
+    key: str, request: maps.VocabularyMap, index: vocab_search.VocabIndex, shape: tuple[str, int]
 ) -> None:
-    """A vocabulary map (views.vocabulary: PCA with ``ratios``, else t-SNE) whose clicks mark a
-    piece, with the marks of the piece clicked last and, if given, the regions' ``labels`` trace;
-    then the overlap in words."""
-    lines, marks, sentence = click_marks(key, coords, axes, index, shape)
-    underlays, marked = [*lines, *([labels] if labels is not None else [])], [*highlights, *marks]
-    figure = views.vocabulary(coords, index, axes, ratios, shape, kinds, marked, colour, underlays)
-    st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
-        index.kinds, kinds, colour, len(underlays), marked
+    """The vocabulary map ``request`` (views.vocabulary), made clickable: the piece clicked last
+    is marked (its lines drawn with the request's underlays, its marks over its highlights),
+    then the overlap is said in words. ``shape``: the map's geometry, where the clicked piece's
+    true neighbours are found."""
+    lines, marks, sentence = click_marks(key, request.coords, request.axes, index, shape)
+    request = dataclasses.replace(
+        request,
+        underlays=[*lines, *request.underlays],
+        highlights=[*request.highlights, *marks],
     )
-    widgets.chart(figure, key=key, on_select=True)
+    st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
+        index.kinds, request.shown_kinds, request.colouring, len(request.underlays), request.highlights
+    )
+    draw.chart(maps.vocabulary_map(request), key=key, on_select=True)
     clicked_notes(key, sentence, index)
 
 
@@ -128,7 +126,7 @@ def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex
         if st.button(
             f"Search “{echo.plain(legible(index.pieces[row]))}” on the Neighbours page", key=f"{key}_search"
         ):
-            widgets.search_neighbours_of(index.pieces[row])
+            filters.search_neighbours_of(index.pieces[row])
         if st.button("Clear the marks", key=f"{key}_clear"):
             st.session_state[CLICKED].pop(key, None)
             st.rerun()
@@ -241,3 +239,49 @@ MAP_NOTE = (
     "It runs in the background at low priority: the other tabs and pages work meanwhile, and anyone "
     "else asking for this map waits for the same computation. Once done, it is kept on disk."
 )
+
+
+# --- the map's controls -------------------------------------------------------------------
+
+
+def map_axes() -> tuple[float, ...]:
+    """2-D or 3-D, and which components (numbered from 1) go on each axis. Drawn only where they
+    act (not over a t-SNE map); while hidden, they keep their values on this page."""
+    dims = st.segmented_control(
+        "Map", settings.MAP_DIMS, **widgets.seeded(settings.PCA_DIMS, "default"), persist_state="page"
+    )
+    names = ("x", "y", "z") if dims == settings.MAP_DIMS[1] else ("x", "y")
+    columns = st.columns(3)
+    return tuple(
+        widgets.whole_number_box(
+            f"Component on {name}", column, **widgets.seeded(key), help="1 to 10", persist_state="page"
+        )
+        for column, name, key in zip(
+            columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
+        )
+    )
+
+
+def map_method() -> str:
+    method = st.segmented_control(
+        "Method",
+        settings.MAP_METHODS,
+        **widgets.seeded(settings.MAP_METHOD, "default"),
+        help=(
+            "PCA: exact, computed at once, keeps the directions of greatest variance. t-SNE: keeps each "
+            "piece's neighbours; computed once per model in the background (a minute or two), then kept."
+        ),
+    )
+    return method or settings.MAP_METHODS[0]
+
+
+def piece_kinds() -> list[int]:
+    shown = st.pills(
+        "Kinds of piece to show",
+        list(range(len(vocab_search.KINDS))),
+        format_func=vocab_search.KINDS.__getitem__,
+        selection_mode="multi",
+        default=settings.default(settings.PCA_KINDS),  # every kind
+        key=settings.PCA_KINDS,
+    )
+    return list(shown or [])

@@ -1,5 +1,5 @@
 """The t-SNE map's caches: which map the model in use has, read from disk once per process,
-and its region labels (the caches of components/state.py, continued for maps)."""
+and its region labels (the caches of components/caches/state.py, continued for maps)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from bert_embeddings.figures import views
 from bert_embeddings.jobs import files, local
 from bert_embeddings.maps import forecast, map_jobs, map_reading, neighbour_map, pace
 from bert_embeddings.models import checkpoints
-from components.state import _active, _model, _open, _vocab_index, friendly_errors, space
+from components.caches.state import _active, _model, _open, _vocab_index, friendly_errors, space
 
 RAW = ("raw", 0)
 

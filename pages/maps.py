@@ -5,22 +5,14 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
-from bert_embeddings.figures import maps, views
+from bert_embeddings.figures import map_marks, maps, views
 from bert_embeddings.maps import map_jobs
-from components import (
-    echo,
-    exports,
-    geometry_view,
-    job_panel,
-    links,
-    map_state,
-    map_view,
-    memory,
-    routing,
-    settings,
-    state,
-    widgets,
-)
+from components import settings
+from components.caches import map_state, state
+from components.frame import routing
+from components.parts import draw, echo, exports, job_panel, widgets
+from components.sections import geometry_view, map_view
+from components.settings import links, memory
 
 routing.through_app()
 st.title("Maps")
@@ -42,7 +34,7 @@ def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, 
     exports.matrix(f"{model.name} {what} on {'-'.join(names)}", columns, rows, names, corner)
 
 
-def highlight_marks() -> list[tuple]:
+def highlight_marks() -> list[map_marks.Highlight]:
     """The pattern's matches, the sentence's pieces and the latest neighbour search, to mark."""
     pattern = widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
     widgets.pattern_syntax()
@@ -51,16 +43,17 @@ def highlight_marks() -> list[tuple]:
         if pattern:
             matches = np.flatnonzero(state.pattern_rows(index, pattern))
             if matches.size:
-                highlights.append((f"matching {pattern}", matches, *maps.PATTERN_MARK))
+                highlights.append(map_marks.Highlight(f"matching {pattern}", matches, *maps.PATTERN_MARK))
             else:
                 st.warning(
                     echo.plain(f"No piece of the vocabulary matches '{pattern}'."),
                     icon=":material/search_off:",
                 )
     if encoding is not None:
-        highlights.append(views.sentence_mark(encoding.ids, widgets.ink()))
+        highlights.append(views.sentence_mark(encoding.ids, draw.ink()))
     if (last := memory.last_search()) is not None:
-        highlights.append((f"neighbours of {last.description}", np.array(last.ids), *maps.NEIGHBOURS_MARK))
+        name = f"neighbours of {last.description}"
+        highlights.append(map_marks.Highlight(name, np.array(last.ids), *maps.NEIGHBOURS_MARK))
     return highlights
 
 
@@ -72,7 +65,7 @@ MARKS_CAPTION = (
 )
 
 
-def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[tuple]) -> None:
+def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[map_marks.Highlight]) -> None:
     """The t-SNE map of every row in the geometry ``shape``, once computed; meanwhile its
     progress (other tabs and pages go on as usual: it runs in its own low-priority process)."""
     offer = map_view.big_map_offer(index.size) if map_state.asks_first(index.size) else None
@@ -106,19 +99,18 @@ def finished_tsne_map(
         colour = map_view.colour_option()
         labelled = map_view.labels_switch()
     labels, described = map_state.map_labels(shape), geometry_view.described(shape)
-    ink = widgets.ink()
-    map_view.vocabulary(
-        "tsne_vocabulary",
-        result.coords,
-        (0, 1),
-        None,
+    ink = draw.ink()
+    request = views.vocabulary(
         index,
         shape,
-        kinds,
-        highlights,
-        map_view.colouring(colour, result),
-        views.region_labels(result, labels, ink) if labelled else None,
+        result.coords,
+        (0, 1),
+        shown_kinds=kinds,
+        highlights=highlights,
+        colouring=map_view.colouring(colour, result),
+        underlays=[views.region_labels(result, labels, ink)] if labelled else [],
     )
+    map_view.vocabulary("tsne_vocabulary", request, index, shape)
     map_view.downloads(result, index, labels, f"{model.name} {described}")
     meta = result.meta
     recall, pca_recall = meta["recall_at_10"], meta["pca_recall_at_10"]
@@ -164,14 +156,14 @@ def vocabulary_section() -> None:
     """Every row of the token table: PCA, or t-SNE once computed, in the geometry chosen. The
     PCA map's 2-D / 3-D and components are shown only with PCA; in their place, t-SNE says why
     it has none."""
-    tsne = widgets.map_method() == settings.MAP_METHODS[1]
+    tsne = map_view.map_method() == settings.MAP_METHODS[1]
     shape = geometry_view.switch(index.table.shape[1])
     st.caption(GEOMETRY_ON_MAPS)
     if tsne:
         st.caption(TSNE_AXES)
-        tsne_map(shape, widgets.piece_kinds(), highlight_marks())
+        tsne_map(shape, map_view.piece_kinds(), highlight_marks())
     else:
-        pca_map(shape, widgets.map_axes(), widgets.piece_kinds(), highlight_marks())
+        pca_map(shape, map_view.map_axes(), map_view.piece_kinds(), highlight_marks())
 
 
 def pca_map(
@@ -182,19 +174,19 @@ def pca_map(
     described = geometry_view.described(shape)
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        map_view.vocabulary(
-            "pca_vocabulary",
+        request = views.vocabulary(
+            index,
+            shape,
             coords,
             axes,
             basis.explained_variance_ratio,
-            index,
-            shape,
-            kinds,
-            highlights,
+            shown_kinds=kinds,
+            highlights=highlights,
         )
+        map_view.vocabulary("pca_vocabulary", request, index, shape)
         export_map(f"vocabulary ({described})", coords, axes, index.pieces, "piece")
         st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
-    widgets.chart(
+    draw.chart(
         maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
         key="pca_variance",
     )
@@ -209,11 +201,11 @@ def pca_map(
 
 def positions_section() -> None:
     """The position table's rows, joined in order."""
-    wanted = widgets.map_axes()
+    wanted = map_view.map_axes()
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        widgets.chart(maps.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
+        draw.chart(maps.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
         export_map("positions", coords, axes, corner="position")
         st.caption(
             "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
@@ -227,7 +219,7 @@ def journey_section() -> None:
     if encoding is None:
         st.info("Type a sentence in the sidebar to see its journey.", icon=":material/edit:")
     else:
-        wanted = widgets.map_axes()
+        wanted = map_view.map_axes()
         choice = st.radio(
             "Project onto", settings.JOURNEY_BASES, horizontal=True, key=settings.PCA_JOURNEY_BASIS
         )
@@ -249,7 +241,7 @@ def journey_section() -> None:
         with state.friendly_errors(stop=False):
             axes = projection.check_components(basis, *wanted)
             stage_coords = [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
-            widgets.chart(
+            draw.chart(
                 maps.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
                 key="pca_journey",
             )

@@ -1,10 +1,10 @@
 """What a session remembers between its runs and pages, apart from its widgets' values.
 
-Widget values live under the keys of the settings table (components/settings.py) and go
+Widget values live under the keys of the settings table (components/settings/__init__.py) and go
 when their widget is not drawn; these records are kept under plain keys, so they survive
 page switches: the Neighbours page's latest search, which the Maps page marks, and the
 options its sentence grid was drawn with, which its search (rerun alone, as a fragment)
-compares with its own. Caches shared by every session are components/state.py's.
+compares with its own. Caches shared by every session are components/caches/state.py's.
 """
 
 from __future__ import annotations

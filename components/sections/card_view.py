@@ -14,19 +14,12 @@ import streamlit as st
 
 from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
 from bert_embeddings.figures import space_charts
-from components import echo, exports, geometry_view, settings, state, widgets
+from components import settings
+from components.caches import axes, state
+from components.parts import draw, echo, exports, widgets
+from components.sections import geometry_view
 
 NOT_GIVEN = "—"  # a figure the words cannot give (the reason is said beside it)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _card(model_key: tuple, texts: tuple[str, str, str], shape: tuple[str, int], _index, _tokenizer, _space):
-    return word_tests.card_for(_index, _tokenizer, *texts, space=_space)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _weat(model_key: tuple, texts: tuple[str, ...], _index, _tokenizer) -> word_tests.WeatResult:
-    return word_tests.weat_for(_index, _tokenizer, dict(zip(word_tests.WEAT_GROUPS, texts, strict=True)))
 
 
 def _other_shape(shape: tuple[str, int], hidden: int) -> tuple[str, int]:
@@ -45,9 +38,9 @@ def card(
     index, model = state.vocab_index(), state.require_model()
     found, other = None, None
     with state.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
-        found = _card(state.model_key(), texts, shape, index, model.tokenizer, state.space(*shape))
+        found = axes.card(state.model_key(), texts, shape, index, model.tokenizer, state.space(*shape))
         second = _other_shape(shape, index.table.shape[1])
-        other = _card(state.model_key(), texts, second, index, model.tokenizer, state.space(*second))
+        other = axes.card(state.model_key(), texts, second, index, model.tokenizer, state.space(*second))
     if found is None:
         return
     c = found.card
@@ -92,7 +85,7 @@ def card(
         if len(found.words) and c.word_intervals is not None:
             title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
             figure = space_charts.intervals(found.words, c.coordinates, c.word_intervals, title)
-            widgets.chart(figure, key=f"ax_card_{name}")
+            draw.chart(figure, key=f"ax_card_{name}")
         _downloads(f"{model_name} axis {name} report card ({described})", found)
 
 
@@ -149,7 +142,7 @@ def weat_section(model_name: str) -> None:
     )
     found = None
     with state.friendly_errors(stop=False):
-        found = _weat(state.model_key(), texts, state.vocab_index(), state.require_model().tokenizer)
+        found = axes.weat(state.model_key(), texts, state.vocab_index(), state.require_model().tokenizer)
     if found is None:
         return
     w = found.test

@@ -5,7 +5,7 @@ settings a shareable link carries (all but those in NOT_IN_VIEW), its name in th
 parser that checks a link's text (raising ValueError with the reason) and the writer that
 turns a value back into text.
 Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
-through here (components/links.py), and so will the presenter's broadcast. No other module
+through here (components/settings/links.py), and so will the presenter's broadcast. No other module
 defines a setting's key or default.
 """
 
@@ -18,7 +18,7 @@ from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, vocab_search, word_tests
 from bert_embeddings.analysis.geometry import GEOMETRIES
 from bert_embeddings.models import checkpoints
-from components import link_text as read
+from components.settings import link_text as read
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -48,6 +48,9 @@ CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_wor
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
 # What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
 MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
+MV_CUSTOM = "mv_custom"
+# The second model named by a Hub id (offered only where the host allows any model): per page.
+OTHER_MODEL_FIELDS = {"compare": (CMP_MODEL, CMP_CUSTOM), "moved": (MV_MODEL, MV_CUSTOM)}
 MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special"
 MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
 MV_NEXT = "mv_next"
@@ -82,7 +85,7 @@ MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 # The pages whose vectors the geometry changes (url paths).
-GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "pca", "moved")
+GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "maps", "moved")
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
@@ -93,7 +96,7 @@ MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
-# --- reading a link's text: components/link_text.py, and the kinds here -----------------
+# --- reading a link's text: components/settings/link_text.py, and the kinds here -----------------
 
 
 def _kinds(text: str) -> list[int]:
@@ -222,21 +225,21 @@ TABLE = (
     ),
     # None: about the model's width / 100 (the page works it out, and links leave it out).
     _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, read.removed),
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "pca", read.one_of(_MAP_DIMS), read.code_of(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "pca", read.one_of(_MAP_TABS), read.code_of(_MAP_TABS)),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", read.one_of(_MAP_DIMS), read.code_of(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", read.one_of(_MAP_TABS), read.code_of(_MAP_TABS)),
     _linked(
-        "method", MAP_METHOD, MAP_METHODS[0], "pca", read.one_of(_MAP_METHODS), read.code_of(_MAP_METHODS)
+        "method", MAP_METHOD, MAP_METHODS[0], "maps", read.one_of(_MAP_METHODS), read.code_of(_MAP_METHODS)
     ),
     _linked(
-        "colour", MAP_COLOUR, MAP_COLOURS[0], "pca", read.one_of(_MAP_COLOURS), read.code_of(_MAP_COLOURS)
+        "colour", MAP_COLOUR, MAP_COLOURS[0], "maps", read.one_of(_MAP_COLOURS), read.code_of(_MAP_COLOURS)
     ),
-    _linked("labels", MAP_LABELS, True, "pca", read.one_of(_FLAGS), read.code_of(_FLAGS)),
-    _linked("x", PCA_X, 1.0, "pca", _COMPONENT, read.whole_text),
-    _linked("y", PCA_Y, 2.0, "pca", _COMPONENT, read.whole_text),
-    _linked("z", PCA_Z, 3.0, "pca", _COMPONENT, read.whole_text),
-    _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "pca", _kinds, _kinds_text),
-    _linked("highlight", PCA_HIGHLIGHT, "", "pca", read.pattern),
-    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "pca", read.one_of(_BASES), read.code_of(_BASES)),
+    _linked("labels", MAP_LABELS, True, "maps", read.one_of(_FLAGS), read.code_of(_FLAGS)),
+    _linked("x", PCA_X, 1.0, "maps", _COMPONENT, read.whole_text),
+    _linked("y", PCA_Y, 2.0, "maps", _COMPONENT, read.whole_text),
+    _linked("z", PCA_Z, 3.0, "maps", _COMPONENT, read.whole_text),
+    _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "maps", _kinds, _kinds_text),
+    _linked("highlight", PCA_HIGHLIGHT, "", "maps", read.pattern),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", read.one_of(_BASES), read.code_of(_BASES)),
     # None: every dimension of the model in use (the page works it out, and links leave it out).
     _linked("dims", DIMENSIONS, None, "embedding_layer", read.span, read.span_text),
     _linked(
@@ -257,6 +260,7 @@ TABLE = (
     _linked("cmp_word", CMP_WORD, "bank", "compare", read.text_of(limits.WORD)),
     _linked("cmp_k", CMP_K, 10.0, "compare", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
     _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model),
+    _linked("vs_id", MV_CUSTOM, "", "moved", read.hub_id),  # only where the host allows any model
     _linked("from", MV_STAGE_A, "token", "moved", read.stage),
     _linked("to", MV_STAGE_B, "output", "moved", read.stage),
     _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
@@ -333,6 +337,7 @@ LABELS = {
     CMP_WORD: "the word to compare",
     CMP_K: "k",
     MV_MODEL: "the model to compare with",
+    MV_CUSTOM: "the other model to compare with",
     MV_STAGE_A: "the first space's stage",
     MV_STAGE_B: "the second space's stage",
     MV_K: "k",

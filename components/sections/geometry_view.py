@@ -9,7 +9,10 @@ import streamlit as st
 
 from bert_embeddings.analysis import geometry, geometry_lab, overlap_jobs, vocab_search
 from bert_embeddings.figures import views
-from components import echo, exports, links, persistence, settings, state, widgets
+from components import settings
+from components.caches import state
+from components.parts import echo, exports, widgets
+from components.settings import links, persistence
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
 MEANINGS = {
@@ -24,7 +27,7 @@ HELP = "  \n".join(f"**{name}**: {meaning}." for name, meaning in MEANINGS.items
 def switch(hidden: int) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
     for the others). The same keys on every page that shows it, held
-    from page to page (components/persistence.py)."""
+    from page to page (components/settings/persistence.py)."""
     default = geometry.default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True

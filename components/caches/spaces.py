@@ -1,0 +1,105 @@
+"""What moved's caches: each side's space and neighbour lists (the background jobs', read from
+disk once per process), the pieces two vocabularies share, the comparison (once per process for
+each pair of spaces, geometry and k), a geometry fitted to a space's rows, the aligned maps and the
+series through the layers. Keyed by strings (the model's folder and key, the lists' name); the
+arrays and models ride along unhashed (``_`` arguments)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from bert_embeddings.analysis import geometry
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import aligned, aligned_jobs, compare, pair, space_jobs, stages
+
+
+class TableMissingError(ExplorerError):
+    def __init__(self) -> None:
+        super().__init__(
+            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
+            "and compute its neighbour lists again."
+        )
+
+
+class NotOnDiskError(Exception):
+    """Raised inside a cached function, so that "not there yet" is not cached."""
+
+
+@st.cache_resource(max_entries=6, show_spinner=False)
+def _space(folder: str, stage: str, _model: LoadedModel) -> pair.Space:
+    # The token rows are the model's own (no copy); the output is made here (a fraction of a
+    # second) and kept on disk; a layer is read from disk, where its job put it.
+    found = pair.space_of(_model, stage, compute=stage in (stages.TOKEN, stages.OUTPUT))
+    if found is None:
+        raise NotOnDiskError(stage)
+    return found
+
+
+def space(model: LoadedModel, stage: str) -> pair.Space | None:
+    """The model's stage as a space, or None while its table is not on disk (a layer)."""
+    try:
+        return _space(str(model.folder), stage, model)
+    except NotOnDiskError:
+        return None
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def shared(
+    folder_a: str, folder_b: str, _pieces_a: tuple[str, ...], _pieces_b: tuple[str, ...]
+) -> compare.Shared:
+    return compare.shared_pieces(_pieces_a, _pieces_b)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def model_key(folder: str, _model: LoadedModel) -> str:
+    return space_jobs.model_key(_model)  # (its weight files read once per process)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
+    found = space_jobs.lists_for(space_jobs.folder_for(folder), _spec)
+    if found is None:
+        raise NotOnDiskError(name)
+    return found
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def comparison(
+    key: tuple, shape: tuple[str, int], k: int, _a: pair.Space, _b: pair.Space, _lists: tuple, _shared
+) -> compare.Comparison:
+    """Every figure of the comparison, once per process for each pair of spaces, geometry and k
+    (``key`` names the two spaces)."""
+    return pair.compare_spaces(_a, _b, shape, _lists, k, _shared)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def fitted(key: tuple, shape: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
+    # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
+    if shape[0] == "raw":
+        return None
+    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *shape)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def aligned_maps(name: str, _folder) -> aligned.AlignedMaps:
+    found = aligned_jobs.finished(_folder)
+    if found is None:
+        raise NotOnDiskError(name)
+    return found
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def through_the_stages(key: str, shape: tuple[str, int], _model: LoadedModel, _lists: tuple) -> np.ndarray:
+    """(stages, 2): each stage's mean overlap@10 with the token rows and its mean cosine, read a
+    stage at a time (one table in memory at once); kept per process, a few floats."""
+    rows = []
+    for stage, lists in zip(stages.stage_names(_model), _lists, strict=True):
+        space = pair.space_of(_model, stage, compute=False)
+        if space is None:
+            raise TableMissingError()
+        k = min(compare.WHOLE_K, lists.shape[1])
+        overlap = float(compare.overlap(_lists[0], lists, k).mean())
+        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *shape))))
+    return np.array(rows)

@@ -1,0 +1,4 @@
+"""The small parts every page uses: a chart drawn with the theme and presenter mode (draw),
+downloads under every figure and table (exports), echoed text (echo), keyed widgets and pattern
+boxes (widgets), search filters (filters), the model pickers (models), and the one panel for every
+background job (job_panel)."""

@@ -1,0 +1,59 @@
+"""Drawing a Plotly figure on a page: the theme's text colour, a toolbar a keyboard can reach, and
+every text size enlarged in presenter mode (for a projector)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bert_embeddings.figures import charts
+from components import settings
+
+PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
+
+
+def chart(figure, key: str, on_select=False):
+    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector.
+    With ``on_select``, a click on a point reruns the page and the point is returned (a function
+    given as ``on_select`` is called first, as a widget's callback is)."""
+    if st.session_state.get(settings.PRESENTER_KEY):
+        figure = charts.enlarge(figure, PRESENTER_SCALE)
+    charts.finish(figure)
+    if on_select:
+        return st.plotly_chart(
+            figure,
+            key=key,
+            config=CHART_CONFIG,
+            on_select=on_select if callable(on_select) else "rerun",
+            selection_mode="points",
+        )
+    st.plotly_chart(figure, key=key, config=CHART_CONFIG)
+    return None
+
+
+def ink() -> str:
+    """The text colour of the theme in use: near-black on light, near-white on dark."""
+    return charts.INK["dark" if st.context.theme.type == "dark" else "light"]
+
+
+# Plotly shows a chart's toolbar only while the mouse is over the chart: a keyboard reader
+# would tab through invisible buttons. They show whenever one of them has the focus, with a
+# visible outline on the focused one.
+FOCUS_STYLE = (
+    ".js-plotly-plot .plotly .modebar:focus-within { opacity: 1 !important; }"
+    ".js-plotly-plot .plotly .modebar-btn:focus-visible"
+    " { outline: 2px solid currentColor; outline-offset: 1px; }"
+)
+
+# Each chart's toolbar keeps what a reader needs: save as PNG, zoom, pan, reset (four Tab
+# stops instead of eight or more).
+CHART_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": [
+        "select2d",
+        "lasso2d",
+        "zoomIn2d",
+        "zoomOut2d",
+        "autoScale2d",
+        "resetCameraLastSave3d",
+    ],
+}

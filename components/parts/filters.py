@@ -1,0 +1,130 @@
+"""Which vocabulary rows a search may return (Neighbours, Your own axes, What moved each have a set
+of filters), and the Neighbours page's query options and its ways to the next query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bert_embeddings.analysis import vocab_search
+from bert_embeddings.models import glyphs
+from components import settings
+from components.parts import echo
+from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
+from components.settings import persistence
+
+
+@dataclass(frozen=True)
+class FilterChoices:
+    """What one page's filters let through (Neighbours and Axes each have a set)."""
+
+    hide_continuation: bool
+    hide_special: bool
+    leave_out: bool  # the query's (or the axis') own pieces
+    include: str
+    exclude: str
+    valid: bool = True  # False: a pattern's problem is already shown under the boxes
+
+    @classmethod
+    def defaults(cls, keys: settings.FilterKeys) -> FilterChoices:
+        """The filters a fresh page starts with, from the settings table."""
+        fields = ("hide_continuation", "hide_special", "leave_out", "include", "exclude")
+        return cls(*(settings.default(getattr(keys, name)) for name in fields))
+
+    def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+        """The search filters; ``own_ids`` (the query's or the axis' pieces) left out if asked."""
+        return vocab_search.Filters(
+            hide_continuation=self.hide_continuation,
+            hide_special=self.hide_special,
+            include=self.include,
+            exclude=self.exclude,
+            exclude_ids=own_ids if self.leave_out else (),
+        )
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    k: float  # as typed; the search checks that it is a whole number in range
+    shape: tuple[str, int]  # the geometry and D (components.sections.geometry_view.switch)
+    choices: FilterChoices
+
+    @classmethod
+    def defaults(cls) -> SearchOptions:
+        """The options a fresh Neighbours page starts with, from the settings table."""
+        d = settings.default
+        return cls(
+            d(settings.NB_K),
+            (d(settings.GEOMETRY), 0),  # D counts only for all-but-the-top
+            FilterChoices.defaults(settings.NB_FILTERS),
+        )
+
+    @property
+    def patterns_valid(self) -> bool:
+        return self.choices.valid
+
+    def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+        return self.choices.filters(query_ids)
+
+
+def query_mode() -> str:
+    # Defaults live in session state, not in the widgets: clicking a neighbour sets these
+    # keys too, and Streamlit warns when a widget has both.
+    mode = st.segmented_control("Query by", settings.QUERY_MODES, **seeded(settings.NB_MODE, "default"))
+    return mode or "word"
+
+
+def piece_choice(pieces: list[str]) -> int | None:
+    """For a word of several pieces: None for their mean, else the chosen piece's position."""
+    options = [None, *range(len(pieces))]
+    shown = [echo.plain(glyphs.legible(piece)) for piece in pieces]
+    return st.radio(
+        "This word is several pieces. Search with",
+        options,
+        format_func=lambda i: "the mean of all pieces" if i is None else f"piece {shown[i]}",
+        horizontal=True,
+        key=settings.NB_PIECE,
+    )
+
+
+def search_options(shape: tuple[str, int]) -> SearchOptions:
+    """k and the filters, with the geometry chosen above them (``shape``)."""
+    left, _ = st.columns([1, 2])
+    k = whole_number_box(
+        "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
+    )
+    choices = filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces")
+    return SearchOptions(k, shape, choices)
+
+
+def filter_boxes(keys: settings.FilterKeys, leave_out_label: str) -> FilterChoices:
+    """Which vocabulary rows a search may return: an expander of toggles and two patterns."""
+    with st.expander("Filters"):
+        a, b, c = st.columns(3)
+        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(keys.hide_continuation))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(keys.hide_special))
+        leave_out = c.toggle(leave_out_label, **seeded(keys.leave_out))
+        a, b = st.columns(2)
+        include = pattern_box("Only pieces matching (pattern)", keys.include, a, "e.g. ^un")
+        exclude = pattern_box("Leave out pieces matching (pattern)", keys.exclude, b, "e.g. \\d")
+        pattern_syntax()
+        valid = patterns_valid({"Only": include, "Leave out": exclude})
+    return FilterChoices(hide_continuation, hide_special, leave_out, include, exclude, valid)
+
+
+def search_neighbours_of(piece: str) -> None:
+    """Open the Neighbours page with ``piece`` as its word query (its link then carries it)."""
+    st.session_state[settings.NB_MODE] = "word"
+    st.session_state[settings.NB_WORD] = piece
+    persistence.forget(settings.NB_PIECE)
+    st.switch_page("pages/neighbours.py")
+
+
+def follow_neighbour() -> None:
+    """on_change of the neighbour pills: make the clicked piece the next word query."""
+    piece = st.session_state.get(settings.NB_NEXT)
+    if piece:
+        st.session_state[settings.NB_MODE] = "word"
+        st.session_state[settings.NB_WORD] = piece
+        st.session_state[settings.NB_NEXT] = None
+        persistence.forget(settings.NB_PIECE)

@@ -1,0 +1,70 @@
+"""Keyed widgets that return plain values, seeded from the settings table (so that a link, a room
+and a person's own change all set them the same way), and the pattern boxes with their checks."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bert_embeddings import limits
+from bert_embeddings.analysis import patterns
+from bert_embeddings.errors import ExplorerError
+from components import settings
+from components.parts import echo
+
+
+def whole_number_box(label: str, where=st, **kwargs) -> float:
+    """A number box that sends what was typed: 1.5 stays 1.5 and 1e3 is 1000, where an
+    integer box would silently make both 1. The core checks it is whole and in range."""
+    return where.number_input(label, step=1.0, format="%g", **kwargs)
+
+
+def seeded(key: str, param: str | None = "value") -> dict[str, object]:
+    """A widget's key and default, as keyword arguments, with the default also put in
+    session state (unless a link or the user set the value already).
+
+    The widget gets the default as its own ``param`` too (``value``, or ``default`` for
+    segmented controls): should the browser ever send the widget back without its state, it
+    then falls back to this default, not to the widget type's own (0 for a number, "" for
+    text, off for a toggle). ``None`` where the type's own default is already the same."""
+    st.session_state.setdefault(key, settings.default(key))
+    return {"key": key} if param is None else {"key": key, param: settings.default(key)}
+
+
+def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
+    """A slider over the hidden dimensions; returns the chosen dims as a range."""
+    first, last = st.slider(
+        "Dimensions to show",
+        min_value=0,
+        max_value=hidden_size - 1,
+        value=(0, hidden_size - 1),  # every dimension of the model in use
+        key=key,
+        help="Drag both ends to zoom into a few dimensions, e.g. 300-320.",
+    )
+    return range(first, last + 1)
+
+
+def pattern_box(label: str, key: str, where=st, placeholder: str = "") -> str:
+    """A text box for a pattern (RE2 syntax; the page says so)."""
+    return where.text_input(
+        label,
+        **seeded(key),
+        placeholder=placeholder,
+        help=f"At most {limits.PATTERN.most} characters. {patterns.SYNTAX}",
+    )
+
+
+def pattern_syntax() -> None:
+    """Under pattern boxes: which syntax they accept."""
+    st.caption(echo.plain(patterns.SYNTAX))
+
+
+def patterns_valid(named: dict[str, str]) -> bool:
+    """Check each non-empty pattern once; show the first problem, once, where it was typed."""
+    for name, pattern in named.items():
+        if pattern:
+            try:
+                patterns.compile_pattern(pattern, f"The '{name}' pattern")
+            except ExplorerError as problem:
+                st.error(echo.plain(problem), icon=":material/error:")
+                return False
+    return True
