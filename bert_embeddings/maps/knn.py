@@ -200,10 +200,28 @@ def _finish(rows: Rows, found: list, span: tuple[int, int], slack, out: tuple) -
         near = scores[bounds[row - start] : bounds[row - start + 1]]
         kth = np.partition(near, len(near) - k)[len(near) - k]  # the row's k-th best, float32
         candidates = wide[near >= kth - slack]
-        exact = cosines64(rows.unit_rows(np.array([row]))[0], rows.unit_rows(candidates))
+        exact = exact_cosines(rows, row, candidates)
         best = np.lexsort((candidates, -exact))[:k]
         ids[row] = candidates[best]
         sims[row] = exact[best]
+
+
+def exact_cosines(rows: Rows, row: int, candidates: np.ndarray) -> np.ndarray:
+    """Row ``row``'s float64 cosines with ``candidates``, SUMS_CHUNK candidates' rows at a time.
+    Most rows have a few hundred candidates, but a row can have every other row: a zero row
+    (as a BERT's [PAD] row can be) has cosine 0 with all of them, all tied at its k-th best,
+    and the whole table picked, scaled and summed in float64 at once would hold some 470 MB
+    for bert-base. Each cosine is its own row's sum, so the chunks change no bit."""
+    query = rows.unit_rows(np.array([row]))[0]
+    return np.concatenate(
+        [
+            cosines64(query, rows.unit_rows(candidates[i : i + SUMS_CHUNK]))
+            for i in range(0, max(1, len(candidates)), SUMS_CHUNK)
+        ]
+    )
+
+
+SUMS_CHUNK = 2048  # candidates at a time in the float64 sums: 2048 x 768 holds 12 MB a copy
 
 
 def cosines64(query: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -74,6 +74,25 @@ def test_the_blocked_search_gives_the_row_by_row_lists_bit_for_bit(monkeypatch):
             assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
 
 
+def test_a_row_tied_with_every_other_row_is_summed_a_chunk_at_a_time(monkeypatch):
+    """A zero row (as the bert-base-shaped stand-in's [PAD] row is) has cosine 0 with every other
+    row, all tied at its k-th best: its float64 sums take SUMS_CHUNK candidates' rows at a time,
+    never the whole table at once (some 470 MB for bert-base), and every list is still the
+    row-by-row one, bit for bit."""
+    table = np.random.default_rng(9).standard_normal((3000, 24)).astype(np.float32)
+    table[0] = 0
+    monkeypatch.setattr(knn, "SUMS_CHUNK", 500, raising=False)  # (the old search had none)
+    summed, cosines64 = [], knn.cosines64
+    monkeypatch.setattr(
+        knn, "cosines64", lambda query, others: summed.append(len(others)) or cosines64(query, others)
+    )
+    found = neighbour_map.exact_neighbours(table, 20, threads=2)
+    expected = reference_lists(table, 20)
+    assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+    assert found[0][0].tolist() == list(range(1, 21))  # the zero row: all tied at 0, by id
+    assert max(summed) == 500 and sum(summed) >= len(table) - 1  # its 2,999 candidates, in chunks
+
+
 def brute_lists(table: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
     """reference_lists, a block of rows at a time: each row against every column (the whole
     products, no floor, no symmetry), float64 sums deciding among the float32 candidates."""
