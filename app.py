@@ -8,8 +8,10 @@ finds ``app``: it serves the pages with the room's push route beside them
 import streamlit as st
 
 from bert_embeddings.rooms import RoomError
+from bert_embeddings.views import pages as registry
 from components.caches import map_state
-from components.frame import registry, routing, runs, sidebar
+from components.frame import routing, runs, sidebar
+from components.lessons import maker, opening, player
 from components.rooms import follow, lead, room_section, room_wake
 from components.settings import inputs, links, persistence
 
@@ -18,7 +20,7 @@ APP_NAME = "BERT Embedding Explorer"
 
 def _pages() -> tuple[list[st.Page], list[st.Page]]:
     """(the pages that only lead on: the bare address and the old ones; every page, in the
-    sidebar's order), from the one table of pages (components/frame/registry.py)."""
+    sidebar's order), from the one table of pages (bert_embeddings/views/pages.py)."""
     pages = [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.url) for p in registry.PAGES]
     by_url = {page.url_path: page for page in pages}
 
@@ -61,8 +63,10 @@ def main() -> None:
             except RoomError as problem:
                 links.add_unused(f"follow={code[:20]!r} ({problem})")
         lead.resume_leading()
+        opening.from_link(st.query_params.to_dict())
     target = follow.apply_pending(navigation.url_path, woken is not None)
     room_wake.settled(woken)
+    target = player.apply_pending(navigation.url_path) or target  # a lesson's step just opened
     if target is not None:  # the room shows another page
         st.switch_page(next(p for p in pages if p.url_path == registry.current(target)))
     if navigation.url_path in {page.url_path for page in leading}:
@@ -71,8 +75,10 @@ def main() -> None:
     sidebar.host_settings()
     inputs.use(sidebar.sidebar())
     room_section.sidebar()
+    maker.section(navigation.url_path)
     links.share_hint()
     follow.publish(navigation.url_path)
+    player.bar(navigation.url_path, leading=follow.leading())
     map_state.precompute_default_map()  # once per server process, if the host asked for it
     runs.run_to_the_end(navigation.run, follow.drawn, follow.replaced)
 

@@ -1,4 +1,5 @@
-"""Commands for hosts: ``python -m bert_embeddings map MODEL`` (see ``--help``)."""
+"""Commands for hosts: ``python -m bert_embeddings map MODEL`` and ``... lesson FILE`` (see
+``--help``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
-from bert_embeddings.errors import ExplorerError, MapStorageError
+from bert_embeddings.errors import ExplorerError, LessonError, MapStorageError
 from bert_embeddings.jobs import files, priority
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
@@ -112,7 +113,46 @@ def parser() -> argparse.ArgumentParser:
         help="instead of the maps, prepare What moved's stage spaces: every stage's table (token rows, "
         "embedding output, each layer) and its exact neighbour lists, in each geometry given",
     )
+    lessons = commands.add_parser(
+        "lesson",
+        help="check a lesson file, or write its handout",
+        description=LESSON_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lessons.add_argument("lesson", metavar="FILE", help="a lesson file (TOML), or a built-in lesson's name")
+    lessons.add_argument("--check", action="store_true", help="check the file: every step, every view")
     return top
+
+
+LESSON_HELP = """\
+Check a lesson file as the app checks it when it is opened: that it is a TOML file within the
+size limits, and that every step has a title, a text and a view whose page exists and whose
+every parameter the page reads as a link would. Built-in lessons are named by their names.
+
+Exit codes:
+  0    the lesson can be used (its title and steps are printed)
+  2    it cannot: every problem is printed, naming its step and field
+"""
+
+
+def lesson_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bert_embeddings.lessons import builtin, lesson
+
+    if args.lesson in builtin.NAMES:
+        found = builtin.load(args.lesson)
+    else:
+        try:
+            data = Path(args.lesson).read_bytes()
+        except OSError as problem:
+            print(f"error: {args.lesson} cannot be read: {problem.strerror or problem}", file=sys.stderr)
+            return WRONG_INPUT
+        found = lesson.read(data)
+    print(f"{found.title}: {len(found.steps)} steps, all checked")
+    for number, step in enumerate(found.steps, 1):
+        print(f"  {number:2d}. {step.title} (/{step.page})")
+    return DONE
 
 
 class Bar:
@@ -207,7 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        return map_command(args)
+        return lesson_command(args) if args.command == "lesson" else map_command(args)
+    except LessonError as problem:
+        print("error: this lesson cannot be used:", file=sys.stderr)
+        for found in problem.problems:
+            print(f"  - {found}", file=sys.stderr)
+        return WRONG_INPUT
     except MapStorageError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return NO_STORAGE

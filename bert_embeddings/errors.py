@@ -99,3 +99,13 @@ class HubUnreachableError(ExplorerError):
 
 class MapStorageError(ExplorerError):
     """The cache folder cannot hold a map: it is a file, read-only, or the disk is full."""
+
+
+class LessonError(ExplorerError):
+    """A lesson file the explorer cannot use: every problem it found, each naming its step and
+    field, in one message (nothing of the lesson is loaded)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        shown = problems[:12] + ([f"and {len(problems) - 12} more"] if len(problems) > 12 else [])
+        super().__init__("This lesson cannot be opened: " + "; ".join(shown) + ".")

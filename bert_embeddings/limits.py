@@ -63,6 +63,11 @@ AXIS_END_WORDS = Limit("Axes page, words at one end of an axis", 10, "words")
 AXIS_WORDS = Limit("Axes page, words to place", 60, "words")
 # WEAT: each group one box of words; its exact test enumerates the partitions of both targets.
 WEAT_WORDS = Limit("WEAT, words in one group", 30, "words")
+# A lesson may come from a stranger (an upload, a room): read whole only once it is small.
+LESSON_FILE = Limit("A lesson file", 200_000, "bytes")
+LESSON_STEPS = Limit("A lesson, steps", 40, "steps")
+LESSON_TEXT = Limit("A lesson step's text, question, answer or notes", 3_000, "characters")
+LESSON_TITLE = Limit("A lesson's or a step's title, or its summary", 200, "characters")
 
 ALL = (
     SENTENCE,
@@ -79,6 +84,10 @@ ALL = (
     AXIS_END_WORDS,
     AXIS_WORDS,
     WEAT_WORDS,
+    LESSON_FILE,
+    LESSON_STEPS,
+    LESSON_TEXT,
+    LESSON_TITLE,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,

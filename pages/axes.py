@@ -6,7 +6,7 @@ import streamlit as st
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, axis_card, cosine, decompose
 from bert_embeddings.figures import charts, views
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
 from components.parts import draw, echo, exports, filters, widgets

@@ -5,7 +5,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import glyphs
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
 from components.parts import echo, exports, models, widgets

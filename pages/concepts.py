@@ -5,9 +5,10 @@ import streamlit as st
 from bert_embeddings import limits
 from bert_embeddings.analysis import concepts, cosine
 from bert_embeddings.figures import charts
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
+from components.lessons import opening
 from components.parts import draw, exports, widgets
 
 routing.through_app()
@@ -19,6 +20,7 @@ st.markdown(
     "unrelated, -1 for opposite. BERT works the same way with 768 dimensions that have no names: "
     "their numbers were learned from text."
 )
+opening.take_a_lesson()
 text = st.text_area(
     "Items: a header line, then one item per line (name, then one number per dimension). Edit or add lines.",
     height=230,

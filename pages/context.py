@@ -6,7 +6,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import contextual, cosine, vocab_search
 from bert_embeddings.figures import charts
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
 from components.parts import draw, exports, widgets

@@ -7,7 +7,7 @@ from bert_embeddings.analysis import decompose, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
 from bert_embeddings.figures import map_marks, maps, views
 from bert_embeddings.maps import map_jobs
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import map_state, state
 from components.frame import routing
 from components.parts import draw, echo, exports, job_panel, widgets

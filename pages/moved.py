@@ -4,7 +4,7 @@ they share, exactly."""
 import streamlit as st
 
 from bert_embeddings.spaces import compare, pair, stages
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import spaces, state
 from components.frame import routing
 from components.parts import echo, job_panel, models, widgets

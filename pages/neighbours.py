@@ -7,7 +7,7 @@ from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, vocab_search
 from bert_embeddings.figures import views
 from bert_embeddings.models import glyphs
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing, runs
 from components.parts import draw, echo, exports, filters, widgets

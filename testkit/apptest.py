@@ -14,7 +14,7 @@ import re
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from components.frame import registry
+from bert_embeddings.views import pages as registry
 from testkit.browser import ROOT
 
 APP = ROOT / "app.py"
@@ -36,7 +36,7 @@ def messages(at: AppTest) -> str:
 
 def run_page(page: str, **inputs) -> AppTest:
     """Open app.py, set sidebar inputs (by widget key), then switch to ``page``."""
-    from components import settings
+    from bert_embeddings.views import settings
 
     at = AppTest.from_file(str(APP), default_timeout=120).run()
     if "model" in inputs:

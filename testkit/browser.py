@@ -19,7 +19,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-from components.frame import registry
+from bert_embeddings.views import pages as registry
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-# url path -> title in the navigation, in the app's order (components/frame/registry.py). Context
+# url path -> title in the navigation, in the app's order (bert_embeddings/views/pages.py). Context
 # stays last: it is the one page that loads the whole model, and the memory benchmark reads RSS
 # before it.
 PAGES = {page.url: page.title for page in registry.PAGES}

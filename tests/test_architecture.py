@@ -63,7 +63,7 @@ def test_the_import_reader_sees_every_form(tmp_path):
 # in the core. Nothing imports upward.
 FOUNDATION = {"config", "config_values", "errors", "limits"}
 ENTRY = {"api": "api", "__main__": "command"}
-COMPUTATION = {"foundation", "jobs", "models", "analysis", "maps", "spaces"}
+COMPUTATION = {"foundation", "jobs", "models", "analysis", "maps", "spaces", "views", "lessons"}
 CORE_LAYERS = {
     "foundation": set(),
     "jobs": {"foundation"},
@@ -71,6 +71,8 @@ CORE_LAYERS = {
     "analysis": {"foundation", "jobs", "models"},
     "maps": {"foundation", "jobs", "models", "analysis"},
     "spaces": {"foundation", "jobs", "models", "analysis", "maps"},
+    "views": {"foundation", "jobs", "models", "analysis"},
+    "lessons": {"foundation", "jobs", "models", "analysis", "views"},
     "rooms": {"foundation"},
     "api": COMPUTATION,
     "command": COMPUTATION,
@@ -149,7 +151,7 @@ def test_the_layers_import_one_way():
 # (caches/), what one page draws around its figures (sections/), the small parts every page uses
 # (parts/), the frame's plumbing and the one place that touches Streamlit's private names
 # (frame/), and the workshop rooms (rooms/).
-COMPONENT_FOLDERS = {"settings", "caches", "sections", "parts", "frame", "rooms"}
+COMPONENT_FOLDERS = {"settings", "caches", "sections", "parts", "frame", "rooms", "lessons"}
 
 
 def test_components_are_in_folders_by_concern():
@@ -316,7 +318,7 @@ def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
     anywhere else."""
     from streamlit.testing.v1 import AppTest
 
-    from components import settings
+    from bert_embeddings.views import settings
     from testkit.stand_in_hub import go_offline
 
     go_offline(monkeypatch)
@@ -393,7 +395,7 @@ def _keys_in(value) -> set[str]:
     FilterKeys (flattened)."""
     from dataclasses import astuple
 
-    from components import settings
+    from bert_embeddings.views import settings
 
     if isinstance(value, str):
         return {value}
@@ -464,7 +466,7 @@ class _Scan:
     def _resolve(self, expr, scope) -> set[str]:
         """The keys an expression may hold: literal text, anything of components.settings, a
         FilterKeys field, or a name bound in the same function to an expression of those."""
-        from components import settings
+        from bert_embeddings.views import settings
 
         if isinstance(expr, ast.Constant):
             return _keys_in(expr.value)
@@ -522,7 +524,7 @@ class _Scan:
 
 def unlinked_inputs(sources: dict[str, str], allowed: set[str]) -> list[str]:
     """Each input (file:line) whose key is missing, not in the table, or not in ``allowed``."""
-    from components import settings
+    from bert_embeddings.views import settings
 
     problems = (scan := _Scan(sources).run()).problems
     for where, keys in scan.found:
@@ -539,7 +541,7 @@ def _app_sources() -> dict[str, str]:
 
 
 def _allowed() -> set[str]:
-    from components import settings
+    from bert_embeddings.views import settings
 
     return {s.key for s in settings.LINKED} | set(settings.NOT_IN_VIEW)
 
@@ -555,7 +557,7 @@ def test_every_input_travels_in_links_unless_it_is_not_part_of_the_view():
 def test_the_input_check_finds_an_unlinked_input():
     """The scan above fails on an input with no key, a key not in the table, or a key of a
     setting that links leave out (here k, as if its row had no link name), with file and line."""
-    from components import settings
+    from bert_embeddings.views import settings
 
     page = (
         "import streamlit as st\n"
@@ -592,7 +594,7 @@ def test_the_input_check_finds_an_unlinked_input():
 def test_every_setting_has_a_link_name_or_a_reason_to_stay_out():
     """Each row of the table is carried by links (and has a label for what a room leaves out)
     or is listed in NOT_IN_VIEW; none is both."""
-    from components import settings
+    from bert_embeddings.views import settings
 
     linked = {s.key for s in settings.LINKED}
     assert linked | set(settings.NOT_IN_VIEW) == set(settings.BY_KEY)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bert_embeddings import config, limits
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import echo, models
 from components.parts.draw import FOCUS_STYLE, PRESENTER_SCALE
 from components.parts.widgets import seeded

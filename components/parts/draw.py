@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bert_embeddings.figures import charts
-from components import settings
+from bert_embeddings.views import settings
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
 

@@ -36,6 +36,15 @@ def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, he
     )
 
 
+def file_button(
+    label: str, name: export.Name, suffix: str, make: Callable[[], bytes], mime: str, help: str = ""
+) -> None:
+    """A download of one file made on the click (a lesson, a handout), named like every other."""
+    _button(
+        label, make, f"{export.file_stem(*export.parts_of(name))}.{suffix}", mime, help or export.title(name)
+    )
+
+
 def matrix(
     name: export.Name,
     values: np.ndarray,

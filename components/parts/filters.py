@@ -9,7 +9,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import glyphs
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import echo
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
 from components.settings import persistence

@@ -10,7 +10,7 @@ from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.architectures import CURATED
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.parts import echo, widgets
 

@@ -8,7 +8,7 @@ import streamlit as st
 from bert_embeddings import limits
 from bert_embeddings.analysis import patterns
 from bert_embeddings.errors import ExplorerError
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import echo
 
 

@@ -22,7 +22,8 @@ import streamlit as st
 
 from bert_embeddings import rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError
-from components.frame import registry
+from bert_embeddings.views import pages as registry
+from components.lessons import player
 from components.parts import echo
 from components.rooms import room_wake, room_watch, roomstore
 from components.settings import links
@@ -46,8 +47,9 @@ def store() -> rooms.RoomStore:
 
 
 def view(page: str) -> dict[str, str]:
-    """What this session shows, as a room carries it (no link length limit)."""
-    return {PAGE: page, **links.view_params(page, text_limit=None)}
+    """What this session shows, as a room carries it (no link length limit), with the lesson it
+    plays and its step (a lesson that is not built in travels whole, in the room's store)."""
+    return {PAGE: page, **links.view_params(page, text_limit=None), **player.view_fields(whole=True)}
 
 
 def _room_view(page: str) -> dict[str, str]:
@@ -68,7 +70,7 @@ def publish(page: str) -> None:
     state[PAGE_SHOWN] = page
     _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
-    links.publish(page, extra)
+    links.publish(page, {**extra, **player.view_fields(whole=False)})
     if lead := state.get(LEAD):
         try:
             when, version = time.time(), store().show(*lead, _room_view(page))
@@ -141,6 +143,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     state = st.session_state
     if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
         links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
+        player.take_from_view(taken, apply=False)
         page = registry.current(taken.get(PAGE, current_page))
         return page if page != current_page else None
     code = state.get(FOLLOW)
@@ -164,10 +167,16 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
         state[PENDING] = (version, shown)
     version, shown = state.pop(PENDING)
     links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
+    player.take_from_view(shown, apply=False)  # the room's lesson, at the room's step
     state[APPLIED] = (version, shown)
     room_watch.trace("applied", code, version)
     target = registry.current(shown.get(PAGE, current_page))  # (an old room's view may say /pca)
     return target if target != current_page else None
+
+
+def leading() -> bool:
+    """Whether this session leads a room (its lesson bar then shows the presenter's notes)."""
+    return bool(st.session_state.get(LEAD))
 
 
 def stop_following(own_change: bool = False) -> None:

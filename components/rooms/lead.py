@@ -14,7 +14,7 @@ import streamlit as st
 
 from bert_embeddings import config, rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
-from components import settings
+from bert_embeddings.views import settings
 from components.frame import runs
 from components.parts import echo
 from components.rooms import follow, room_watch

@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 
 from bert_embeddings.rooms import RoomError
-from components.frame import registry, runs
+from bert_embeddings.views import pages as registry
+from components.frame import runs
 from components.rooms import room_watch, roomstore
 
 PAGE = "page"  # a view's page (its address); components/rooms/follow.py names it so too

@@ -14,7 +14,7 @@ from bert_embeddings.figures import charts, space_charts
 from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import spaces, state
 from components.parts import draw, echo, exports, job_panel, widgets
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
 from bert_embeddings.figures import space_charts
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import axes, state
 from components.parts import draw, echo, exports, widgets
 from components.sections import geometry_view

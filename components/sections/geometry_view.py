@@ -9,7 +9,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import geometry, geometry_lab, overlap_jobs, vocab_search
 from bert_embeddings.figures import views
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import state
 from components.parts import echo, exports, widgets
 from components.settings import links, persistence

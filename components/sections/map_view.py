@@ -19,7 +19,7 @@ from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import map_marks, maps
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import map_state, state
 from components.parts import draw, echo, exports, filters, job_panel, widgets
 

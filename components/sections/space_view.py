@@ -16,7 +16,7 @@ from bert_embeddings.jobs import local
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
-from components import settings
+from bert_embeddings.views import settings
 from components.caches import spaces, state
 from components.parts import draw, echo, exports, filters, widgets
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bert_embeddings.models import checkpoints
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import echo, models
 from components.settings import persistence
 
@@ -34,6 +34,7 @@ STREAMLIT_PARAMS = ("embed", "embed_options")
 
 MODEL = "model"  # the model is two widgets (the picker and the free field), so it is handled apart
 FOLLOW = "follow"  # a workshop room to follow (components/rooms/follow.py), not a setting
+LESSON, STEP = "lesson", "step"  # a built-in lesson and its step (components/lessons), not settings
 # Names earlier links used, read as today's: name -> (today's name, {old text: today's text}).
 # The Neighbours page's "sim" and the Axes page's "origin" became the one geometry setting.
 OLD_NAMES = {
@@ -57,7 +58,7 @@ def today(params: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     return params, problems
 
 
-KNOWN = {MODEL, FOLLOW, *(s.url for s in settings.LINKED), *OLD_NAMES, *STREAMLIT_PARAMS}
+KNOWN = {MODEL, FOLLOW, LESSON, STEP, *(s.url for s in settings.LINKED), *OLD_NAMES, *STREAMLIT_PARAMS}
 
 
 def _model_from_link(spec: str) -> tuple[str, str]:
@@ -108,6 +109,32 @@ def apply_view(params: dict[str, str]) -> None:
     is read (and checked) as from a link, and every one the view leaves out goes back to its
     default. Values that fail their check keep the default."""
     _read_into_state(params, reset=True)
+
+
+def apply_named(params: dict[str, str]) -> list[str]:
+    """Apply only the settings ``params`` names (a lesson's step): every other keeps its value.
+    Returns one sentence per value its check refused (that setting keeps its value too)."""
+    return _read_into_state(params, reset=False)
+
+
+def differs_from(params: dict[str, str]) -> bool:
+    """Whether any setting ``params`` names (as a link writes it) has another value now."""
+    state = st.session_state
+    by_url = {s.url: s for s in settings.LINKED}
+    for name, text in params.items():
+        if name == MODEL:
+            if (_model_param() or models.model_options()[0]) != text:
+                return True
+            continue
+        if (setting := by_url.get(name)) is None:
+            continue
+        try:
+            wanted = setting.read(text)
+        except ValueError:
+            continue
+        if state.get(setting.key, settings.default(setting.key)) != wanted:
+            return True
+    return False
 
 
 def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:

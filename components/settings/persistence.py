@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import settings
+from bert_embeddings.views import settings
 
 HELD, PAGE = "_held_settings", "_held_page"
 

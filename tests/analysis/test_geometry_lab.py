@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import decompose, geometry_lab, overlap_jobs, vocab_search
-from components import settings
+from bert_embeddings.views import settings
 from components.sections import geometry_view
 from testkit import brute
 from testkit.apptest import ROOT, figures, messages, run_page, shown

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import checkpoints
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import draw
 from testkit.apptest import (
     PAGES,

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
 from bert_embeddings.figures import notebook
-from components import settings
+from bert_embeddings.views import settings
 from testkit.apptest import ROOT
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry
 from bert_embeddings.models import checkpoints
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import filters, models
 from components.settings import links
 from testkit.apptest import ROOT, figures, messages, open_link, shown

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings import api
 from bert_embeddings.figures import export
 from bert_embeddings.jobs import files, local
-from components import settings
+from bert_embeddings.views import settings
 from components.parts import echo
 from components.sections import space_view
 from testkit.apptest import every_file_builds, messages, run_page, select_row, shown

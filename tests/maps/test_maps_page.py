@@ -16,7 +16,7 @@ from bert_embeddings.figures import charts, map_marks
 from bert_embeddings.jobs import files, local
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
-from components import settings
+from bert_embeddings.views import settings
 from testkit.apptest import ROOT, figures, messages
 
 # One test process runs this file: its tests share what it starts (make test runs two); the

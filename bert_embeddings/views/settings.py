@@ -1,0 +1,391 @@
+"""Every setting a person or a link can change, declared once.
+
+Each row gives a setting's session key, its default, the page it belongs to and, for the
+settings a shareable link carries (all but those in NOT_IN_VIEW), its name in the URL with the
+parser that checks a link's text (raising ValueError with the reason) and the writer that
+turns a value back into text.
+Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
+through here (components/settings/links.py), and so will the presenter's broadcast. No other module
+defines a setting's key or default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bert_embeddings import limits
+from bert_embeddings.analysis import axes, concepts, decompose, vocab_search, word_tests
+from bert_embeddings.analysis.geometry import GEOMETRIES
+from bert_embeddings.models import checkpoints
+from bert_embeddings.views import link_text as read
+
+# --- keys --------------------------------------------------------------------------------
+
+MODEL_KEY, CUSTOM_MODEL_KEY = "model_choice", "model_custom"
+SENTENCE_A_KEY, SENTENCE_B_KEY, SPECIAL_TOKENS_KEY = "sentence_a", "sentence_b", "special_tokens"
+PRESENTER_KEY = "presenter"
+ROOM_CODE, ROOM_PRESENTER_KEY = "room_code", "room_key"  # the sidebar's workshop room boxes
+NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
+NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
+NB_K, NB_GRID_STAGE = "nb_k", "nb_grid_stage"
+# The geometry vectors are compared in, one setting for every page that uses it.
+GEOMETRY, GEOMETRY_REMOVED = "geometry", "geometry_removed"
+NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
+    "nb_hide_continuation",
+    "nb_hide_special",
+    "nb_leave_out",
+)
+NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
+PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
+PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
+MAP_METHOD, MAP_TAB = "map_method", "map_tab"
+MAP_COLOUR, MAP_LABELS = "map_colour", "map_labels"
+DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
+TOY_ITEMS = "toy_items"
+LESSON_CHOICE = "lesson_choice"  # the first page's lesson offer
+# Making a lesson (the sidebar): the lesson's title and summary, the step edited, its title and text.
+LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY = "lesson_edit_name", "lesson_edit_summary"
+LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT = (
+    "lesson_edit_step",
+    "lesson_edit_title",
+    "lesson_edit_text",
+)
+LESSON_MAKING = (LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY, LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT)
+POS_FIRST, POS_SECOND = "pos_first", "pos_second"
+CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
+CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
+# What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
+MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
+MV_CUSTOM = "mv_custom"
+# The second model named by a Hub id (offered only where the host allows any model): per page.
+OTHER_MODEL_FIELDS = {"compare": (CMP_MODEL, CMP_CUSTOM), "moved": (MV_MODEL, MV_CUSTOM)}
+MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special"
+MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
+MV_NEXT = "mv_next"
+MV_STEP = "mv_step"  # how far from A's aligned map to B's, in percent
+MV_STEPS = {step: step for step in ("0", "25", "50", "75", "100")}  # percent, as text
+# The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
+AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
+AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
+AX_WEAT = {group: f"ax_weat_{group.lower()}" for group in word_tests.WEAT_GROUPS}  # WEAT's four groups
+AX_WEAT_CLASSIC = "ax_weat_classic"  # an action: fills the four groups with a classic test
+AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = "ax_hide_continuation", "ax_hide_special"
+AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = "ax_leave_out", "ax_include", "ax_exclude"
+
+
+@dataclass(frozen=True)
+class FilterKeys:
+    """The keys of one page's vocabulary filters (Neighbours and Axes each have their own)."""
+
+    hide_continuation: str
+    hide_special: str
+    leave_out: str
+    include: str
+    exclude: str
+
+
+NB_FILTERS = FilterKeys(NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT, NB_INCLUDE, NB_EXCLUDE)
+AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE)
+MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE)
+
+# --- choices -----------------------------------------------------------------------------
+
+OTHER = "__other__"  # the model picker's "any Hub id or folder" option
+QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
+# The pages whose vectors the geometry changes (url paths).
+GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "maps", "moved")
+JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
+MAP_DIMS = ("2-D", "3-D")
+MAP_METHODS = ("PCA", "t-SNE")
+MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's tabs, by label
+# What colours the t-SNE map's points.
+MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
+# The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
+LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
+NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
+
+# --- reading a link's text: bert_embeddings/views/link_text.py, and the kinds here -----------------
+
+
+def _kinds(text: str) -> list[int]:
+    """Kinds of vocabulary piece, by code, separated by commas ("" for none)."""
+    if len(text) > len(",".join(_KINDS)):
+        raise ValueError("longer than every kind of piece once")
+    kinds = [read.one_of(_KINDS)(code) for code in text.split(",")] if text else []
+    if len(set(kinds)) < len(kinds):
+        raise ValueError("a kind of piece is named twice")
+    return kinds
+
+
+def _kinds_text(kinds: list[int]) -> str:
+    codes = {value: code for code, value in _KINDS.items()}
+    return ",".join(codes[kind] for kind in kinds)
+
+
+_FLAGS = {"1": True, "0": False}
+_MODES = {"word": "word", "id": "token id", "token": "sentence token", "sum": "arithmetic"}
+_GEOMETRIES = dict(zip(("raw", "centred", "abtt", "standardised"), GEOMETRIES, strict=True))
+_STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
+_MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
+_MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
+_MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
+_MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
+_COMPONENT = read.whole_number(1, 10, "A component")
+_SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
+_BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
+_KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its session key and default, its page, and (if a link carries it) how."""
+
+    key: str
+    default: object  # None: the widget's own, which depends on the model or sentence in use
+    page: str | tuple[str, ...] | None  # the url_path of its page (or pages); None for the sidebar
+    url: str | None = None  # its name in a link; None: links leave it out
+    read: Callable[[str], object] | None = None  # link text -> value; ValueError with the reason
+    write: Callable[[object], str] = str
+    mode: str | None = None  # a neighbour query's input counts only in its own query mode
+
+    def on(self, page: str) -> bool:
+        """Whether this setting is part of ``page``'s view."""
+        return self.page is None or page == self.page or (isinstance(self.page, tuple) and page in self.page)
+
+
+def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
+    return Setting(key, default, page, url, read, write, mode)
+
+
+def _filter_settings(keys: FilterKeys, prefix: str, page: str, leave_out: bool) -> tuple[Setting, ...]:
+    """One page's vocabulary filters, named in links with the page's ``prefix``."""
+    flags = (read.one_of(_FLAGS), read.code_of(_FLAGS))
+    return (
+        _linked(f"{prefix}hide_pieces", keys.hide_continuation, False, page, *flags),
+        _linked(f"{prefix}hide_special", keys.hide_special, True, page, *flags),
+        _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, *flags),
+        _linked(f"{prefix}only", keys.include, "", page, read.pattern),
+        _linked(f"{prefix}not", keys.exclude, "", page, read.pattern),
+    )
+
+
+TABLE = (
+    Setting(MODEL_KEY, None, None),  # the first listed model; a link's "model" is read apart
+    Setting(CUSTOM_MODEL_KEY, "", None),
+    # An empty sentence A is a view like any other (the pages say what is missing), so a link
+    # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
+    _linked(
+        "a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, read.text_of(limits.SENTENCE)
+    ),
+    _linked(
+        "b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, read.text_of(limits.SENTENCE)
+    ),
+    _linked("special", SPECIAL_TOKENS_KEY, True, None, read.one_of(_FLAGS), read.code_of(_FLAGS)),
+    Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
+    Setting(ROOM_CODE, "", None),
+    Setting(ROOM_PRESENTER_KEY, "", None),
+    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", read.one_of(_MODES), read.code_of(_MODES)),
+    _linked("q", NB_WORD, "king", "neighbours", read.text_of(limits.WORD), mode="word"),
+    # The piece of a split word to search with, by position (absent: the mean of its pieces).
+    _linked(
+        "piece", NB_PIECE, None, "neighbours", read.integer(0, limits.WORD.most, "The piece"), mode="word"
+    ),
+    _linked(
+        "id",
+        NB_ID,
+        2054.0,
+        "neighbours",
+        read.whole_number(0, None, "A token id"),
+        read.whole_text,
+        "token id",
+    ),
+    _linked(
+        "sum",
+        NB_EXPRESSION,
+        "king - man + woman",
+        "neighbours",
+        read.text_of(limits.ARITHMETIC),
+        mode="arithmetic",
+    ),
+    _linked("token", NB_TOKEN, None, "neighbours", read.integer(0, None, "The token"), mode="sentence token"),
+    _linked(
+        "stage",
+        NB_STAGE,
+        decompose.STAGES[0],
+        "neighbours",
+        read.one_of(_STAGES),
+        read.code_of(_STAGES),
+        "sentence token",
+    ),
+    _linked("k", NB_K, 10.0, "neighbours", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
+    *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True),
+    Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
+    _linked(
+        "grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", read.one_of(_STAGES), read.code_of(_STAGES)
+    ),
+    _linked(
+        "geometry",
+        GEOMETRY,
+        GEOMETRIES[0],
+        GEOMETRY_PAGES,
+        read.one_of(_GEOMETRIES),
+        read.code_of(_GEOMETRIES),
+    ),
+    # None: about the model's width / 100 (the page works it out, and links leave it out).
+    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, read.removed),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", read.one_of(_MAP_DIMS), read.code_of(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", read.one_of(_MAP_TABS), read.code_of(_MAP_TABS)),
+    _linked(
+        "method", MAP_METHOD, MAP_METHODS[0], "maps", read.one_of(_MAP_METHODS), read.code_of(_MAP_METHODS)
+    ),
+    _linked(
+        "colour", MAP_COLOUR, MAP_COLOURS[0], "maps", read.one_of(_MAP_COLOURS), read.code_of(_MAP_COLOURS)
+    ),
+    _linked("labels", MAP_LABELS, True, "maps", read.one_of(_FLAGS), read.code_of(_FLAGS)),
+    _linked("x", PCA_X, 1.0, "maps", _COMPONENT, read.whole_text),
+    _linked("y", PCA_Y, 2.0, "maps", _COMPONENT, read.whole_text),
+    _linked("z", PCA_Z, 3.0, "maps", _COMPONENT, read.whole_text),
+    _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "maps", _kinds, _kinds_text),
+    _linked("highlight", PCA_HIGHLIGHT, "", "maps", read.pattern),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", read.one_of(_BASES), read.code_of(_BASES)),
+    # None: every dimension of the model in use (the page works it out, and links leave it out).
+    _linked("dims", DIMENSIONS, None, "embedding_layer", read.span, read.span_text),
+    _linked(
+        "detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", read.one_of({c: c for c in LAYER_STAGES})
+    ),
+    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", read.text_of(limits.TOY_TEXT)),
+    Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
+    *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
+    _linked("p1", POS_FIRST, 5.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
+    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", read.text_of(limits.SENTENCE)),
+    _linked(
+        "s2", CTX_SECOND, "She paid the cash into her bank account.", "context", read.text_of(limits.SENTENCE)
+    ),
+    _linked("word", CTX_WORD, "bank", "context", read.text_of(limits.WORD)),
+    # None: the model's last layer (the page works it out, and links leave it out).
+    _linked("layer", CTX_LAYER, None, "context", read.integer(0, read.MOST_LAYERS, "The layer")),
+    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", read.listed_model),
+    _linked("cmp_id", CMP_CUSTOM, "", "compare", read.hub_id),  # only where the host allows any model
+    _linked("cmp_word", CMP_WORD, "bank", "compare", read.text_of(limits.WORD)),
+    _linked("cmp_k", CMP_K, 10.0, "compare", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
+    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model),
+    _linked("vs_id", MV_CUSTOM, "", "moved", read.hub_id),  # only where the host allows any model
+    _linked("from", MV_STAGE_A, "token", "moved", read.stage),
+    _linked("to", MV_STAGE_B, "output", "moved", read.stage),
+    _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
+    _linked("mv_piece", MV_PIECE, "", "moved", read.text_of(limits.WORD)),
+    *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
+    _linked("mv_step", MV_STEP, "0", "moved", read.one_of(MV_STEPS)),
+    Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
+    *(
+        _linked(f"{name}_{end}", key, text, "axes", read.text_of(limits.AXIS_TEXT))
+        for name in axes.NAMES
+        for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
+    ),
+    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", read.text_of(limits.AXIS_TEXT)),
+    _linked(
+        "pieces", AX_STAGE, NO_SENTENCE, "axes", read.one_of(_SENTENCE_STAGES), read.code_of(_SENTENCE_STAGES)
+    ),
+    *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True),
+    *(
+        _linked(f"weat_{group.lower()}", AX_WEAT[group], text, "axes", read.text_of(limits.AXIS_TEXT))
+        for group, text in word_tests.FLOWERS_INSECTS.items()
+    ),
+    Setting(AX_WEAT_CLASSIC, None, "axes"),  # an action, not a view: see NOT_IN_VIEW
+)
+# The settings that are not part of what a page shows, so that no link or room carries them
+# (each with its reason). Every other setting has a name in links (an architecture test checks).
+NOT_IN_VIEW = (
+    MODEL_KEY,  # carried apart, as "model": the picker and the free field make one choice
+    CUSTOM_MODEL_KEY,  # carried apart, as "model" (a Hub id; never a folder on the server)
+    PRESENTER_KEY,  # presenter mode: attendees who open a presenter's link should not inherit big text
+    ROOM_CODE,  # the room is joined, not shown: a link joins one with ?follow=CODE instead
+    ROOM_PRESENTER_KEY,  # a secret: never in a link or a room
+    NB_NEXT,  # an action: a click on a neighbour makes it the word query (which links carry), then clears
+    MV_NEXT,  # an action: a click on a neighbour shows it side by side (which links carry), then clears
+    AX_WEAT_CLASSIC,  # an action: a classic test fills WEAT's four groups (which links carry), then clears
+    LESSON_CHOICE,  # an action: the lesson to start (a link names one with ?lesson=NAME instead)
+    *LESSON_MAKING,  # a lesson being made: its file is how it travels (a room carries a lesson played)
+)
+# Each linked setting as people read it on its page, for sentences such as "k (...)".
+LABELS = {
+    SENTENCE_A_KEY: "sentence A",
+    SENTENCE_B_KEY: "sentence B",
+    SPECIAL_TOKENS_KEY: "the special tokens switch",
+    NB_MODE: "the query mode",
+    NB_WORD: "the word or piece",
+    NB_PIECE: "the piece of the word to search with",
+    NB_ID: "the token id",
+    NB_EXPRESSION: "the vector arithmetic",
+    NB_TOKEN: "the token of your sentence",
+    NB_STAGE: "the stage the token is taken at",
+    NB_K: "k",
+    GEOMETRY: "the geometry",
+    GEOMETRY_REMOVED: "the directions all-but-the-top removes",
+    NB_GRID_STAGE: "the grid's stage",
+    PCA_DIMS: "2-D or 3-D",
+    MAP_TAB: "the map's tab",
+    MAP_METHOD: "the map's method",
+    MAP_COLOUR: "what colours the map",
+    MAP_LABELS: "the map's region labels",
+    PCA_X: "the component on x",
+    PCA_Y: "the component on y",
+    PCA_Z: "the component on z",
+    PCA_KINDS: "the kinds of piece to show",
+    PCA_HIGHLIGHT: "the highlight pattern",
+    PCA_JOURNEY_BASIS: "the journey's projection",
+    DIMENSIONS: "the dimensions to show",
+    LAYER_STAGE: "the stage in full",
+    TOY_ITEMS: "the items",
+    POS_FIRST: "the first position",
+    POS_SECOND: "the second position",
+    CTX_FIRST: "sentence 1",
+    CTX_SECOND: "sentence 2",
+    CTX_WORD: "the word to follow",
+    CTX_LAYER: "the layer to show",
+    CMP_MODEL: "the model to compare with",
+    CMP_CUSTOM: "the other model to compare with",
+    CMP_WORD: "the word to compare",
+    CMP_K: "k",
+    MV_MODEL: "the model to compare with",
+    MV_CUSTOM: "the other model to compare with",
+    MV_STAGE_A: "the first space's stage",
+    MV_STAGE_B: "the second space's stage",
+    MV_K: "k",
+    MV_PIECE: "the piece side by side",
+    MV_STEP: "how far from A's map to B's",
+    AX_WORDS: "the words to place",
+    AX_STAGE: "your sentence's pieces",
+    **{AX_WEAT[group]: f"WEAT's group {group}" for group in word_tests.WEAT_GROUPS},
+    **{
+        key: f"axis {name}: {end}"
+        for name in axes.NAMES
+        for end, key in zip(("from", "to"), AX_ENDS[name], strict=True)
+    },
+}
+
+
+def _filter_labels(keys: FilterKeys, own: str) -> dict[str, str]:
+    return {
+        keys.hide_continuation: "hide ## continuation pieces",
+        keys.hide_special: "hide [CLS], [SEP], [unusedN]...",
+        keys.leave_out: f"leave out {own}",
+        keys.include: "the 'Only pieces matching' pattern",
+        keys.exclude: "the 'Leave out pieces matching' pattern",
+    }
+
+
+LABELS.update(_filter_labels(NB_FILTERS, "the query's own pieces"))
+LABELS.update(_filter_labels(AX_FILTERS, "the pieces of the axes' own words"))
+LABELS.update(_filter_labels(MV_FILTERS, "pieces that keep every neighbour"))
+BY_KEY = {s.key: s for s in TABLE}
+LINKED = tuple(s for s in TABLE if s.url is not None)
+DEFAULTS = {s.key: s.default for s in TABLE if s.default is not None}
+
+
+def default(key: str) -> object:
+    """A setting's default (a fresh copy of a list, which its widget's state may become)."""
+    value = BY_KEY[key].default
+    return list(value) if isinstance(value, list) else value

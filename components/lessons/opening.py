@@ -1,0 +1,72 @@
+"""Opening a lesson: from the first page ("Take a lesson"), from a link (``lesson=`` and
+``step=``), or from a lesson file a person uploads. Whatever a file or a link holds is checked
+whole before anything of it is used; a problem is a message, and the page goes on."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bert_embeddings import limits
+from bert_embeddings.errors import LessonError
+from bert_embeddings.lessons import builtin, lesson
+from bert_embeddings.views import settings
+from components.lessons import player
+from components.parts import echo
+from components.settings import links
+
+
+def from_link(params: dict[str, str]) -> None:
+    """On a session's first run: the lesson a link names, at its step. The step's view is applied
+    only when the link holds nothing else (a link with settings shows them as they were shared)."""
+    if links.LESSON not in params:
+        return
+    alone = set(params) <= {links.LESSON, links.STEP, *links.STREAMLIT_PARAMS}
+    if problem := player.take_from_view(params, apply=alone):
+        links.add_unused(f"lesson={params[links.LESSON][:40]!r} ({problem})")
+
+
+def _start() -> None:
+    """on_click of "Start the lesson"."""
+    player.open_builtin(st.session_state.get(settings.LESSON_CHOICE) or builtin.NAMES[0])
+
+
+def _upload() -> None:
+    """on_change of the lesson file box: the file is checked whole, then opened."""
+    uploaded = st.session_state.get(FILE_BOX)
+    if uploaded is None:
+        return
+    try:
+        if uploaded.size > limits.LESSON_FILE.most:  # (said before a byte of it is read)
+            most = limits.LESSON_FILE.most
+            raise LessonError([f"the file has {uploaded.size:,} bytes; a lesson may have at most {most:,}"])
+        player.open_lesson(lesson.read(uploaded.getvalue()))
+    except LessonError as problem:
+        st.session_state[_PROBLEM] = str(problem)
+
+
+_PROBLEM = "_lesson_problem"  # why the last file could not be opened, said once
+# The file box's key: not a setting (Streamlit keeps an uploaded file itself; no link or room
+# carries the box, a room carries the lesson opened from it).
+FILE_BOX = "lesson_file_box"
+
+
+def take_a_lesson() -> None:
+    """The first page's offer: a built-in lesson, or a lesson file."""
+    titles = {name: builtin.load(name).title for name in builtin.NAMES}
+    with st.container(border=True):
+        st.subheader("Take a lesson")
+        st.markdown(
+            "A guided walk through the explorer, one view at a time: each step opens a page with its "
+            "settings and says what to look at. You can explore freely and come back to the step."
+        )
+        choice, start = st.columns([3, 1], vertical_alignment="bottom")
+        choice.selectbox("Lesson", list(titles), format_func=titles.__getitem__, key=settings.LESSON_CHOICE)
+        start.button("Start the lesson", icon=":material/school:", type="primary", on_click=_start)
+        st.file_uploader(
+            f"...or open a lesson file (TOML, at most {limits.LESSON_FILE.most // 1000:,} kB)",
+            type=["toml"],
+            key=FILE_BOX,
+            on_change=_upload,
+        )
+        if problem := st.session_state.pop(_PROBLEM, None):
+            st.error(echo.plain(problem), icon=":material/error:")

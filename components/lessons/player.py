@@ -1,0 +1,210 @@
+"""The lesson bar: a lesson played on top of the explorer, one step at a time.
+
+A session holds at most one lesson (built-in, by name, or one a person uploaded or made) and its
+step. Opening a step applies its view as a link is applied: the page, the sentence and every
+setting it names; every setting it does not name keeps its value. The person may explore freely
+meanwhile; the bar then offers the way back to the step's view. Closing the lesson leaves them
+where they are.
+
+The step is applied at the start of the next run, before any widget is drawn (Streamlit refuses
+a widget's value set after the widget), as a room's view is (components/rooms/follow.py).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bert_embeddings.errors import LessonError
+from bert_embeddings.lessons import builtin, lesson, text
+from bert_embeddings.views import pages as registry
+from components.parts import echo
+from components.settings import links
+
+PLAYING = "_lesson"  # the Playing record of this session's lesson
+PENDING = "_lesson_pending"  # a step whose view the next run applies first
+LINK_LESSON, LINK_STEP = links.LESSON, links.STEP  # a view's lesson fields, as a link names them
+LINK_FILE = "lesson_file"  # a lesson that is not built in, whole: only a room's view carries it
+
+
+@dataclass(frozen=True)
+class Playing:
+    """A lesson in a session: the lesson, its source (a built-in lesson's name, or None for one
+    uploaded or made here, which travels whole), and the step shown (0-based)."""
+
+    lesson: lesson.Lesson
+    name: str | None
+    step: int
+
+    @property
+    def current(self) -> lesson.Step:
+        return self.lesson.steps[self.step]
+
+
+def playing() -> Playing | None:
+    return st.session_state.get(PLAYING)
+
+
+def open_lesson(found: lesson.Lesson, name: str | None = None, step: int = 0) -> None:
+    """Start ``found`` at ``step``; its view is applied at the start of the next run."""
+    step = min(max(step, 0), len(found.steps) - 1)
+    st.session_state[PLAYING] = Playing(found, name, step)
+    st.session_state[PENDING] = step
+
+
+def open_builtin(name: str, step: int = 0) -> None:
+    open_lesson(builtin.load(name), name, step)
+
+
+def go(step: int) -> None:
+    """on_click of Back, Next and "Back to this step's view": show ``step`` and apply its view."""
+    if (now := playing()) is not None:
+        open_lesson(now.lesson, now.name, step)
+
+
+def close() -> None:
+    """on_click of "Close the lesson": the person stays where they are."""
+    st.session_state.pop(PLAYING, None)
+    st.session_state.pop(PENDING, None)
+
+
+def apply_pending(current_page: str) -> str | None:
+    """Before any widget is drawn: the step just opened has its view applied (only the settings
+    it names); returns the page to switch to, if the step shows another."""
+    state = st.session_state
+    if (step := state.pop(PENDING, None)) is None or (now := playing()) is None:
+        return None
+    shown = now.lesson.steps[step]
+    links.apply_named(shown.params)
+    target = registry.current(shown.page)
+    return target if target != current_page else None
+
+
+def differs(page: str) -> bool:
+    """Whether the person has moved away from the step's view: another page, or a setting the
+    step names with another value."""
+    now = playing()
+    if now is None:
+        return False
+    return registry.current(now.current.page) != page or links.differs_from(now.current.params)
+
+
+# --- as a view: what links and rooms carry ---------------------------------------------------
+
+
+def view_fields(whole: bool) -> dict[str, str]:
+    """The lesson's part of a view: a built-in lesson's name and the step (numbered from 1); with
+    ``whole``, a lesson that is not built in travels as its file (a room's store holds it; a link
+    cannot)."""
+    now = playing()
+    if now is None:
+        return {}
+    if now.name is not None:
+        return {LINK_LESSON: now.name, LINK_STEP: str(now.step + 1)}
+    return {LINK_FILE: lesson.write(now.lesson), LINK_STEP: str(now.step + 1)} if whole else {}
+
+
+def take_from_view(view: dict[str, str], apply: bool) -> str | None:
+    """Open the lesson a view names (a link's or a room's) at its step; None, or why it cannot.
+    With ``apply``, the step's view is applied too (a link naming nothing else)."""
+    if LINK_LESSON not in view and LINK_FILE not in view:
+        if playing() is not None and apply is False:
+            close()  # a room's view without a lesson: the leader closed it
+        return None
+    try:
+        step = int(view.get(LINK_STEP, "1")) - 1 if view.get(LINK_STEP, "1").isdigit() else 0
+        found = builtin.load(view[LINK_LESSON]) if LINK_LESSON in view else lesson.read(view[LINK_FILE])
+    except LessonError as problem:
+        return str(problem)
+    name = view.get(LINK_LESSON)
+    now = playing()
+    if apply:
+        open_lesson(found, name, step)
+    elif now is None or now.lesson != found or now.step != step:
+        st.session_state[PLAYING] = Playing(found, name, min(max(step, 0), len(found.steps) - 1))
+    return None
+
+
+# --- the bar ---------------------------------------------------------------------------------
+
+
+def markdown(source: str) -> str:
+    """A lesson's text as Markdown that shows exactly it: its bold, italics and code; every other
+    character escaped (no HTML, LaTeX or link from a lesson is ever rendered)."""
+    marks = {text.BOLD: "**", text.ITALIC: "*"}
+    shown = []
+    for paragraph in text.paragraphs(source):
+        parts = []
+        for span in paragraph:
+            if span.kind == text.CODE:
+                parts.append(f"`{span.text}`")
+            elif span.kind in marks:
+                parts.append(f"{marks[span.kind]}{echo.plain(span.text.strip())}{marks[span.kind]}")
+            else:
+                parts.append(echo.plain(span.text))
+        shown.append("".join(parts))
+    return "\n\n".join(shown)
+
+
+_ANNOUNCE = (
+    "<div role='status' aria-live='polite' style='position:absolute;width:1px;height:1px;overflow:hidden;"
+    "clip:rect(0 0 0 0);white-space:nowrap'>{}</div>"
+)
+
+
+def bar(page: str, leading: bool = False) -> None:
+    """The lesson bar at the top of every page while a lesson is open: the lesson's title, step n
+    of N with a progress bar, the step's title and text, its question with the answer on request,
+    Back and Next, the way back to the step's view, and Close. ``leading``: a room's leader also
+    sees the step's notes and the next step's title."""
+    now = playing()
+    if now is None:
+        return
+    steps, number = now.lesson.steps, now.step + 1
+    step = now.current
+    with st.container(border=True, key="lesson_bar"):
+        st.html(_ANNOUNCE.format(html.escape(f"Lesson step {number} of {len(steps)}: {step.title}")))
+        st.progress(
+            number / len(steps), text=echo.plain(f"{now.lesson.title}: step {number} of {len(steps)}")
+        )
+        st.markdown(f"**{echo.plain(step.title)}**")
+        st.markdown(markdown(step.text))
+        if step.question.strip():
+            st.markdown(f"*Question:* {markdown(step.question)}")
+            with st.expander("Show the answer"):
+                st.markdown(markdown(step.answer))
+        if leading and (step.notes.strip() or number < len(steps)):
+            with st.expander("Presenter notes", expanded=True):
+                if step.notes.strip():
+                    st.markdown(markdown(step.notes))
+                if number < len(steps):
+                    st.caption(echo.plain(f"Next: {steps[now.step + 1].title}"))
+        with st.container(horizontal=True):
+            st.button(
+                "Back",
+                key="lesson_back",
+                icon=":material/arrow_back:",
+                disabled=number == 1,
+                on_click=go,
+                args=(now.step - 1,),
+            )
+            st.button(
+                "Next",
+                key="lesson_next",
+                icon=":material/arrow_forward:",
+                type="primary",
+                disabled=number == len(steps),
+                on_click=go,
+                args=(now.step + 1,),
+            )
+            if differs(page):
+                st.button(
+                    "Back to this step's view",
+                    key="lesson_view",
+                    icon=":material/undo:",
+                    on_click=go,
+                    args=(now.step,),
+                )
+            st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)

@@ -1,0 +1,161 @@
+"""The lesson player through AppTest: a lesson opened from the first page, a link or a file;
+each step applies its view (the page and the settings it names, nothing else); Back, Next, the
+way back to the step's view and Close; a room's followers on the leader's step; a lesson made
+while exploring, downloaded and opened again as the same steps."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bert_embeddings.lessons import builtin, lesson
+from bert_embeddings.views import pages as registry
+from bert_embeddings.views import settings
+from components.lessons import maker, player
+from components.rooms import follow
+from testkit.apptest import lead, messages, page_title, session
+
+pytestmark = pytest.mark.usefixtures("offline")
+
+TITLES = {  # each page's heading, by its address
+    "concepts": "What is an embedding?",
+    "tokens": "Tokens",
+    "embedding_layer": "The embedding layer, stage by stage",
+    "positions": "Positions: learned, not a formula",
+    "segments": "Segments: sentence A or sentence B",
+    "neighbours": "Nearest neighbours in the vocabulary",
+    "maps": "Maps",
+    "context": "Context: after the embedding layer",
+}
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    """Click the button, then go on from the page the run ended on, as a browser does (AppTest
+    would rerun the page it last opened itself)."""
+    button(at, label).click().run()
+    shown = next((url for url, title in TITLES.items() if title == page_title(at)), None)
+    if shown is not None:
+        at.switch_page(registry.BY_URL[shown].file).run()
+    return at
+
+
+def bar_text(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def started(name: str = "embeddings") -> AppTest:
+    at = session()
+    at.switch_page("pages/concepts.py").run()
+    at.selectbox(key=settings.LESSON_CHOICE).set_value(name).run()
+    click(at, "Start the lesson")
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_the_first_lesson_from_start_to_end_shows_each_steps_view():
+    """Start from the first page; each Next shows the step's page and the settings it names."""
+    found = builtin.load("embeddings")
+    at = started()
+    for number, step in enumerate(found.steps):
+        assert page_title(at) == TITLES[step.page], (number, step.page)
+        assert at.session_state[player.PLAYING].step == number
+        assert f"step {number + 1} of {len(found.steps)}" in " ".join(p.text for p in at.get("progress"))
+        for name, text in step.params.items():
+            setting = next(s for s in settings.LINKED if s.url == name)
+            assert at.session_state[setting.key] == setting.read(text), (number, name)
+        assert not at.exception, [e.message for e in at.exception]
+        if number + 1 < len(found.steps):
+            click(at, "Next")
+    assert button(at, "Next").disabled and not button(at, "Back").disabled
+
+
+def test_a_step_keeps_every_setting_it_does_not_name_and_back_to_its_view_restores_it():
+    """The sentence typed before stays where a step does not name it; after exploring, the bar
+    offers the step's view again and applies it; Back goes to the step before."""
+    at = session()
+    at.text_area(key=settings.SENTENCE_B_KEY).set_value("My own second sentence.").run()
+    at.switch_page("pages/concepts.py").run()
+    click(at, "Start the lesson")
+    click(at, "Next")  # tokens: names a and b
+    assert at.session_state[settings.SENTENCE_B_KEY] == ""
+    click(at, "Next")  # embedding_layer: names a, b and detail
+    click(at, "Next")  # positions: names p1 and p2 only
+    assert at.session_state[settings.SENTENCE_A_KEY] == "She is Zoe"  # kept from the step before
+    assert "Back to this step's view" not in [b.label for b in at.button]
+    at.number_input(key=settings.POS_FIRST).set_value(9).run()
+    click(at, "Back to this step's view")
+    assert at.session_state[settings.POS_FIRST] == 5
+    at.switch_page("pages/tokens.py").run()
+    click(at, "Back to this step's view")
+    assert page_title(at) == TITLES["positions"]
+    click(at, "Back")
+    assert page_title(at) == TITLES["embedding_layer"] and at.session_state[player.PLAYING].step == 2
+
+
+def test_closing_leaves_the_person_where_they_are():
+    at = started()
+    click(at, "Next")
+    click(at, "Close the lesson")
+    assert page_title(at) == TITLES["tokens"] and player.PLAYING not in at.session_state
+    assert "Next" not in [b.label for b in at.button] and "step=" not in str(dict(at.query_params))
+
+
+def test_a_link_opens_a_lesson_at_its_step_and_the_address_names_it():
+    """?lesson=embeddings&step=7 opens the neighbours step with its view; the address bar then
+    holds the lesson and step, so a copied link reopens the same step."""
+    at = session({"lesson": "embeddings", "step": "7"})
+    assert not at.exception and page_title(at) == TITLES["neighbours"]
+    assert at.session_state[settings.NB_WORD] == "dog"
+    assert at.query_params.get("lesson") == "embeddings" and at.query_params.get("step") == "7"
+    bad = session({"lesson": "nonsense"})
+    assert not bad.exception and "'nonsense' is not a lesson of the explorer" in messages(bad)
+
+
+def test_a_room_follows_its_leaders_lesson_step_by_step_and_the_leader_sees_the_notes():
+    """The leader opens a lesson: each follower's page shows the same lesson at the same step;
+    the presenter's notes and the next step's title are the leader's alone."""
+    leader, code = lead()
+    follower = session({"follow": code})
+    leader.switch_page("pages/concepts.py").run()
+    click(leader, "Start the lesson")
+    notes = builtin.load("embeddings").steps[0].notes
+    assert "Presenter notes" in [e.label for e in leader.expander]
+    for number in range(3):
+        follower.run()
+        assert follower.session_state[player.PLAYING].step == number
+        assert follower.session_state[follow.FOLLOW] == code
+        assert "Presenter notes" not in [e.label for e in follower.expander]
+        assert page_title(follower) == page_title(leader)
+        click(leader, "Next")
+    assert notes and notes[:20] not in bar_text(follower)
+
+
+def test_a_lesson_made_while_exploring_downloads_and_opens_again_as_the_same_steps(downloads):
+    """Add this view as a step, twice; title and text edited in place; order changed; removed;
+    the downloaded file reads back as exactly the steps made."""
+    at = session()
+    at.switch_page("pages/neighbours.py").run()
+    at.text_input(key=settings.NB_WORD).set_value("cat").run()
+    click(at, "Add this view as a step")
+    at.switch_page("pages/tokens.py").run()
+    click(at, "Add this view as a step")
+    at.text_input(key=settings.LESSON_EDIT_TITLE).set_value("How it splits").run()
+    at.text_area(key=settings.LESSON_EDIT_TEXT).set_value("Look at **the pieces**.").run()
+    click(at, "Up")
+    made = at.session_state[maker.DRAFT]
+    assert [s.title for s in made.steps] == ["How it splits", "Neighbours"]
+    assert made.steps[1].params == {"q": "cat"} and made.steps[0].page == "tokens"
+    name = next(n for n in downloads if n.endswith(".toml"))
+    again = lesson.read(downloads[name]())
+    assert again == made
+    click(at, "Remove")
+    assert [s.title for s in at.session_state[maker.DRAFT].steps] == ["Neighbours"]
+    click(at, "Play it")
+    assert (
+        page_title(at) == TITLES["neighbours"]
+        and at.session_state[player.PLAYING].lesson.title == "My lesson"
+    )
