@@ -61,7 +61,7 @@ def take_a_lesson() -> None:
         )
         choice, start = st.columns([3, 1], vertical_alignment="bottom")
         choice.selectbox("Lesson", list(titles), format_func=titles.__getitem__, key=settings.LESSON_CHOICE)
-        start.button("Start the lesson", icon=":material/school:", type="primary", on_click=_start)
+        start.button("Start the lesson", icon=":material/school:", on_click=_start)
         st.file_uploader(
             f"...or open a lesson file (TOML, at most {limits.LESSON_FILE.most // 1000:,} kB)",
             type=["toml"],

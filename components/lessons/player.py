@@ -194,7 +194,6 @@ def bar(page: str, leading: bool = False) -> None:
                 "Next",
                 key="lesson_next",
                 icon=":material/arrow_forward:",
-                type="primary",
                 disabled=number == len(steps),
                 on_click=go,
                 args=(now.step + 1,),

@@ -1,0 +1,153 @@
+"""Lessons in real headless Chromium: the first built-in lesson played from its start to its end
+(every step drawn, no exception, the page and view the step names); the same with a leader and a
+follower in a room (after each Next the follower shows the same page, view and step); a lesson
+file opened from the first page, with its markup shown as text; axe-clean, light and dark, with
+the lesson bar open."""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from bert_embeddings.config import TRUSTED_PROXIES
+from bert_embeddings.lessons import builtin, lesson
+from testkit.browser import (
+    APP_IDLE,
+    NO_WEBGL,
+    charts_drawn,
+    chromium_path,
+    headless_chromium,
+    lead_room,
+    new_page,
+    open_page,
+    streamlit_server,
+)
+
+if chromium_path() is None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
+    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = [pytest.mark.xdist_group("lessons-browser"), pytest.mark.browser]
+
+LESSON = builtin.load("embeddings")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lessons")
+    env = {"HF_HUB_OFFLINE": "1", "BERT_EXPLORER_CACHE": str(folder / "cache"), TRUSTED_PROXIES: "127.0.0.1"}
+    with streamlit_server(env=env, log=folder / "server.log") as (base, _):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with headless_chromium(NO_WEBGL) as chromium:
+        yield chromium
+
+
+def as_shown(text: str) -> str:
+    """A regular expression for ``text`` as the page shows it: echo.plain puts an invisible word
+    joiner after each ':', '.' and '@' (so that nothing typed becomes a link)."""
+    return "".join(re.escape(c) + ("\u2060?" if c in ":.@" else "") for c in text)
+
+
+def on_step(page, number: int) -> None:
+    """The bar says step ``number`` (from 1), the run is over, and the page is the step's own."""
+    step = LESSON.steps[number - 1]
+    said = re.compile(as_shown(f"{LESSON.title}: step {number} of {len(LESSON.steps)}") + "$")
+    page.get_by_text(said).wait_for(timeout=120_000)
+    page.wait_for_url(lambda url: urlsplit(url).path == f"/{step.page}", timeout=120_000)
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+    assert page.locator("[data-testid='stException']").count() == 0, (number, step.title)
+    shown = dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
+    assert shown.get("lesson") == "embeddings" and shown.get("step") == str(number)
+    for name, value in step.params.items():
+        if name in ("a", "b", "q", "items"):  # (texts: the address holds them unless they are the defaults)
+            assert shown.get(name, value) == value, (number, name, shown.get(name))
+
+
+def test_a_newcomer_takes_the_first_lesson_from_the_first_page_to_its_end(server, browser):
+    """From the first page's "Take a lesson" to the last step, with Next alone."""
+    page = new_page(browser)
+    open_page(page, f"{server}/concepts")
+    page.get_by_role("button", name="Start the lesson").click()
+    on_step(page, 1)
+    for number in range(2, len(LESSON.steps) + 1):
+        page.get_by_role("button", name="Next", exact=True).click()
+        on_step(page, number)
+    assert page.get_by_role("button", name="Next", exact=True).is_disabled()
+    page.context.close()
+
+
+def test_a_room_follows_the_leader_through_the_lesson(server, browser):
+    """After each of the leader's Next, the follower shows the same page, view and step."""
+    leader = new_page(browser)
+    code = lead_room(leader, server)
+    follower = new_page(browser)
+    open_page(follower, f"{server}/?follow={code}")
+    follower.get_by_role("heading", name="What is an embedding?").wait_for(timeout=60_000)
+    leader.get_by_role("button", name="Start the lesson").click()
+    for number in range(1, len(LESSON.steps) + 1):
+        if number > 1:
+            leader.get_by_role("button", name="Next", exact=True).click()
+        on_step(leader, number)
+        on_step(follower, number)
+        assert f"follow={code}" in follower.url
+        assert follower.get_by_text("Presenter notes").count() == 0
+        if number < len(LESSON.steps):  # the next step's title, among the leader's notes
+            upcoming = re.compile(as_shown(f"Next: {LESSON.steps[number].title}"))
+            leader.get_by_text(upcoming).wait_for(timeout=30_000)
+    follower.context.close()
+    leader.context.close()
+
+
+def test_a_lesson_file_opens_and_its_markup_is_only_text(server, browser, tmp_path):
+    """A file opened from the first page plays; HTML in it shows as typed; a bad file is a message."""
+    made = lesson.Lesson(
+        "Mine",
+        "",
+        (
+            lesson.Step(
+                "<b>Not bold</b>",
+                (("page", "neighbours"), ("q", "cat")),
+                "<script>document.title='x'</script> **yes**",
+            ),
+        ),
+    )
+    good, bad = tmp_path / "mine.toml", tmp_path / "bad.toml"
+    good.write_text(lesson.write(made))
+    bad.write_text(
+        'title = "x"\nsummary = ""\n[[step]]\ntitle = "t"\ntext = "t"\n[step.view]\npage = "nowhere"\n'
+    )
+    page = new_page(browser)
+    open_page(page, f"{server}/concepts")
+    page.locator("input[type='file']").set_input_files(str(bad))
+    page.get_by_text(re.compile(as_shown("'nowhere' is not a page of the explorer"))).wait_for(timeout=60_000)
+    page.locator("input[type='file']").set_input_files(str(good))
+    page.get_by_text(re.compile(as_shown("Mine: step 1 of 1") + "$")).wait_for(timeout=60_000)
+    page.wait_for_url(lambda url: urlsplit(url).path == "/neighbours", timeout=60_000)
+    page.get_by_text("<b>Not bold</b>", exact=True).wait_for(timeout=30_000)  # the step title, as typed
+    page.get_by_text(re.compile(as_shown("<script>document.title='x'</script>"))).wait_for(timeout=30_000)
+    assert page.title() != "x" and page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_lesson_bar_is_axe_clean(server, browser, scheme):
+    """axe-core finds no serious violation and no heading out of order with the bar open."""
+    from testkit.axe import audit, serious
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    open_page(page, f"{server}/?lesson=embeddings&step=2")
+    on_step(page, 2)
+    charts_drawn(page)
+    assert serious(audit(page)) == []
+    context.close()
