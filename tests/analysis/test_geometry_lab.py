@@ -130,6 +130,52 @@ def open_geometry(params: dict | None = None) -> AppTest:
     return at.run().switch_page("pages/geometry.py").run()
 
 
+def test_the_rank_correlation_is_scipys_spearman_to_the_last_bit():
+    """Ties share their mean rank, a constant or nan input gives nan: the float scipy.stats.spearmanr
+    gives, which the page no longer imports for this one figure."""
+    import warnings
+
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(4)
+    for trial in range(60):
+        n = int(rng.integers(3, 2000))
+        ids = np.sort(rng.choice(50_000, n, replace=False)) if trial % 4 else rng.integers(0, 6, n)
+        lengths = rng.standard_normal(n).astype(np.float32)
+        lengths = np.round(lengths, 1) if trial % 3 == 0 else lengths  # many ties
+        assert geometry_lab.rank_correlation(ids, lengths) == float(spearmanr(ids, lengths).statistic)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ids, lengths in (
+            ([1, 2, 3], [5.0, 5.0, 5.0]),
+            ([1, 2, 3], [1.0, np.nan, 2.0]),
+            ([4, 4, 4], [1.0, 2.0, 3.0]),
+        ):
+            assert np.isnan(spearmanr(ids, lengths).statistic)
+            assert np.isnan(geometry_lab.rank_correlation(np.array(ids), np.array(lengths, dtype=np.float32)))
+
+
+def test_measuring_a_model_leaves_scipy_stats_unimported():
+    """scipy.stats is some 170 modules and 20 MB that a server keeps once imported: the Geometry
+    page's measurements do without it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np\n"
+        "from bert_embeddings.analysis import geometry_lab\n"
+        "table = np.random.default_rng(0).standard_normal((600, 24)).astype(np.float32)\n"
+        "pieces = [f'w{i}' for i in range(600)]\n"
+        "lab = geometry_lab.measure(table, lambda a, b: table[a:b] * 2, pieces, 2)\n"
+        "assert np.isfinite(lab.whole_word_spearman)\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.split() == ["False"]
+
+
 def test_the_page_states_the_figures_it_shows(bundled_lab):
     """The finding, the table and the chart carry the lab's own figures, first the finding."""
     lab, _ = bundled_lab
