@@ -267,23 +267,33 @@ def pca(
 
 def all_neighbours(table: np.ndarray, geometry: Geometry, k: int = 10, block: int = 256) -> np.ndarray:
     """Every row's k nearest other rows under ``geometry``, best first (ties by the lower id):
-    (n, k) int32. ``block`` rows at a time (31 MB of float32 scores for 30,522 rows), each block
-    one product with the raw table. A row's ranking needs only w_j's side of the cosine:
-    T(w_i) . T(w_j) / |T(w_j)|, its own length being the same along the row."""
+    (n, k) int32. ``block`` rows at a time (31 MB of float32 scores for 30,522 rows, one array
+    written over by each block), each block one product with the raw table. A row's ranking
+    needs only w_j's side of the cosine: T(w_i) . T(w_j) / |T(w_j)|, its own length being the
+    same along the row."""
     n = len(table)
     k = min(k, n - 1)
     found = np.empty((n, k), dtype=np.int32)
     inverse = np.divide(1.0, geometry.norms, out=np.zeros_like(geometry.norms), where=geometry.norms > 0)
     inverse = inverse.astype(np.float32)
+    held = np.empty((min(block, n), n), dtype=np.float32)  # one block's scores, written over each time
     for start in range(0, n, block):
         stop = min(n, start + block)
         along = geometry.transform(table[start:stop]) / geometry.scale  # (block, hidden) float64
-        scores = along.astype(np.float32) @ table.T.astype(np.float32, copy=False)  # (block, n)
+        scores = np.matmul(  # (block, n)
+            along.astype(np.float32), table.T.astype(np.float32, copy=False), out=held[: stop - start]
+        )
         scores -= (along @ geometry.mean).astype(np.float32)[:, None]
         scores *= inverse[None, :]
         scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not itself
-        found[start:stop] = _best(scores, k)
+        # Ranked a few rows at a time: ranking copies its rows' scores (a partition, a
+        # selection), and copies of the whole block's would hold 3 x 31 MB at once.
+        for i in range(0, stop - start, RANKED_ROWS):
+            found[start + i : min(stop, start + i + RANKED_ROWS)] = _best(scores[i : i + RANKED_ROWS], k)
     return found
+
+
+RANKED_ROWS = 32  # rows of a block's scores ranked at a time: each row's ranking is its own
 
 
 def _best(scores: np.ndarray, k: int) -> np.ndarray:

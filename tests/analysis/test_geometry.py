@@ -200,3 +200,20 @@ def test_every_rows_neighbours_and_the_overlap_with_raw_equal_brute_force(name, 
     assert geometry.overlap(found, raw) == pytest.approx(brute)
     if name == "raw":
         assert geometry.overlap(found, raw) == 1.0
+
+
+def test_a_block_of_scores_is_ranked_a_few_rows_at_a_time():
+    """The overlaps run all_neighbours in the server's background: it holds one block's float32
+    scores and copies of a few rows' at a time while ranking them, not copies of the whole
+    block's (a partition and a selection, each as big as the block). What it ranks is checked
+    against brute force above."""
+    import tracemalloc
+
+    table = anisotropic_table(rows=4000, hidden=16, seed=3)
+    fitted = geometry.fit(table, "centred")
+    tracemalloc.start()
+    found = geometry.all_neighbours(table, fitted)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    block = 256 * len(table) * 4  # one block's float32 scores
+    assert peak <= 1.5 * block + found.nbytes
