@@ -492,3 +492,19 @@ def test_a_catastrophic_pattern_link_does_not_freeze_anyone_else(app_url, browse
     assert "[Sign in again](https://evil.example)" in notice  # as typed, with no link made of it
     other.context.close()
     hostile.context.close()
+
+
+def test_your_own_axes_is_a_page_a_reader_can_move_through(app_url, page):
+    """Your own axes with two axes was 8,300 px tall, its furthest words 6,100 px down: now the
+    axes, the cards, WEAT and the furthest words are tabs, each card's details folded, and the
+    tallest tab is a few screens; every tab is one click from the top, and the link keeps the
+    settings whatever the tab."""
+    open_page(page, f"{app_url}/axes?x_from=he&x_to=she&y_from=small&y_to=big")
+    heights = {}
+    for label in ("Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis"):
+        page.get_by_role("tab", name=label).click()
+        page.wait_for_selector(APP_IDLE)
+        charts_drawn(page)
+        heights[label] = content_height(page)
+        assert "x_from=he" in page.url and "y_to=big" in page.url
+    assert max(heights.values()) < 4_000, heights
