@@ -185,21 +185,25 @@ async def open_room(leader, base: str) -> str:
     return (await code_box.inner_text()).strip().rsplit("=", 1)[1]
 
 
+async def crowd_browser(playwright, folder: Path):
+    """One Chromium for a room's people. Each person's browser draws on their own machine, not on
+    the server's two cores: here all of them share those, at the lowest priority, so that they
+    take only what the server leaves over (as in bench.hostile). And without WebGL: here it runs
+    on the CPU (SwiftShader), and 31 pages of maps took its process to 15 GB until it died.
+    Every page is still drawn, its WebGL maps as Plotly's notice in their place."""
+    return await playwright.chromium.launch(
+        executable_path=niced_chromium(folder),
+        args=[*CHROMIUM_ARGS, "--disable-webgl", "--disable-3d-apis"],
+        headless=True,
+    )
+
+
 async def run(checkpoint: Path) -> dict:
     trace = checkpoint.parent / "rooms.trace"
     env = {"BERT_EXPLORER_MODEL": str(checkpoint), ROOM_TRACE: str(trace)}
     with servers(checkpoint.parent, env) as served:
         async with async_playwright() as playwright:
-            # Each person's browser draws on their own machine, not on the server's two cores:
-            # here all 31 share them, at the lowest priority, so that they take only what the
-            # server leaves over (as in bench.hostile). And without WebGL: here it runs on the
-            # CPU (SwiftShader), and 31 pages of maps took its process to 15 GB until it died.
-            # Every page is still drawn, its WebGL maps as Plotly's notice in their place.
-            browser = await playwright.chromium.launch(
-                executable_path=niced_chromium(checkpoint.parent),
-                args=[*CHROMIUM_ARGS, "--disable-webgl", "--disable-3d-apis"],
-                headless=True,
-            )
+            browser = await crowd_browser(playwright, checkpoint.parent)
 
             async def new_page(person: int):
                 context = await browser.new_context(viewport={"width": 1280, "height": 900})

@@ -115,23 +115,45 @@ def parser() -> argparse.ArgumentParser:
     )
     lessons = commands.add_parser(
         "lesson",
-        help="check a lesson file, or write its handout",
+        help="check a lesson file, and write its handout",
         description=LESSON_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lessons.add_argument("lesson", metavar="FILE", help="a lesson file (TOML), or a built-in lesson's name")
     lessons.add_argument("--check", action="store_true", help="check the file: every step, every view")
+    lessons.add_argument(
+        "--handout",
+        metavar="OUT.html",
+        help="write the lesson's handout: one HTML file, every step's figures interactive, readable offline",
+    )
+    lessons.add_argument(
+        "--model",
+        default=None,
+        metavar="MODEL",
+        help="the model the handout's figures show, as the sidebar names it (default: the app's "
+        "default model, or the bundled one where that cannot be had)",
+    )
     return top
 
 
-LESSON_HELP = """\
+LESSON_HELP = f"""\
 Check a lesson file as the app checks it when it is opened: that it is a TOML file within the
 size limits, and that every step has a title, a text and a view whose page exists and whose
 every parameter the page reads as a link would. Built-in lessons are named by their names.
 
+With --handout OUT.html it then writes the lesson's handout, for a host or a teacher to hand
+out before a workshop: the lesson's title and summary, and each step's title, text, question
+(its answer folded) and figures, interactive, each drawn by the function its page draws it
+with, for the step's view on its own (every setting the step does not name at its default).
+plotly.js is in the file once; it needs no network. Presenter notes are left out. The file is
+written whole or not at all.
+
 Exit codes:
-  0    the lesson can be used (its title and steps are printed)
-  2    it cannot: every problem is printed, naming its step and field
+  {DONE}    the lesson can be used (its title and steps are printed), and its handout is written
+  {WRONG_INPUT}    it cannot: every problem is printed, naming its step and field (or the model
+       cannot be loaded)
+  {NO_STORAGE}    the handout cannot be written there: a folder that does not exist, a read-only
+       or full disk, a path that is a folder
 """
 
 
@@ -152,7 +174,46 @@ def lesson_command(args: argparse.Namespace) -> int:
     print(f"{found.title}: {len(found.steps)} steps, all checked")
     for number, step in enumerate(found.steps, 1):
         print(f"  {number:2d}. {step.title} (/{step.page})")
+    return DONE if args.handout is None else _handout(found, Path(args.handout), args.model)
+
+
+def _handout(found, out, spec: str | None) -> int:
+    """The lesson's handout written to ``out`` with the model ``spec`` (checked writable first:
+    the figures take seconds to build)."""
+    from bert_embeddings.figures import handout
+
+    if problem := _unwritable(out):
+        print(f"error: the handout cannot be written to {out}: {problem}", file=sys.stderr)
+        return NO_STORAGE
+    spec = spec or checkpoints.default_spec()
+    model = checkpoints.load_model(spec, fallback=spec in checkpoints.listed_specs())
+    if model.notice:
+        print(model.notice, file=sys.stderr)
+    data = handout.handout(found, model).encode("utf-8")
+    try:
+        files.write_atomically(out, data)
+    except OSError as problem:
+        files.temporary(out).unlink(missing_ok=True)  # nothing half-written is left behind
+        print(
+            f"error: the handout cannot be written to {out}: {problem.strerror or problem}", file=sys.stderr
+        )
+        return NO_STORAGE
+    print(f"{out}: the handout, {len(data) / 1e6:.1f} MB, with {model.name}")
     return DONE
+
+
+def _unwritable(out) -> str | None:
+    """Why no file can be written at ``out`` (None: it can be tried)."""
+    import os
+
+    folder = out.parent
+    if out.is_dir():
+        return "that is a folder"
+    if not folder.is_dir():
+        return f"there is no folder {folder}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} may not be written to"
+    return None
 
 
 class Bar:

@@ -4,8 +4,8 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, axis_card, cosine, decompose
-from bert_embeddings.figures import charts, views
+from bert_embeddings.analysis import axes, axis_card, decompose
+from bert_embeddings.figures import views
 from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
@@ -121,10 +121,9 @@ with chart_tab:
         st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
     with right:
         if placed:
-            similarity = cosine.matrix(space.transform(np.array([w.vector for w in placed])))
+            similarity = views.placed_cosine(placed, space)
             words = [w.text for w in placed]
-            title = f"Cosine between the words placed ({described} geometry)"
-            draw.chart(charts.similarity_heatmap(similarity, title, words), key="ax_words_cosine")
+            draw.chart(views.placed_cosine_chart(similarity, placed, shape), key="ax_words_cosine")
             name = f"{model.name} cosine between the words placed ({described})"
             exports.matrix(name, similarity, words, words)
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import concepts, cosine
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
@@ -31,12 +31,12 @@ with state.friendly_errors():
     space = concepts.parse(text)
 left, right = st.columns([3, 2])
 with left:
-    draw.chart(charts.toy_space(space.names, space.vectors, space.dimensions), key="toy_space")
+    draw.chart(page_figures.toy_space(space), key="toy_space")
     st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
     exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
 with right:
     similarity = cosine.matrix(space.vectors)
-    draw.chart(charts.similarity_heatmap(similarity, "Cosine similarity", space.names), key="toy_similarity")
+    draw.chart(page_figures.toy_similarity(space, similarity), key="toy_similarity")
     exports.matrix("toy space cosine similarity", similarity, space.names, space.names)
     st.caption("Cosine compares directions, not lengths: a kitten and a cat point almost the same way.")
 st.page_link("pages/overview.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

@@ -1,11 +1,10 @@
 """Context: one word in two sentences, compared layer by layer through the whole model, and
 sentence 1's vectors after a layer of the reader's choice."""
 
-import numpy as np
 import streamlit as st
 
-from bert_embeddings.analysis import contextual, cosine, vocab_search
-from bert_embeddings.figures import charts
+from bert_embeddings.analysis import contextual, vocab_search
+from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
@@ -35,31 +34,15 @@ for number, encoding in enumerate(encodings, start=1):
 with state.friendly_errors():
     piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
     where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
-states = [contextual.hidden_states(full, e) for e in encodings]  # each (layers + 1, tokens, hidden)
 if first.strip() == second.strip():
     st.info(
         "The two sentences are the same, so the word has the same vector at every layer (cosine 1). "
         "Change one sentence to see context at work.",
         icon=":material/info:",
     )
-token_rows = [
-    model.tables.word_embeddings[list(e.ids[w])].mean(axis=0) for e, w in zip(encodings, where, strict=True)
-]
-token_row_cosine = float(cosine.paired(token_rows[0], token_rows[1])[0])
-by_layer = contextual.word_similarity_by_layer(states[0], where[0], states[1], where[1])
-stages = ["token row", "embeddings", *(f"layer {n}" for n in range(1, len(by_layer)))]
-similarity = np.concatenate([[token_row_cosine], by_layer])
-draw.chart(
-    charts.line_series(
-        stages,
-        {f"'{word}' in sentence 1 vs sentence 2": similarity},
-        "Cosine similarity of the word's two vectors, layer by layer",
-        "stage",
-        "cosine",
-        markers=True,
-    ),
-    key="ctx_similarity",
-)
+found = page_figures.word_in_context(model, encodings, where, full)
+stages, similarity = found.stages, found.similarity
+draw.chart(page_figures.context_similarity(found, word), key="ctx_similarity")
 exports.matrix(
     (model.name, exports.Verbatim(word), "cosine by layer"), similarity, stages, ["cosine"], "stage"
 )
@@ -69,19 +52,12 @@ st.caption(
     "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
 )
 
-last = len(by_layer) - 1  # the default: the model's last layer
+last = len(found.states) - 1  # the default: the model's last layer
 links.keep_within(
     settings.CTX_LAYER, range(last + 1), last, "Layer", name=lambda n: f"layer {n}", by_model=True
 )
 layer = st.slider("Layer to show for sentence 1", 0, last, last, key=settings.CTX_LAYER)
-values = states[0][layer]
-draw.chart(
-    charts.stage_heatmap(
-        values,
-        encodings[0].labels,
-        range(values.shape[1]),
-        "Embeddings" if layer == 0 else f"After layer {layer}",
-    ),
-    key="ctx_heatmap",
+draw.chart(page_figures.context_layer(found, encodings[0].labels, layer), key="ctx_heatmap")
+exports.matrix(
+    f"{model.name} sentence 1 layer {layer}", found.states[layer], encodings[0].labels, corner="token"
 )
-exports.matrix(f"{model.name} sentence 1 layer {layer}", values, encodings[0].labels, corner="token")

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import decompose, geometry_lab
-from bert_embeddings.figures import lab_charts
+from bert_embeddings.figures import views
 from components.caches import state
 from components.frame import routing
 from components.parts import draw, echo, exports
@@ -72,20 +72,14 @@ def dimensions_section() -> None:
     """The chosen geometry's largest parts of the mean cosine, by dimension, with LayerNorm's
     γ and β there."""
     choice = geometry_view.described(shape)
-    if any(shape[0] not in lab.stats[name] for name in geometry_lab.TABLES):
+    contributions = views.dimension_parts(lab, shape[0])
+    if contributions is None:
         st.info(
             f"The {choice} geometry could not be fitted here (see above): pick another.",
             icon=":material/block:",
         )
         return
-    contributions = {name: lab.stats[name][shape[0]].contributions for name in geometry_lab.TABLES}
-    draw.chart(
-        lab_charts.dimension_shares(
-            contributions,
-            f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension ({choice} geometry)",
-        ),
-        key="geo_shares",
-    )
+    draw.chart(views.dimension_shares(contributions, shape), key="geo_shares")
     st.markdown(echo.plain(geometry_view.rogue_sentence(lab, shape[0])))
     exports.dataframe(
         f"{model.name} LayerNorm gamma and beta of the leading dimensions ({choice})",
@@ -108,12 +102,7 @@ st.header("Which dimensions make them alike")
 dimensions_section()
 
 st.header("How long the rows are, id by id")
-draw.chart(
-    lab_charts.lengths_by_id(
-        lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of each token row by its id"
-    ),
-    key="geo_lengths",
-)
+draw.chart(views.row_lengths(lab), key="geo_lengths")
 exports.matrix(
     f"{model.name} token row lengths", lab.lengths, index.pieces, ["length"], "piece"
 )  # (one row per id, in id order)

@@ -43,7 +43,7 @@ def highlight_marks() -> list[map_marks.Highlight]:
         if pattern:
             matches = np.flatnonzero(state.pattern_rows(index, pattern))
             if matches.size:
-                highlights.append(map_marks.Highlight(f"matching {pattern}", matches, *maps.PATTERN_MARK))
+                highlights.append(views.pattern_mark(pattern, matches))
             else:
                 st.warning(
                     echo.plain(f"No piece of the vocabulary matches '{pattern}'."),
@@ -52,8 +52,7 @@ def highlight_marks() -> list[map_marks.Highlight]:
     if encoding is not None:
         highlights.append(views.sentence_mark(encoding.ids, draw.ink()))
     if (last := memory.last_search()) is not None:
-        name = f"neighbours of {last.description}"
-        highlights.append(map_marks.Highlight(name, np.array(last.ids), *maps.NEIGHBOURS_MARK))
+        highlights.append(views.search_mark(last.description, last.ids))
     return highlights
 
 
@@ -173,23 +172,13 @@ def pca_map(
     basis, coords = state.vocabulary_pca(shape)
     described = geometry_view.described(shape)
     with state.friendly_errors(stop=False):
-        axes = projection.check_components(basis, *wanted)
-        request = views.vocabulary(
-            index,
-            shape,
-            coords,
-            axes,
-            basis.explained_variance_ratio,
-            shown_kinds=kinds,
-            highlights=highlights,
+        request = views.pca_vocabulary(
+            index, shape, (basis, coords), wanted, shown_kinds=kinds, highlights=highlights
         )
         map_view.vocabulary("pca_vocabulary", request, index, shape)
-        export_map(f"vocabulary ({described})", coords, axes, index.pieces, "piece")
+        export_map(f"vocabulary ({described})", coords, request.axes, index.pieces, "piece")
         st.caption("Fitted once on every row of the token table. " + MARKS_CAPTION)
-    draw.chart(
-        maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component"),
-        key="pca_variance",
-    )
+    draw.chart(views.explained_variance(basis), key="pca_variance")
     exports.matrix(
         f"{model.name} vocabulary PCA explained variance ({described})",
         basis.explained_variance_ratio,
@@ -205,7 +194,7 @@ def positions_section() -> None:
     basis, coords = state.position_pca()
     with state.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
-        draw.chart(maps.position_path(coords, axes, basis.explained_variance_ratio), key="pca_positions")
+        draw.chart(views.position_path((basis, coords), axes), key="pca_positions")
         export_map("positions", coords, axes, corner="position")
         st.caption(
             "Each dot is the learned row of one position, coloured from first (dark) to last (yellow); the "
@@ -240,11 +229,8 @@ def journey_section() -> None:
             )
         with state.friendly_errors(stop=False):
             axes = projection.check_components(basis, *wanted)
-            stage_coords = [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
-            draw.chart(
-                maps.sentence_journey(stage_coords, encoding.labels, axes, basis.explained_variance_ratio),
-                key="pca_journey",
-            )
+            stage_coords = views.journey_coordinates(basis, stages)
+            draw.chart(views.journey(stage_coords, encoding.labels, axes, basis), key="pca_journey")
             export_map(
                 "sentence journey",
                 np.concatenate([c for _, c in stage_coords]),

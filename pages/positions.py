@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import cosine, positions
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
@@ -18,16 +18,14 @@ st.markdown(
 )
 
 model = state.require_model()
-learned = model.tables.position_embeddings  # (positions, hidden)
+learned, formula = page_figures.position_tables(model)  # each (positions, hidden)
 n, hidden = learned.shape
-formula = positions.sinusoid(n, hidden)
-left, right = st.columns(2)
-for column, matrix, title, name in (
-    (left, cosine.matrix(learned), f"Learned ({model.name})", f"{model.name} position cosine"),
-    (right, cosine.matrix(formula), "Sinusoid (formula)", f"sinusoid {n}x{hidden} position cosine"),
-):
+cosines = (cosine.matrix(learned), cosine.matrix(formula))
+names = (f"{model.name} position cosine", f"sinusoid {n}x{hidden} position cosine")
+cosine_charts = page_figures.position_cosine_charts(model, *cosines)
+for column, (key, figure), matrix, name in zip(st.columns(2), cosine_charts, cosines, names, strict=True):
     with column:
-        draw.chart(charts.similarity_heatmap(matrix, title, max_cells=256), key=f"pos-{title}")
+        draw.chart(figure, key=key)
         exports.matrix(name, matrix, corner="position")
 st.caption(
     f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left. "
@@ -38,16 +36,7 @@ st.caption(
         else ""
     )
 )
-draw.chart(
-    charts.line_series(
-        np.arange(n),
-        {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
-        "Length (norm) of each position's row",
-        "position",
-        "norm",
-    ),
-    key="pos_norms",
-)
+draw.chart(page_figures.position_norms(learned, formula), key="pos_norms")
 st.caption("The formula gives every position the same length; learned rows are free to differ.")
 norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
 exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinusoid"], corner="position")
@@ -61,16 +50,7 @@ with state.friendly_errors(stop=False):
     pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")
     b.metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}")
-    draw.chart(
-        charts.line_series(
-            np.arange(hidden),
-            {f"position {p}": learned[p], f"position {q}": learned[q]},
-            f"Learned rows {p} and {q}, dimension by dimension",
-            "hidden dimension",
-            "value",
-        ),
-        key="pos_pair",
-    )
+    draw.chart(page_figures.position_pair(learned, p, q), key="pos_pair")
     exports.matrix(
         f"{model.name} position rows {p} and {q}",
         np.stack([learned[p], learned[q]], axis=1),

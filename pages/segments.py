@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import decompose
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import page_figures
 from components.caches import state
 from components.frame import routing
 from components.parts import draw, echo, exports
@@ -27,16 +27,7 @@ if rows is None or rows.shape[0] < 2:
     )
     st.stop()
 difference = rows[1] - rows[0]
-draw.chart(
-    charts.line_series(
-        np.arange(rows.shape[1]),
-        {"segment A (row 0)": rows[0], "segment B (row 1)": rows[1], "B - A": difference},
-        "The two segment rows and their difference",
-        "hidden dimension",
-        "value",
-    ),
-    key="seg_rows",
-)
+draw.chart(page_figures.segment_rows(rows), key="seg_rows")
 exports.matrix(
     f"{model.name} segment rows",
     np.stack([rows[0], rows[1], difference], axis=1),
@@ -57,14 +48,7 @@ if not inputs.current().text_b.strip():
         icon=":material/info:",
     )
 swap = decompose.segment_swap(model, encoding)
-draw.chart(
-    charts.token_bars(
-        encoding.labels,
-        {"cosine(output as A, output as B)": swap},
-        "Same piece, same position, other segment",
-    ),
-    key="seg_swap",
-)
+draw.chart(page_figures.segment_swap(encoding, swap), key="seg_swap")
 exports.matrix(f"{model.name} segment swap cosine", swap, encoding.labels, ["cosine A vs B"], "token")
 st.caption(
     "For each piece: the cosine between its LayerNorm output computed with segment row 0 and with row 1, "

@@ -5,7 +5,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import charts, page_figures
 from bert_embeddings.models import glyphs
 from components.caches import state
 from components.frame import routing
@@ -52,15 +52,7 @@ st.caption(
     "background. Hover a piece for details."
 )
 
-table = pd.DataFrame(
-    {
-        "position": encoding.positions,
-        "piece": encoding.pieces,
-        "id": encoding.ids,
-        "segment": encoding.segment_ids,
-        "word": ["special" if g is None else f"word {g + 1}" for g in encoding.word_groups],
-    }
-)
+table = pd.DataFrame(page_figures.pieces_table(encoding))
 exports.dataframe(
     f"{model.name} pieces",
     table,

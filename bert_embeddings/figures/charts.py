@@ -335,6 +335,21 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
     return fig
 
 
+# Each chart's toolbar keeps what a reader needs: save as PNG, zoom, pan, reset (four Tab
+# stops instead of eight or more). The pages and a lesson's handout draw with it.
+CHART_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": [
+        "select2d",
+        "lasso2d",
+        "zoomIn2d",
+        "zoomOut2d",
+        "autoScale2d",
+        "resetCameraLastSave3d",
+    ],
+}
+
+
 def finish(fig: go.Figure) -> go.Figure:
     """The last touch every figure gets before it is drawn: series without a colour of their
     own take the palette's colours in turn."""

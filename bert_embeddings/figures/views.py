@@ -1,7 +1,10 @@
-"""Whole figures from the core's results, arranged as the pages show them.
+"""Whole figures from the core's results, arranged as the pages show them: the Overview, and the
+pages over the whole vocabulary (Neighbours, Maps, Geometry, Your own axes).
 
-A page and a notebook (bert_embeddings.figures.notebook) call the same function here, so the
-figure a notebook gets is the figure the page draws, panel for panel and title for title.
+A page, a notebook (bert_embeddings.figures.notebook) and a lesson's handout
+(bert_embeddings.figures.handout_pages) call the same function here, so the figure a notebook or
+a handout gets is the figure the page draws, panel for panel and title for title. The pages about
+one input have theirs in bert_embeddings.figures.page_figures.
 """
 
 from __future__ import annotations
@@ -11,9 +14,18 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings.analysis import axes, geometry, vocab_search
+from bert_embeddings.analysis import (
+    axes,
+    axis_card,
+    cosine,
+    geometry,
+    geometry_lab,
+    projection,
+    vocab_search,
+    word_tests,
+)
 from bert_embeddings.analysis.decompose import EmbeddingBreakdown
-from bert_embeddings.figures import charts, map_marks, maps
+from bert_embeddings.figures import charts, lab_charts, map_marks, maps, space_charts
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
 
@@ -118,3 +130,119 @@ def map_labels(done: map_jobs.Done, index: vocab_search.VocabIndex) -> tuple[map
 def region_labels(done: map_jobs.Done, labels: Sequence[map_reading.Label], ink: str):
     """The region labels that fit, as the map draws them over its cloud."""
     return map_marks.region_labels(done.regions.anchors, labels, done.coords, ink)
+
+
+def pattern_mark(pattern: str, matches: np.ndarray) -> map_marks.Highlight:
+    """A map's mark for the pieces a highlight pattern matches (``matches``: their rows)."""
+    return map_marks.Highlight(f"matching {pattern}", matches, *maps.PATTERN_MARK)
+
+
+def search_mark(description: str, ids: Sequence[int]) -> map_marks.Highlight:
+    """A map's mark for the latest neighbour search (its query's description, its neighbours)."""
+    return map_marks.Highlight(f"neighbours of {description}", np.array(ids), *maps.NEIGHBOURS_MARK)
+
+
+def pca_vocabulary(
+    index: vocab_search.VocabIndex,
+    shape: tuple[str, int],
+    pca: tuple[projection.PcaBasis, np.ndarray],
+    wanted: tuple[float, ...],
+    **shown,
+) -> maps.VocabularyMap:
+    """The Maps page's PCA map of every vocabulary row in the geometry ``shape``, as its record:
+    ``pca`` the basis and every row's coordinates, ``wanted`` the components asked for (numbered
+    from 1; checked, an error naming the range); ``shown`` as for ``vocabulary``."""
+    basis, coords = pca
+    chosen = projection.check_components(basis, *wanted)
+    return vocabulary(index, shape, coords, chosen, basis.explained_variance_ratio, **shown)
+
+
+def explained_variance(basis: projection.PcaBasis) -> go.Figure:
+    """The share of variance of each component a PCA map can show."""
+    return maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component")
+
+
+def journey_coordinates(
+    basis: projection.PcaBasis, stages: dict[str, np.ndarray]
+) -> list[tuple[str, np.ndarray]]:
+    """Each stage's vectors of a sentence projected on ``basis``: (stage, (pieces, components))."""
+    return [(name, projection.project(basis, vectors)) for name, vectors in stages.items()]
+
+
+def journey(
+    stage_coords: list[tuple[str, np.ndarray]], labels: Sequence[str], chosen: tuple[int, ...], basis
+) -> go.Figure:
+    """The sentence's journey through the stages, on the components ``chosen`` of ``basis``."""
+    return maps.sentence_journey(stage_coords, labels, chosen, basis.explained_variance_ratio)
+
+
+def position_path(pca: tuple[projection.PcaBasis, np.ndarray], chosen: tuple[int, ...]) -> go.Figure:
+    """The position rows joined in order, on the components ``chosen`` of the position table's PCA."""
+    basis, coords = pca
+    return maps.position_path(coords, chosen, basis.explained_variance_ratio)
+
+
+def dimension_parts(lab: geometry_lab.Lab, name: str) -> dict[str, np.ndarray] | None:
+    """Each whole table's parts of the mean cosine, dimension by dimension, in the geometry
+    ``name``; None where a table could not be fitted in it."""
+    if any(name not in lab.stats[table] for table in geometry_lab.TABLES):
+        return None
+    return {table: lab.stats[table][name].contributions for table in geometry_lab.TABLES}
+
+
+def dimension_shares(contributions: dict[str, np.ndarray], shape: tuple[str, int]) -> go.Figure:
+    """The Geometry page's largest parts of the mean cosine, by dimension, in the geometry ``shape``."""
+    shown = f"The {lab_charts.SHOWN} largest parts of the mean cosine, by dimension"
+    return lab_charts.dimension_shares(contributions, f"{shown} ({described(shape)} geometry)")
+
+
+def row_lengths(lab: geometry_lab.Lab) -> go.Figure:
+    """The Geometry page's length of every token row, id by id."""
+    return lab_charts.lengths_by_id(
+        lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of each token row by its id"
+    )
+
+
+def placed_cosine(placed: Sequence[axes.Word], space: geometry.Geometry) -> np.ndarray:
+    """The cosine between the words placed on the axes, in the geometry ``space``."""
+    return cosine.matrix(space.transform(np.array([w.vector for w in placed])))
+
+
+def placed_cosine_chart(
+    similarity: np.ndarray, placed: Sequence[axes.Word], shape: tuple[str, int]
+) -> go.Figure:
+    """The cosine between the words placed (``similarity``: placed_cosine), word by word."""
+    title = f"Cosine between the words placed ({described(shape)} geometry)"
+    return charts.similarity_heatmap(similarity, title, [w.text for w in placed])
+
+
+NOT_GIVEN = "—"  # a figure the words cannot give (the reason is said beside it)
+
+
+def card_figures(card: axis_card.Card) -> dict[str, str]:
+    """An axis card's figures as Your own axes shows them, by label: how many pole words held out
+    land on their own side, the share of random axes it beats, its direction's interval and, for
+    ends read as pairs, their first component's share."""
+    low_high = card.direction_interval
+    figures = {
+        "Held out on their own side": (
+            f"{card.held_out} of {card.held_total}" if card.held_total else NOT_GIVEN
+        ),
+        "Beats random axes": NOT_GIVEN if card.beats is None else f"{card.beats:.1%}",
+        "Direction's cosine, 95 %": (
+            NOT_GIVEN if low_high is None else f"{low_high[0]:.2f} – {low_high[1]:.2f}"
+        ),
+    }
+    if card.coherence is not None:
+        figures["Pairs' first component"] = f"{card.coherence:.1%}"
+    return figures
+
+
+def card_intervals(name: str, found: word_tests.CardResult) -> go.Figure | None:
+    """Axis ``name``'s card: the words placed, each with its interval from resampling the pole
+    words; None when it has no words or no intervals."""
+    card = found.card
+    if not len(found.words) or card.word_intervals is None:
+        return None
+    title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
+    return space_charts.intervals(found.words, card.coordinates, card.word_intervals, title)

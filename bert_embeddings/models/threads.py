@@ -14,6 +14,7 @@ Background work runs at its own priority, the lowest by default (bert_embeddings
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -50,3 +51,14 @@ def for_shared_server() -> None:
             # A BLAS loaded later (scipy bundles its own OpenBLAS) reads this when it starts.
             os.environ["OPENBLAS_NUM_THREADS"] = str(thread_count())
             _blas_limits = threadpool_limits(limits=thread_count(), user_api="blas")
+
+
+@contextlib.contextmanager
+def as_on_the_server():
+    """Numpy's BLAS held to ``thread_count()`` threads for a while, as the app's pages compute:
+    a matrix product's last bits can depend on how many threads share its sums, so work that must
+    give the page's very numbers (a lesson's handout) computes with the server's threads."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=thread_count(), user_api="blas"):
+        yield

@@ -56,3 +56,24 @@ def check_view(view: Mapping[str, object]) -> list[Problem]:
         except ValueError as reason:
             problems.append(Problem(name, f"{value[:60]!r} cannot be used: {str(reason).rstrip('.')}"))
     return problems
+
+
+def values(view: Mapping[str, object]) -> dict[str, object]:
+    """The value of every setting of the view's page (its own and the sidebar's sentences), by
+    setting key, as a new session opening the view as a link has them: what the view names, read
+    by its reader, and the table's default for the rest (None where the page works it out from
+    the model or the sentence). A view stands alone here: nothing is kept from another. A value
+    its reader refuses takes the default, as a link's does (check_view names it)."""
+    page = pages.current(str(view.get(PAGE, "")))
+    found = {}
+    for setting in settings.LINKED:
+        if not setting.on(page):
+            continue
+        value, text = settings.default(setting.key), view.get(setting.url)
+        if isinstance(text, str):
+            try:
+                value = setting.read(text)
+            except ValueError:
+                pass
+        found[setting.key] = value
+    return found

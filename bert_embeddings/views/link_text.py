@@ -5,6 +5,7 @@ writers. Every reader checks a size limit before any work."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import geometry, patterns
@@ -85,6 +86,23 @@ def span(text: str) -> tuple[int, int]:
 
 def span_text(span: tuple[int, int]) -> str:
     return f"{int(span[0])}-{int(span[1])}"
+
+
+@dataclass(frozen=True)
+class Span:
+    """The (first, last) pairs a range slider from ``low`` to ``high`` offers: whether a span read
+    from a link fits the model in use."""
+
+    low: int
+    high: int
+
+    def __contains__(self, value: object) -> bool:
+        return (
+            isinstance(value, tuple)
+            and len(value) == 2
+            and all(isinstance(end, int) for end in value)
+            and self.low <= value[0] <= value[1] <= self.high
+        )
 
 
 def listed_model(text: str) -> str:

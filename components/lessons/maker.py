@@ -138,21 +138,27 @@ def section(page: str) -> None:
                 args=(number, 1),
             )
             st.button("Remove", key="lesson_remove", on_click=_move, args=(number, 0))
-        written, problem = _checked()
-        if problem:
-            st.warning(echo.plain(problem), icon=":material/edit_note:")
-            return
-        exports.file_button(
-            "Download the lesson",
-            ("lesson", now.title),
-            "toml",
-            lambda: written.encode("utf-8"),
-            "application/toml",
-        )
-        st.button(
-            "Play it",
-            key="lesson_play",
-            icon=":material/play_arrow:",
-            on_click=player.open_lesson,
-            args=(now,),
-        )
+        _keep_or_play(now)
+
+
+def _keep_or_play(now: lesson.Lesson) -> None:
+    """The made lesson's ways out: its file, its handout, playing it (once it checks)."""
+    written, problem = _checked()
+    if problem:
+        st.warning(echo.plain(problem), icon=":material/edit_note:")
+        return
+    exports.file_button(
+        "Download the lesson",
+        ("lesson", now.title),
+        "toml",
+        lambda: written.encode("utf-8"),
+        "application/toml",
+    )
+    player.handout_button(now, "maker")
+    st.button(
+        "Play it",
+        key="lesson_play",
+        icon=":material/play_arrow:",
+        on_click=player.open_lesson,
+        args=(now,),
+    )

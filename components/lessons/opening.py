@@ -54,7 +54,7 @@ def take_a_lesson() -> None:
     """The first page's offer: a built-in lesson, or a lesson file."""
     titles = {name: builtin.load(name).title for name in builtin.NAMES}
     with st.container(border=True):
-        st.subheader("Take a lesson")
+        st.header("Take a lesson")  # h2: it follows the page title
         st.markdown(
             "A guided walk through the explorer, one view at a time: each step opens a page with its "
             "settings and says what to look at. You can explore freely and come back to the step."

@@ -20,7 +20,8 @@ import streamlit as st
 from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, lesson, text
 from bert_embeddings.views import pages as registry
-from components.parts import echo
+from components.caches import handouts
+from components.parts import echo, exports
 from components.settings import links
 
 PLAYING = "_lesson"  # the Playing record of this session's lesson
@@ -207,3 +208,18 @@ def bar(page: str, leading: bool = False) -> None:
                     args=(now.step,),
                 )
             st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)
+            handout_button(now.lesson, "bar")
+
+
+def handout_button(found: lesson.Lesson, where: str) -> None:
+    """ "Download a handout": the lesson as one HTML file, made on the click."""
+    exports.file_button(
+        "Download a handout",
+        ("handout", found.title),
+        "html",
+        handouts.maker(found),
+        "text/html",
+        help="The whole lesson as one web page to keep: each step's text and its figures, "
+        "interactive, with the model in use. It opens offline. Making it takes a few seconds.",
+        where=where,
+    )

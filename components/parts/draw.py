@@ -44,16 +44,4 @@ FOCUS_STYLE = (
     " { outline: 2px solid currentColor; outline-offset: 1px; }"
 )
 
-# Each chart's toolbar keeps what a reader needs: save as PNG, zoom, pan, reset (four Tab
-# stops instead of eight or more).
-CHART_CONFIG = {
-    "displaylogo": False,
-    "modeBarButtonsToRemove": [
-        "select2d",
-        "lasso2d",
-        "zoomIn2d",
-        "zoomOut2d",
-        "autoScale2d",
-        "resetCameraLastSave3d",
-    ],
-}
+CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)

@@ -22,13 +22,15 @@ if TYPE_CHECKING:  # pages that show tables import pandas; the others need not p
 Verbatim = export.Verbatim
 
 
-def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, help: str) -> None:
+def _button(
+    label: str, make: Callable[[], bytes], file_name: str, mime: str, help: str, where: str = ""
+) -> None:
     st.download_button(
         label,
         make,
         file_name=file_name,
         mime=mime,
-        key=f"download-{file_name}",
+        key=f"download-{where}{file_name}",
         on_click="ignore",
         type="tertiary",
         icon=":material/download:",
@@ -37,12 +39,18 @@ def _button(label: str, make: Callable[[], bytes], file_name: str, mime: str, he
 
 
 def file_button(
-    label: str, name: export.Name, suffix: str, make: Callable[[], bytes], mime: str, help: str = ""
+    label: str,
+    name: export.Name,
+    suffix: str,
+    make: Callable[[], bytes],
+    mime: str,
+    help: str = "",
+    where: str = "",
 ) -> None:
-    """A download of one file made on the click (a lesson, a handout), named like every other."""
-    _button(
-        label, make, f"{export.file_stem(*export.parts_of(name))}.{suffix}", mime, help or export.title(name)
-    )
+    """A download of one file made on the click (a lesson, a handout), named like every other;
+    ``where`` tells apart two buttons for the same file (the lesson bar's and the sidebar's)."""
+    stem = export.file_stem(*export.parts_of(name))
+    _button(label, make, f"{stem}.{suffix}", mime, help or export.title(name), where)
 
 
 def matrix(

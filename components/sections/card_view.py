@@ -13,13 +13,13 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
-from bert_embeddings.figures import space_charts
+from bert_embeddings.figures import views
 from bert_embeddings.views import settings
 from components.caches import axes, state
 from components.parts import draw, echo, exports, widgets
 from components.sections import geometry_view
 
-NOT_GIVEN = "—"  # a figure the words cannot give (the reason is said beside it)
+NOT_GIVEN = views.NOT_GIVEN  # a figure the words cannot give (the reason is said beside it)
 
 
 def _other_shape(shape: tuple[str, int], hidden: int) -> tuple[str, int]:
@@ -51,16 +51,7 @@ def card(
         st.success(verdict, icon=":material/fact_check:")
     else:
         st.warning(verdict, icon=":material/fact_check:")
-    low_high = c.direction_interval
-    figures = {
-        "Held out on their own side": f"{c.held_out} of {c.held_total}" if c.held_total else NOT_GIVEN,
-        "Beats random axes": NOT_GIVEN if c.beats is None else f"{c.beats:.1%}",
-        "Direction's cosine, 95 %": NOT_GIVEN
-        if low_high is None
-        else f"{low_high[0]:.2f} – {low_high[1]:.2f}",
-    }
-    if c.coherence is not None:
-        figures["Pairs' first component"] = f"{c.coherence:.1%}"
+    figures = views.card_figures(c)
     for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
         column.metric(label, value)
     if c.missing:
@@ -82,9 +73,7 @@ def card(
                 f"strong): {other.card.verdict() if other else 'cannot be computed'}."
             )
         )
-        if len(found.words) and c.word_intervals is not None:
-            title = f"Axis {name}: the words placed, with 95 % intervals from resampling the pole words"
-            figure = space_charts.intervals(found.words, c.coordinates, c.word_intervals, title)
+        if (figure := views.card_intervals(name, found)) is not None:
             draw.chart(figure, key=f"ax_card_{name}")
         _downloads(f"{model_name} axis {name} report card ({described})", found)
 

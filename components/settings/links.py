@@ -11,13 +11,12 @@ The page itself is the URL's path (``/neighbours``), which Streamlit routes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import settings
+from bert_embeddings.views import link_text, settings
 from components.parts import echo, models
 from components.settings import persistence
 
@@ -320,20 +319,7 @@ def share_hint() -> None:
     st.sidebar.caption(hint)
 
 
-@dataclass(frozen=True)
-class Span:
-    """The (first, last) pairs a range slider from ``low`` to ``high`` offers (for keep_within)."""
-
-    low: int
-    high: int
-
-    def __contains__(self, value: object) -> bool:
-        return (
-            isinstance(value, tuple)
-            and len(value) == 2
-            and all(isinstance(end, int) for end in value)
-            and self.low <= value[0] <= value[1] <= self.high
-        )
+Span = link_text.Span  # the (first, last) pairs a range slider offers (for keep_within)
 
 
 def keep_within(

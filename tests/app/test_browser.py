@@ -508,3 +508,15 @@ def test_your_own_axes_is_a_page_a_reader_can_move_through(app_url, page):
         heights[label] = content_height(page)
         assert "x_from=he" in page.url and "y_to=big" in page.url
     assert max(heights.values()) < 4_000, heights
+
+
+def test_a_card_with_one_word_at_each_end_says_what_it_cannot_assess(app_url, page):
+    """/axes with one word at each end: the card says what it cannot assess and gives no verdict;
+    no NaN anywhere on the page."""
+    open_page(page, f"{app_url}/axes?x_from=small&x_to=big&y_from=&y_to=")
+    page.get_by_role("tab", name="Can you trust each axis?").click()
+    page.wait_for_selector(APP_IDLE)
+    page.get_by_text("no verdict", exact=False).first.wait_for(timeout=60_000)
+    text = page.inner_text("[data-testid='stMain']")
+    assert "nan" not in text.lower().replace("nanc", "").split() and "NaN" not in text
+    assert "no better than chance" not in text and "separates its poles" not in text

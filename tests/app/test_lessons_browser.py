@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -136,6 +137,34 @@ def test_a_lesson_file_opens_and_its_markup_is_only_text(server, browser, tmp_pa
     page.get_by_text("<b>Not bold</b>", exact=True).wait_for(timeout=30_000)  # the step title, as typed
     page.get_by_text(re.compile(as_shown("<script>document.title='x'</script>"))).wait_for(timeout=30_000)
     assert page.title() != "x" and page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
+def test_the_lesson_bar_downloads_the_lessons_handout(server, browser, bundled, tmp_path):
+    """ "Download a handout" in the bar gives the lesson as one HTML file: its title and step as
+    text, and the very figures bert_embeddings.figures.handout draws for the same lesson."""
+    from bert_embeddings.figures import handout
+
+    made = lesson.Lesson(
+        "Cats <i>and</i> dogs",
+        "One step.",
+        (lesson.Step("The nearest", (("page", "neighbours"), ("q", "cat")), "Look."),),
+    )
+    page = new_page(browser)
+    open_page(page, f"{server}/concepts")
+    path = tmp_path / "cats.toml"
+    path.write_text(lesson.write(made))
+    page.locator("input[type='file']").set_input_files(str(path))
+    page.get_by_text(re.compile(as_shown("step 1 of 1") + "$")).wait_for(timeout=60_000)
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Download a handout").first.click()
+    got = Path(download.value.path()).read_text(encoding="utf-8")
+    assert download.value.suggested_filename.endswith(".html")
+    expected = handout.handout(made, bundled)
+    figures = lambda text: re.findall(r'<figure class="chart".*?</figure>', text, re.DOTALL)  # noqa: E731
+    assert figures(got) == figures(expected) and len(figures(got)) >= 1
+    assert "<h1>Cats &lt;i&gt;and&lt;/i&gt; dogs</h1>" in got and ">The nearest</h2>" in got
     page.context.close()
 
 

@@ -197,7 +197,24 @@ def test_each_figure_is_the_one_its_page_draws_for_the_steps_view(reading, numbe
     assert set(found) == set(drawn) and found, (sorted(found), sorted(drawn))
     for key, (data, layout) in found.items():
         assert decoded(data) == decoded(drawn[key]["data"]), key
-        assert decoded(layout) == decoded(drawn[key]["layout"]), key
+        assert decoded(without_template(layout)) == decoded(without_template(drawn[key]["layout"])), key
+
+
+def without_template(layout: dict) -> dict:
+    """A layout but its template: a page's figure takes the Streamlit theme in the browser, a
+    handout's figure the handout's own light template (the next test)."""
+    return {name: value for name, value in layout.items() if name != "template"}
+
+
+def test_every_figure_has_the_handouts_own_template_whatever_the_process_default(reading):
+    """Streamlit makes its theme Plotly's default template in any process that imports it; its
+    colours are placeholders that only Streamlit's page replaces, and must not reach the file."""
+    import plotly.io
+
+    assert plotly.io.templates.default == "streamlit"  # (this process has imported Streamlit)
+    layouts = [new_plot(script)[1] for _, script in reading.figures]
+    assert layouts and all(layout["template"]["layout"]["paper_bgcolor"] == "#ffffff" for layout in layouts)
+    assert not any("#000033" in json.dumps(layout) for layout in layouts)
 
 
 def test_the_tokens_step_is_the_pages_table(first_handout):

@@ -1,0 +1,151 @@
+"""A lesson taken alone and in a room, and its handout.
+
+One local server with the bert-base-shaped stand-in model. First one learner in headless
+Chromium takes the first built-in lesson twice; the second pass is timed: each Next, from the
+click to the new step's bar shown, the page's run over and every figure on it drawn (the median
+over the steps is step_p50_s). Then a room: a leader and FOLLOWERS followers (bench/follow.py's
+room and followers, in one Chromium at the lowest priority and without WebGL), the leader
+taking the same lesson; for each Next, the server's trace gives the time until each follower's
+session began the run for the new step on the server (the wake, follower_step_p95_s at p95), and
+each follower's screen showing the step is printed for information (on two cores it measures
+thirty Chromiums). Last, the first lesson's handout is written cold, in a fresh process, with
+the model the app uses (handout_s), and its size is handout_mb.
+
+    .venv/bin/python -m bench.lesson
+
+With BENCH_QUICK=1: a small random checkpoint, two followers, the lesson's first three steps.
+
+Last line: lesson steps=N step_p50_s=S follower_step_p95_s=F handout_s=H handout_mb=M.
+Targets: S <= 0.5, F <= 0.5, H <= 15, M <= 8.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+
+from bench import full_or_quick
+from bench.follow import crowd_browser, join, open_room, percentile_95, wake_times
+from bench.follow_replicas import servers
+from bench.hostile import idle
+from bench.memory import bert_base_shaped
+from bert_embeddings.config import ROOM_TRACE
+from bert_embeddings.lessons import builtin
+from testkit.browser import CHARTS_DRAWN
+
+FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))
+LESSON = builtin.load("embeddings")
+STEPS = full_or_quick(len(LESSON.steps), 3)
+
+
+def bar_text(number: int) -> str:
+    """The bar's progress line for step ``number`` (from 1), as Playwright reads it."""
+    return f"step {number} of {len(LESSON.steps)}"
+
+
+async def on_step(page, number: int, drawn: bool = True) -> None:
+    await (
+        page.locator("[data-testid='stProgress']").filter(has_text=bar_text(number)).wait_for(timeout=120_000)
+    )
+    await idle(page)
+    if drawn:
+        await page.wait_for_function(CHARTS_DRAWN, polling="raf", timeout=120_000)
+
+
+async def alone(base: str, browser) -> list[float]:
+    """One learner, warm: the lesson once through, then each Next timed to its figures drawn."""
+    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    seconds = []
+    for timed in (False, True):
+        await page.goto(f"{base}/?lesson=embeddings", wait_until="domcontentloaded")
+        await on_step(page, 1)
+        for number in range(2, STEPS + 1):
+            started = time.perf_counter()
+            await page.get_by_role("button", name="Next", exact=True).click()
+            await on_step(page, number)
+            if timed:
+                seconds.append(time.perf_counter() - started)
+    await page.context.close()
+    return seconds
+
+
+async def in_a_room(base: str, browser, trace: Path) -> tuple[list[float], list[float]]:
+    """The leader's Next to each follower's run for the new step (server), and to their screens."""
+    leader = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
+    code = await open_room(leader, base)
+    followers = [await (await browser.new_context()).new_page() for _ in range(FOLLOWERS)]
+    await join(followers, f"{base}/?follow={code}")
+    await leader.get_by_role("button", name="Start the lesson").click()
+    await on_step(leader, 1, drawn=False)
+    await asyncio.gather(*(on_step(f, 1, drawn=False) for f in followers))
+    since, shown = time.time(), []
+    for number in range(2, STEPS + 1):
+        started = time.perf_counter()
+        await leader.get_by_role("button", name="Next", exact=True).click()
+
+        await asyncio.gather(
+            on_step(leader, number, drawn=False), *(seen(f, number, started, shown) for f in followers)
+        )
+        await asyncio.sleep(full_or_quick(2, 0.5))
+    return wake_times(trace.read_text(), code, since), shown
+
+
+async def seen(follower, number: int, started: float, shown: list[float]) -> None:
+    """A follower's screen shows step ``number``: the seconds since ``started`` go in ``shown``."""
+    await on_step(follower, number, drawn=False)
+    shown.append(time.perf_counter() - started)
+
+
+def handout_cold(checkpoint: Path, out: Path) -> float:
+    """The first lesson's handout, written by a fresh process (imports included): seconds."""
+    env = {**os.environ, "BERT_EXPLORER_MODEL": str(checkpoint)}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "bert_embeddings", "lesson", "embeddings", "--handout", str(out)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - started
+
+
+async def run(checkpoint: Path) -> tuple[list[float], list[float], list[float]]:
+    trace = checkpoint.parent / "rooms.trace"
+    env = {"BERT_EXPLORER_MODEL": str(checkpoint), ROOM_TRACE: str(trace)}
+    with servers(checkpoint.parent, env) as served:
+        async with async_playwright() as playwright:
+            browser = await crowd_browser(playwright, checkpoint.parent)
+            steps = await alone(served.base, browser)
+            wakes, shown = await in_a_room(served.base, browser, trace)
+            await browser.close()
+    return steps, wakes, shown
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
+        steps, wakes, shown = asyncio.run(run(checkpoint))
+        out = Path(folder) / "handout.html"
+        handout_s = handout_cold(checkpoint, out)
+        handout_mb = out.stat().st_size / 1e6
+    print("Next to the step drawn, warm (s):", " ".join(f"{s:.2f}" for s in steps))
+    wake_p95, shown_p95 = percentile_95(wakes), percentile_95(shown)
+    print(f"the leader's Next to each follower's run on the server: {len(wakes)} runs, p95 {wake_p95:.3f} s")
+    print(f"... to each follower's screen showing the step (for information): p95 {shown_p95:.2f} s")
+    print(f"handout: {handout_s:.1f} s cold, {handout_mb:.2f} MB")
+    print(
+        f"lesson steps={STEPS} step_p50_s={statistics.median(steps):.2f} "
+        f"follower_step_p95_s={wake_p95:.2f} handout_s={handout_s:.1f} handout_mb={handout_mb:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""A lesson's handout: the whole lesson as one HTML file a learner takes home, readable offline.
+
+It holds the lesson's title and summary, then each step: its title, the view it opens in words,
+its text, its figures (interactive, drawn by plotly.js, which the file holds once, in its head)
+and its question with the answer folded in ``<details>``. Presenter notes stay out: they are for
+whoever leads a room. Every figure is built by the function its page draws it with, for the
+step's view standing alone (every setting the step does not name at its default, as a link
+opens it), so its numbers are the page's (bert_embeddings.figures.handout_pages;
+tests/lessons/test_handout.py compares each with the page's own).
+
+Nothing from the lesson is ever markup: its texts are read by bert_embeddings.lessons.text
+(paragraphs, bold, italics, code) and every character is escaped; figures carry their data as
+JSON, which Plotly's writer escapes for a script. The file fetches nothing: no script, style
+sheet, font or image comes from elsewhere. A figure with a colour of its own keeps it (the
+Okabe-Ito palette of bert_embeddings.figures.charts), on a light page.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable
+
+import plotly.graph_objects as go
+import plotly.io
+import plotly.offline
+
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import charts, handout_pages, handout_parts
+from bert_embeddings.lessons import text as lesson_text
+from bert_embeddings.lessons.lesson import Lesson, Step
+from bert_embeddings.models import checkpoints, threads
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.views import check, pages, settings
+
+Loader = Callable[[str], LoadedModel]  # a model named by a step, by its spec
+
+
+def handout(
+    lesson: Lesson,
+    model: LoadedModel,
+    load: Loader | None = None,
+    computed: Callable[[LoadedModel], handout_parts.Sources] = handout_parts.Sources,
+) -> str:
+    """The handout of ``lesson`` with ``model`` (the sidebar's model: a step naming another
+    model has it loaded with ``load``, by default as the app loads a listed model or a Hub id).
+    ``computed`` gives the results a model's figures are drawn from: computed here by default,
+    or read from the caches the app's pages read (components/caches/handouts.py)."""
+    sources: dict[int, handout_parts.Sources] = {}
+    models: dict[str, LoadedModel | str] = {}
+    steps = []
+    with threads.as_on_the_server():  # the page's numbers to the last bit
+        for number, step in enumerate(lesson.steps, 1):
+            used, said = _model_for(step, model, models, load or _load)
+            found = sources.setdefault(id(used), computed(used))
+            page = pages.current(step.page)
+            parts = handout_pages.shown(page, used, check.values(dict(step.view)), found)
+            steps.append(_step(number, len(lesson.steps), step, page, used, said, parts))
+    return _PAGE.format(
+        title=_escape(lesson.title),
+        plotly=plotly.offline.get_plotlyjs(),
+        style=_STYLE,
+        header=_header(lesson, model),
+        contents=_contents(lesson),
+        steps="\n".join(steps),
+    )
+
+
+def _load(spec: str) -> LoadedModel:
+    return checkpoints.load_model(spec, fallback=spec in checkpoints.listed_specs())
+
+
+def _model_for(step: Step, model: LoadedModel, models: dict, load: Loader) -> tuple[LoadedModel, str]:
+    """The model a step shows (the one it names, else ``model``), and a sentence about it if any."""
+    spec = dict(step.view).get(check.MODEL)
+    if spec is None or spec == model.spec:
+        return model, ""
+    if spec not in models:
+        try:
+            models[spec] = load(spec)
+        except (ExplorerError, OSError) as problem:
+            models[spec] = (
+                f"This step opens {spec}, which cannot be loaded here ({problem}); it shows {model.name}."
+            )
+    found = models[spec]
+    if isinstance(found, str):
+        return model, found
+    return found, found.notice or ""
+
+
+# --- the parts of the page --------------------------------------------------------------------
+
+
+def _escape(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+_TAGS = {lesson_text.BOLD: "strong", lesson_text.ITALIC: "em", lesson_text.CODE: "code"}
+
+
+def _paragraphs(text: str, css: str = "") -> str:
+    """A lesson text as paragraphs of escaped spans: bold, italics and code its only markup."""
+    attribute = f' class="{css}"' if css else ""
+    found = []
+    for paragraph in lesson_text.paragraphs(text):
+        spans = []
+        for span in paragraph:
+            tag = _TAGS.get(span.kind)
+            spans.append(f"<{tag}>{_escape(span.text)}</{tag}>" if tag else _escape(span.text))
+        found.append(f"<p{attribute}>{''.join(spans)}</p>")
+    return "\n".join(found)
+
+
+def _header(lesson: Lesson, model: LoadedModel) -> str:
+    made = time.strftime("%Y-%m-%d")
+    return (
+        f"<h1>{_escape(lesson.title)}</h1>\n"
+        + (f'<p class="summary">{_escape(lesson.summary)}</p>\n' if lesson.summary.strip() else "")
+        + f'<p class="about">A lesson of the BERT Embedding Explorer, {len(lesson.steps)} steps, with '
+        f"{_escape(model.name)}; made {made}. Every figure is the one its page draws for the step's view: "
+        "hover, zoom and pan it here, offline.</p>"
+    )
+
+
+def _contents(lesson: Lesson) -> str:
+    items = "".join(
+        f'<li><a href="#step-{n}">{_escape(step.title)}</a></li>' for n, step in enumerate(lesson.steps, 1)
+    )
+    return f'<nav aria-label="Steps"><ol>{items}</ol></nav>'
+
+
+def _view(step: Step, page: str, model: LoadedModel) -> str:
+    """The step's view in words: its page, then each setting it names (long texts cut)."""
+    by_url = {setting.url: setting for setting in settings.LINKED}
+    named = []
+    for name, value in step.params.items():
+        setting = by_url.get(name)
+        label = "the model" if setting is None else settings.LABELS.get(setting.key, name)
+        shown = " ".join(value.split())
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        named.append(f"{_escape(label)}: <q>{_escape(shown)}</q>")
+    title = pages.BY_URL[page].title if page in pages.BY_URL else page
+    settings_named = f"; {'; '.join(named)}" if named else ""
+    return (
+        f'<p class="view">On the page <strong>{_escape(title)}</strong>, with {_escape(model.name)}'
+        f"{settings_named}.</p>"
+    )
+
+
+def _part(part: handout_parts.Part, number: int, index: int) -> str:
+    if isinstance(part, handout_parts.Note):
+        return f'<p class="note">{_escape(part.text)}</p>'
+    if isinstance(part, handout_parts.Table):
+        return _table(part)
+    # A template of the handout's own: a page's figures take the Streamlit theme in the browser,
+    # and whatever template a process has made its default must not reach the file.
+    figure = charts.finish(go.Figure(part.figure)).update_layout(template=_TEMPLATE)
+    drawn = plotly.io.to_html(
+        figure,
+        include_plotlyjs=False,
+        full_html=False,
+        div_id=f"step-{number}-figure-{index}",
+        config=charts.CHART_CONFIG,
+    )
+    return f'<figure class="chart" data-key="{_escape(part.key)}">{drawn}</figure>'
+
+
+def _table(table: handout_parts.Table) -> str:
+    head = "".join(f'<th scope="col">{_escape(name)}</th>' for name in table.columns)
+    rows = zip(*table.columns.values(), strict=True)
+    body = "".join("<tr>" + "".join(f"<td>{_escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _step(number: int, steps: int, step: Step, page: str, model, said: str, parts) -> str:
+    question = ""
+    if step.question.strip():
+        question = (
+            '<div class="question"><p class="label">Question</p>'
+            f"{_paragraphs(step.question)}"
+            f"<details><summary>The answer</summary>{_paragraphs(step.answer)}</details></div>"
+        )
+    notice = f'<p class="note">{_escape(said)}</p>' if said else ""
+    drawn = "\n".join(_part(part, number, index) for index, part in enumerate(parts))
+    return (
+        f'<section class="step" id="step-{number}" aria-labelledby="step-{number}-title">\n'
+        f'<p class="number">Step {number} of {steps}</p>\n'
+        f'<h2 id="step-{number}-title">{_escape(step.title)}</h2>\n'
+        f"{_view(step, page, model)}\n{notice}\n{_paragraphs(step.text)}\n{drawn}\n{question}\n</section>"
+    )
+
+
+_GRID = {"gridcolor": "#e6e6e6", "zerolinecolor": "#bdbdbd", "linecolor": "#bdbdbd", "automargin": True}
+_TEMPLATE = go.layout.Template(
+    layout={
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "font": {"color": handout_parts.INK, "family": "system-ui, Arial, sans-serif"},
+        "colorway": charts.PALETTE,
+        "xaxis": _GRID,
+        "yaxis": _GRID,
+        "hoverlabel": {"font": {"color": handout_parts.INK}, "bgcolor": "#ffffff"},
+    }
+)
+
+_STYLE = """
+:root { color-scheme: light; }
+body { margin: 0; background: #ffffff; color: #111111; font: 17px/1.55 system-ui, -apple-system,
+  "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 60rem; margin: 0 auto; padding: 1.5rem 1.25rem 4rem; }
+h1 { font-size: 2rem; line-height: 1.2; margin: 0.5rem 0; }
+h2 { font-size: 1.45rem; line-height: 1.25; margin: 0.2rem 0 0.6rem; }
+.summary { font-size: 1.15rem; margin: 0.4rem 0; }
+.about, .number, .view, .note { color: #444444; }
+.about { font-size: 0.95rem; }
+.number { margin: 0; font-size: 0.9rem; text-transform: uppercase; letter-spacing: 0.04em; }
+.view { font-size: 0.95rem; }
+.note { border-left: 4px solid #0072B2; padding: 0.2rem 0.8rem; background: #f3f7fb; }
+nav ol { padding-left: 1.5rem; }
+.step { border-top: 1px solid #cccccc; padding-top: 1.2rem; margin-top: 2rem; }
+code { font: 0.92em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f2f2f2;
+  padding: 0.05em 0.3em; border-radius: 3px; }
+q { quotes: "\\201C" "\\201D"; }
+a { color: #0058a3; }
+figure.chart { margin: 1rem 0; }
+.question { background: #fbf6e9; border: 1px solid #e6d7a8; border-radius: 6px; padding: 0.2rem 1rem;
+  margin: 1rem 0; }
+.question .label { font-weight: 700; margin-bottom: 0; }
+details { margin: 0.6rem 0 0.8rem; }
+summary { cursor: pointer; font-weight: 600; color: #0058a3; }
+.table { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.95rem; }
+th, td { border: 1px solid #cccccc; padding: 0.25rem 0.6rem; text-align: left; }
+th { background: #f2f2f2; }
+@media print { .step { break-inside: avoid-page; } details { display: block; } }
+"""
+
+# plotly.js is held once, in the head; "local" keeps it from asking the network for MathJax's
+# configuration (no figure has mathematics: charts.text escapes every dollar sign).
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{style}</style>
+<script>window.PlotlyConfig = {{MathJaxConfig: 'local'}};</script>
+<script charset="utf-8">{plotly}</script>
+</head>
+<body>
+<main>
+<header>
+{header}
+</header>
+{contents}
+{steps}
+</main>
+</body>
+</html>
+"""

@@ -1,0 +1,350 @@
+"""What each page shows of a view, for a lesson's handout: its figures, built by the very functions
+the page draws them with (bert_embeddings.figures.page_figures and views), from the same core
+results, for the view's values (bert_embeddings.views.check.values: a view stands alone, every
+setting it does not name at its default, as a link opens it); its tables; and notes in words
+where the page says something a figure does not, or computes in the background.
+
+``Sources`` computes what the app's caches hold (components/caches/state.py), in the same way,
+once each per model; ``shown(page, model, values, sources)`` gives a page's parts in the page's
+order. A page's own message (a word the model lacks, a position beyond its table) becomes a note,
+as the page shows it instead of a figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bert_embeddings.analysis import (
+    axes,
+    concepts,
+    contextual,
+    cosine,
+    decompose,
+    positions,
+    projection,
+    vocab_search,
+)
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import maps, page_figures, views
+from bert_embeddings.figures.handout_parts import (
+    INK,
+    Chart,
+    Note,
+    Part,
+    Sources,
+    Table,
+    geometry_of,
+    notices,
+    within,
+)
+from bert_embeddings.models import glyphs
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import stages as space_stages
+from bert_embeddings.views import link_text
+from bert_embeddings.views import settings as s
+
+
+def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list[Part]:
+    """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
+    draw = PAGES.get(page)
+    if draw is None:
+        return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
+    try:
+        return draw(model, values, sources)
+    except ExplorerError as problem:  # what the page shows in place of its figures
+        return [Note(f"The page says: {problem}")]
+
+
+# --- the pages about one input -------------------------------------------------------------------
+
+
+def _concepts(model, values, sources) -> list[Part]:
+    space = concepts.parse(values[s.TOY_ITEMS])
+    similarity = cosine.matrix(space.vectors)
+    return [
+        Chart("toy_space", page_figures.toy_space(space)),
+        Chart("toy_similarity", page_figures.toy_similarity(space, similarity)),
+    ]
+
+
+def _overview(model, values, sources) -> list[Part]:
+    encoding = sources.encoding(values)
+    panels = views.overview_panels(sources.breakdown(encoding), encoding.labels)
+    return [*notices(encoding), Chart("overview", views.overview(panels, encoding.labels))]
+
+
+def _tokens(model, values, sources) -> list[Part]:
+    encoding = sources.encoding(values)
+    columns = page_figures.pieces_table(encoding)
+    columns["piece"] = [glyphs.legible(piece) for piece in columns["piece"]]
+    return [*notices(encoding), Table(columns)]
+
+
+def _embedding_layer(model, values, sources) -> list[Part]:
+    encoding = sources.encoding(values)
+    parts, labels = sources.breakdown(encoding), encoding.labels
+    stages = page_figures.layer_stages(model, parts)
+    stage = stages[within(values[s.LAYER_STAGE], stages, next(iter(stages)))]
+    every = page_figures.every_dimension(model)
+    first, last = within(values[s.DIMENSIONS], link_text.Span(*every), every)
+    dims = range(first, last + 1)
+    check = sources.verification(encoding)
+    said = "within" if check.passed else "more than"
+    return [
+        *notices(encoding),
+        Note(
+            f"The page's proof: the largest difference from transformers' {check.module_name} (eval mode) "
+            f"over all {len(encoding)} × {model.hidden_size} numbers is {check.max_abs_error:.2e}, "
+            f"{said} {check.tolerance:g}."
+        ),
+        Chart("stage_overview", page_figures.stage_overview(stages, labels)),
+        Chart(
+            "stage_detail",
+            page_figures.stage_detail(stage, labels, page_figures.shown_dimensions(stage, model, dims)),
+        ),
+        Chart("token_stats", page_figures.token_statistics(parts, labels)),
+        Chart("layer_norm_params", page_figures.layer_norm_parameters(model, dims)),
+    ]
+
+
+def _positions(model, values, sources) -> list[Part]:
+    learned, formula = page_figures.position_tables(model)
+    cosines = (cosine.matrix(learned), cosine.matrix(formula))
+    found: list[Part] = [
+        Chart(key, figure) for key, figure in page_figures.position_cosine_charts(model, *cosines)
+    ]
+    found.append(Chart("pos_norms", page_figures.position_norms(learned, formula)))
+    try:
+        p, q = (positions.check_position(values[key], len(learned)) for key in (s.POS_FIRST, s.POS_SECOND))
+    except ExplorerError as problem:
+        return [*found, Note(f"The page says: {problem}")]
+    pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
+    said = f"Cosine of the learned rows {p} and {q}: {pair[0, 1]:.3f}; of the sinusoid's: {pair[2, 3]:.3f}."
+    return [*found, Note(said), Chart("pos_pair", page_figures.position_pair(learned, p, q))]
+
+
+def _segments(model, values, sources) -> list[Part]:
+    rows = model.tables.token_type_embeddings
+    if rows is None or rows.shape[0] < 2:
+        return [Note(f"{model.name} has no segment table, or a single row: nothing to compare.")]
+    encoding = sources.encoding(values)
+    swap = decompose.segment_swap(model, encoding)
+    return [
+        Chart("seg_rows", page_figures.segment_rows(rows)),
+        *notices(encoding),
+        Chart("seg_swap", page_figures.segment_swap(encoding, swap)),
+    ]
+
+
+def _context(model, values, sources) -> list[Part]:
+    index, full = sources.index(), sources.full_model()
+    first, second, word = values[s.CTX_FIRST], values[s.CTX_SECOND], values[s.CTX_WORD]
+    encodings = [model.encode(text) for text in (first, second)]
+    notes = [Note(f"Sentence {n}: {note}") for n, e in enumerate(encodings, 1) for note in e.notices]
+    piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
+    where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
+    found = page_figures.word_in_context(model, encodings, where, full)
+    last = len(found.states) - 1
+    layer = within(values[s.CTX_LAYER], range(last + 1), last)
+    return [
+        *notes,
+        Chart("ctx_similarity", page_figures.context_similarity(found, word)),
+        Chart("ctx_heatmap", page_figures.context_layer(found, encodings[0].labels, layer)),
+    ]
+
+
+# --- the pages over the whole vocabulary ---------------------------------------------------------
+
+
+def _neighbours(model, values, sources) -> list[Part]:
+    index = sources.index()
+    query = _query(model, values, sources, index)
+    shape = geometry_of(values, index.table.shape[1])
+    filters = vocab_search.Filters(
+        hide_continuation=values[s.NB_HIDE_CONTINUATION],
+        hide_special=values[s.NB_HIDE_SPECIAL],
+        include=values[s.NB_INCLUDE],
+        exclude=values[s.NB_EXCLUDE],
+        exclude_ids=query.ids if values[s.NB_LEAVE_OUT] else (),
+    )
+    result = sources.nearest(query.vector, values[s.NB_K], shape, filters, weight=query.weight)
+    return [Chart("nb_bars", views.neighbours(query, result))]
+
+
+def _query(model, values, sources, index) -> vocab_search.Query:
+    """The query the page's query mode makes of the view's values."""
+    mode = values[s.NB_MODE] or s.QUERY_MODES[0]
+    if mode == "token id":
+        return vocab_search.id_query(index, values[s.NB_ID])
+    if mode == "arithmetic":
+        return vocab_search.arithmetic_query(index, model.tokenizer, values[s.NB_EXPRESSION])
+    if mode == "sentence token":
+        encoding = sources.encoding(values)
+        stages = decompose.stage_vectors(sources.breakdown(encoding))
+        position = within(values[s.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
+        stage = within(values[s.NB_STAGE], stages, decompose.STAGES[0])
+        label = f"{encoding.labels[position]} at {stage}"
+        return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
+    word = values[s.NB_WORD]
+    count = len(vocab_search.word_ids(index, model.tokenizer, word))
+    piece = within(values[s.NB_PIECE], range(count), None) if count > 1 else None
+    return vocab_search.word_query(index, model.tokenizer, word, piece)
+
+
+def _components(values: dict) -> tuple[float, ...]:
+    """The components asked for on x and y (and z for a 3-D map), numbered from 1."""
+    keys = (s.PCA_X, s.PCA_Y, s.PCA_Z) if values[s.PCA_DIMS] == s.MAP_DIMS[1] else (s.PCA_X, s.PCA_Y)
+    return tuple(values[key] for key in keys)
+
+
+def _maps(model, values, sources) -> list[Part]:
+    """The map of the tab the view opens: the vocabulary's, the sentence's journey or the positions'."""
+    tab = values[s.MAP_TAB] or s.MAP_TABS[0]
+    try:
+        encoding = sources.encoding(values)
+    except ExplorerError:  # the maps that do not need the sentence still draw
+        encoding = None
+    found: list[Part] = [] if encoding is None else notices(encoding)
+    if tab == s.MAP_TABS[2]:
+        basis, coords = sources.position_pca()
+        chosen = projection.check_components(basis, *_components(values))
+        return [*found, Chart("pca_positions", views.position_path((basis, coords), chosen))]
+    if tab == s.MAP_TABS[1]:
+        return [*found, *_journey(values, sources, encoding)]
+    return [*found, *_vocabulary(values, sources, encoding)]
+
+
+def _vocabulary(values, sources, encoding) -> list[Part]:
+    index = sources.index()
+    shape = geometry_of(values, index.table.shape[1])
+    if (values[s.MAP_METHOD] or s.MAP_METHODS[0]) == s.MAP_METHODS[1]:
+        return [
+            Note(
+                f"The page shows the t-SNE map of all {index.size:,} pieces in the {views.described(shape)} "
+                "geometry, computed once in the background and kept: open the page to see it."
+            )
+        ]
+    found: list[Part] = []
+    highlights = []
+    if pattern := values[s.PCA_HIGHLIGHT]:
+        matches = np.flatnonzero(vocab_search.matching_rows(index, pattern))
+        if matches.size:
+            highlights.append(views.pattern_mark(pattern, matches))
+        else:
+            found.append(Note(f"No piece of the vocabulary matches '{pattern}'."))
+    if encoding is not None:
+        highlights.append(views.sentence_mark(encoding.ids, INK))
+    pca = sources.vocabulary_pca(shape)
+    kinds = list(values[s.PCA_KINDS] or [])
+    request = views.pca_vocabulary(
+        index, shape, pca, _components(values), shown_kinds=kinds, highlights=highlights
+    )
+    return [
+        *found,
+        Chart("pca_vocabulary", maps.vocabulary_map(request)),
+        Chart("pca_variance", views.explained_variance(pca[0])),
+    ]
+
+
+def _journey(values, sources, encoding) -> list[Part]:
+    if encoding is None:
+        return [Note("The journey needs a sentence: sentence A is empty.")]
+    stages = decompose.stage_vectors(sources.breakdown(encoding))
+    if values[s.PCA_JOURNEY_BASIS] == s.JOURNEY_BASES[1]:
+        basis = projection.fit(np.concatenate(list(stages.values())))
+    else:
+        basis, _ = sources.vocabulary_pca()
+    chosen = projection.check_components(basis, *_components(values))
+    stage_coords = views.journey_coordinates(basis, stages)
+    return [Chart("pca_journey", views.journey(stage_coords, encoding.labels, chosen, basis))]
+
+
+def _geometry(model, values, sources) -> list[Part]:
+    index = sources.index()
+    shape = geometry_of(values, index.table.shape[1])
+    lab = sources.lab(shape[1])
+    contributions = views.dimension_parts(lab, shape[0])
+    if contributions is None:
+        found: list[Part] = [Note(f"The {views.described(shape)} geometry could not be fitted here.")]
+    else:
+        found = [Chart("geo_shares", views.dimension_shares(contributions, shape))]
+    return [*found, Chart("geo_lengths", views.row_lengths(lab))]
+
+
+def _axes(model, values, sources) -> list[Part]:
+    index = sources.index()
+    shape = geometry_of(values, index.table.shape[1])
+    space = sources.space(*shape)
+    ends = {name: tuple(values[key] for key in s.AX_ENDS[name]) for name in axes.NAMES}
+    chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
+    placed, problems = axes.words_to_place(index, model.tokenizer, values[s.AX_WORDS])
+    found: list[Part] = [Note(f"Left off the chart: {'; '.join(problems)}")] if problems else []
+    groups = views.axis_groups(chosen, placed, space, _sentence(model, values, sources))
+    found.append(Chart("ax_chart", views.words_on_axes(chosen, groups, model.name)))
+    if placed:
+        similarity = views.placed_cosine(placed, space)
+        found.append(Chart("ax_words_cosine", views.placed_cosine_chart(similarity, placed, shape)))
+    placeable = ", ".join(w.text for w in placed)
+    for axis in chosen:
+        try:
+            card = sources.card((*ends[axis.name], placeable), shape)
+        except ExplorerError as problem:
+            found.append(Note(f"Axis {axis.name}'s report card: {problem}"))
+            continue
+        figures = "; ".join(f"{label}: {value}" for label, value in views.card_figures(card.card).items())
+        found.append(Note(f"Axis {axis.name}: {card.card.verdict()}. {figures}."))
+        if (figure := views.card_intervals(axis.name, card)) is not None:
+            found.append(Chart(f"ax_card_{axis.name}", figure))
+    return found
+
+
+def _sentence(model, values, sources):
+    """The sentence's pieces at the stage asked for, or None (none asked, or none to be had)."""
+    stages = [s.NO_SENTENCE, *decompose.STAGES]
+    if model.tables.token_type_embeddings is None:
+        stages.remove(decompose.STAGES[2])
+    stage = within(values[s.AX_STAGE], stages, s.NO_SENTENCE)
+    if stage == s.NO_SENTENCE:
+        return None
+    try:
+        encoding = sources.encoding(values)
+    except ExplorerError:
+        return None
+    return encoding.labels, decompose.stage_vectors(sources.breakdown(encoding))[stage]
+
+
+def _moved(model, values, sources) -> list[Part]:
+    stages = [space_stages.stage_label(values[key]) for key in (s.MV_STAGE_A, s.MV_STAGE_B)]
+    k = int(values[s.MV_K])
+    return [
+        Note(
+            f"What moved compares every piece's {k} nearest neighbours in the {stages[0]} and in the "
+            f"{stages[1]}, over the whole vocabulary, exactly. The page computes each space's neighbour "
+            "lists once, in the background, and keeps them: open the page to see its figures."
+        )
+    ]
+
+
+def _compare(model, values, sources) -> list[Part]:
+    return [
+        Note(
+            "Compare models loads a second model beside this one: open the page to see the two side by side."
+        )
+    ]
+
+
+PAGES = {
+    "concepts": _concepts,
+    "overview": _overview,
+    "tokens": _tokens,
+    "embedding_layer": _embedding_layer,
+    "positions": _positions,
+    "segments": _segments,
+    "neighbours": _neighbours,
+    "maps": _maps,
+    "axes": _axes,
+    "geometry": _geometry,
+    "compare": _compare,
+    "moved": _moved,
+    "context": _context,
+}

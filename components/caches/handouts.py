@@ -1,0 +1,78 @@
+"""A lesson's handout made on the server, from the very results the pages read.
+
+The handout's figures are drawn by the pages' own figure functions
+(bert_embeddings.figures.handout). Here their inputs come from the caches of
+components/caches/state.py, for the model in use, so a handout adds no second vocabulary index,
+geometry or whole model to the server's memory, and its numbers are the pages' to the bit. One
+handout is made at a time per server process (a click waits for the one before it), and the last
+few are kept: thirty people downloading the same lesson's handout in a workshop make it once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import streamlit as st
+
+from bert_embeddings.analysis import geometry
+from bert_embeddings.figures import handout, handout_parts
+from bert_embeddings.lessons import lesson
+from bert_embeddings.models.model import LoadedModel
+from components.caches import state
+
+_one_at_a_time = threading.Lock()
+
+
+class _Cached(handout_parts.Sources):
+    """The results a handout's figures are drawn from, read from the pages' caches."""
+
+    def __init__(self, model: LoadedModel, key: tuple[str, str]) -> None:
+        super().__init__(model)
+        self._key = key
+
+    def index(self):
+        return state._vocab_index(*self._key)
+
+    def space(self, name: str, removed: int):
+        return state._space(*self._key, *geometry.shape(name, removed))
+
+    def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
+        name, removed = geometry.shape(*shape)
+        return state._vocabulary_pca(*self._key, "raw" if name == "centred" else name, removed)
+
+    def position_pca(self):
+        return state._position_pca(*self._key)
+
+    def lab(self, removed: int):
+        return state._lab(*self._key, removed)
+
+    def full_model(self):
+        return state._full_model(*self._key)
+
+    def reference_module(self):
+        return state._reference_module(*self._key)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _made(source: str, spec: str, revision: str) -> bytes:
+    # The bar is drawn before the page loads its model: the name is resolved here, on the click
+    # (the page has loaded the model by then; this finds it in the cache).
+    resolution = state._resolution(spec, revision)
+    key = resolution.key
+    model = state._model(key, revision, resolution)
+
+    def computed(used: LoadedModel) -> handout_parts.Sources:
+        # A step naming another model has it loaded apart (handout's own loader), computed apart.
+        return _Cached(model, (key, revision)) if used is model else handout_parts.Sources(used)
+
+    with _one_at_a_time:
+        return handout.handout(lesson.read(source), model, computed=computed).encode("utf-8")
+
+
+def maker(found: lesson.Lesson) -> Callable[[], bytes]:
+    """What makes the handout of ``found`` with the model in use, as one HTML file's bytes, when
+    called: a download button calls it on the click, outside the page's run, so the model in
+    use is read now (its name, or the model the page last loaded instead)."""
+    source, key = lesson.write(found), state.model_key()
+    return lambda: _made(source, *key)
