@@ -22,11 +22,11 @@ run: $(APP_STAMP)
 	$(VENV)/bin/streamlit run app.py
 
 # Two test processes, one per core; a file whose tests share a server or browser stays in one
-# (its xdist_group), every other test goes wherever a process is free.
+# (its xdist_group), every other test goes wherever a process is free. The 25 slowest are listed.
 PYTEST_PARALLEL := -n 2 --dist loadgroup
 
 test: $(DEV_STAMP) browser lint
-	$(VENV)/bin/pytest $(PYTEST_PARALLEL)
+	$(VENV)/bin/pytest $(PYTEST_PARALLEL) --durations=25
 
 # The tests left out are marked: `browser` in their files, `server` and `slow` in tests/conftest.py.
 # The ten slowest are listed at the end, so that the tier can be kept quick.
