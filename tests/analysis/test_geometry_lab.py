@@ -343,6 +343,8 @@ def test_a_figure_that_failed_unexpectedly_or_whose_worker_died_is_computed_agai
     real, calls = overlap_jobs.compute, []
 
     def flaky(*args):
+        if args[0] is not table:  # a task another test left in this process's queue
+            return real(*args)
         calls.append(threading.current_thread())
         if len(calls) == 1:
             raise MemoryError("no room just now")
