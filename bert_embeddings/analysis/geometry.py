@@ -142,6 +142,13 @@ def shape(name: str, removed: int | None) -> tuple[str, int]:
     return (name, int(removed or 0) if name == "all-but-the-top" else 0)
 
 
+def pca_shape(name: str, removed: int | None) -> tuple[str, int]:
+    """The key of a geometry's PCA map: as ``shape``, but centred is raw's (PCA centres the rows
+    itself, so the two maps are the same, computed and kept once)."""
+    name, removed = shape(name, removed)
+    return ("raw" if name == "centred" else name, removed)
+
+
 def fit(table: np.ndarray, name: str, removed: float = 0) -> Geometry:
     """The geometry ``name`` (one of GEOMETRIES) for ``table`` (n, hidden), with its row norms."""
     return fit_all(table, removed, (check_name(name),))[name]

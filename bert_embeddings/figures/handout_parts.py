@@ -87,8 +87,7 @@ class Sources:
         return self._once(("space", *shape), lambda: geometry.fit(self.index().table, *shape))
 
     def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
-        name, removed = geometry.shape(*shape)
-        name = "raw" if name == "centred" else name  # PCA centres the rows itself: the same map
+        name, removed = geometry.pca_shape(*shape)
         table = self.model.tables.word_embeddings
         return self._once(("pca", name, removed), lambda: geometry.pca(table, self.space(name, removed)))
 

@@ -38,8 +38,7 @@ class _Cached(handout_parts.Sources):
         return state._space(*self._key, *geometry.shape(name, removed))
 
     def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
-        name, removed = geometry.shape(*shape)
-        return state._vocabulary_pca(*self._key, "raw" if name == "centred" else name, removed)
+        return state._vocabulary_pca(*self._key, *geometry.pca_shape(*shape))
 
     def position_pca(self):
         return state._position_pca(*self._key)

@@ -366,8 +366,7 @@ def nearest(
 def vocabulary_pca(shape: tuple[str, int] = ("raw", 0)) -> tuple[projection.PcaBasis, np.ndarray]:
     """PCA of the whole token table in the geometry ``shape`` (its name and D): fitted once
     per model, shared by every session. PCA centres the rows itself, so centred is raw's map."""
-    name, removed = geometry.shape(*shape)
-    name = "raw" if name == "centred" else name  # the same map: computed and kept once
+    name, removed = geometry.pca_shape(*shape)
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
         space(name, removed)
         return _vocabulary_pca(*_active(), name, removed)

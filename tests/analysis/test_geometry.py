@@ -239,3 +239,10 @@ def test_a_block_of_scores_is_ranked_a_few_rows_at_a_time(tmp_path):
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["peak"] <= 1.5 * found["block"] + found["nbytes"], found
+
+
+def test_a_pca_map_is_keyed_as_its_geometry_but_centred_is_raws():
+    """PCA centres the rows itself: centred's map is raw's; every other geometry keeps its key."""
+    assert geometry.pca_shape("centred", 3) == ("raw", 0) == geometry.pca_shape("raw", 5)
+    assert geometry.pca_shape("all-but-the-top", 3) == ("all-but-the-top", 3)
+    assert geometry.pca_shape("standardised", 2) == geometry.shape("standardised", 2)
