@@ -1,5 +1,5 @@
-"""Commands for hosts: ``python -m bert_embeddings map MODEL`` and ``... lesson FILE`` (see
-``--help``)."""
+"""Commands for hosts: ``python -m bert_embeddings map MODEL``, ``... lesson FILE`` and
+``... worker`` (see ``--help``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import ExplorerError, LessonError, MapStorageError
-from bert_embeddings.jobs import files, priority
+from bert_embeddings.jobs import backend, files, priority, queue
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map, prepare
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import pair, space_jobs, stages
@@ -113,6 +113,26 @@ def parser() -> argparse.ArgumentParser:
         help="instead of the maps, prepare What moved's stage spaces: every stage's table (token rows, "
         "embedding output, each layer) and its exact neighbour lists, in each geometry given",
     )
+    mapping.add_argument(
+        "--queue",
+        action="store_true",
+        help="put the maps (or, with --stages, the stage spaces) on the job queue that "
+        "BERT_EXPLORER_JOBS names, for its workers, instead of computing them here; returns at once",
+    )
+    _more_commands(commands)
+    return top
+
+
+def _more_commands(commands) -> None:
+    """The worker and lesson commands' arguments."""
+    working = commands.add_parser(
+        "worker",
+        help="compute background jobs from the queue BERT_EXPLORER_JOBS names",
+        description=WORKER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    working.add_argument("--burst", action="store_true", help="stop once the queue is empty")
+    working.add_argument("--name", default=None, help="the worker's name, as the queue's dashboard shows it")
     lessons = commands.add_parser(
         "lesson",
         help="check a lesson file, and write its handout",
@@ -133,8 +153,19 @@ def parser() -> argparse.ArgumentParser:
         help="the model the handout's figures show, as the sidebar names it (default: the app's "
         "default model, or the bundled one where that cannot be had)",
     )
-    return top
 
+
+WORKER_HELP = """\
+Take background jobs (t-SNE maps, stage spaces, aligned maps) from the job queue in Redis that
+BERT_EXPLORER_JOBS names, one at a time, until stopped. Each job runs in a child process at
+background work's priority and writes its result into the cache folder (BERT_EXPLORER_CACHE),
+which must be the same folder, at the same path, as the web servers'. Run as many as the
+machine has room for: one job needs some hundred MB (a big vocabulary's map, some GB).
+
+Exit codes:
+  0    stopped (with --burst: the queue was empty)
+  2    BERT_EXPLORER_JOBS names no queue, or the queue does not answer
+"""
 
 LESSON_HELP = f"""\
 Check a lesson file as the app checks it when it is opened: that it is a TOML file within the
@@ -250,6 +281,8 @@ def map_command(args: argparse.Namespace) -> int:
         if shape[0] == "all-but-the-top":
             geometry.check_removed(shape[1], *table.shape)
     print(f"{model.name}: {table.shape[0]:,} rows of {table.shape[1]:,}", file=sys.stderr)
+    if args.queue:
+        return _enqueue(model, settings, wanted, args.stages)
     if args.stages:
         return _stages(model, wanted)
     cost = forecast.before_start(forecast.Shape.of(*table.shape, settings))
@@ -292,6 +325,30 @@ def _stages(model, wanted: list[tuple[str, int]]) -> int:
     return DONE
 
 
+def _enqueue(model, settings, wanted: list[tuple[str, int]], spaces: bool) -> int:
+    """--queue: each map (or stage space) put on the job queue, or said to be there already."""
+    if config.jobs_queue() is None:
+        raise ExplorerError("--queue needs a job queue: set BERT_EXPLORER_JOBS to its Redis URL.")
+    table, key = model.tables.word_embeddings, space_jobs.model_key(model) if spaces else ""
+    for shape in wanted:
+        label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
+        for stage in stages.stage_names(model) if spaces else [None]:
+            if stage is None:
+                found = prepare.queue_map(table, shape, settings)
+            else:
+                found = space_jobs.start(key, space_jobs.Spec(str(model.folder), stage, shape))
+                label = f"{label}, {stages.stage_label(stage)}"
+            print(f"{label}: {'on the queue' if backend.is_job(found) else 'already there'}", flush=True)
+    return DONE
+
+
+def worker_command(args: argparse.Namespace) -> int:
+    url = config.jobs_queue()
+    if url is None:
+        raise ExplorerError("A worker needs a job queue: set BERT_EXPLORER_JOBS to its Redis URL.")
+    return queue.work(url, burst=args.burst, name=args.name)
+
+
 def _stopped(args: argparse.Namespace) -> str:
     """What an interruption left: a map is removed whole; of the stage spaces, what was finished
     stays (whole, and used by the next run) and only the unfinished one's files go."""
@@ -308,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        return lesson_command(args) if args.command == "lesson" else map_command(args)
+        command = {"lesson": lesson_command, "worker": worker_command}.get(args.command, map_command)
+        return command(args)
     except LessonError as problem:
         print("error: this lesson cannot be used:", file=sys.stderr)
         for found in problem.problems:
@@ -331,5 +389,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    priority.background_priority()  # (the process only: never a test that calls main())
+    if sys.argv[1:2] != ["worker"]:  # a worker's jobs run at it; the worker itself must keep answering
+        priority.background_priority()  # (the process only: never a test that calls main())
     sys.exit(main())

@@ -36,6 +36,7 @@ PRECOMPUTE_MAPS = "BERT_EXPLORER_PRECOMPUTE_MAPS"
 PRESENTER = "BERT_EXPLORER_PRESENTER_KEY"
 ROOM_TRACE = "BERT_EXPLORER_ROOM_TRACE"
 ROOMS = "BERT_EXPLORER_ROOMS"
+JOBS = "BERT_EXPLORER_JOBS"
 TRUSTED_PROXIES = "BERT_EXPLORER_TRUSTED_PROXIES"
 ROOMS_FILE = "rooms.sqlite3"  # the default store's file, in the cache folder
 DEFAULT_MAP_ITERATIONS = 500
@@ -123,6 +124,18 @@ VARIABLES = (
         readers.one_of("idle", "normal"),
         "idle",
         command=True,
+    ),
+    Variable(
+        JOBS,
+        "where heavy background work (t-SNE maps, stage spaces, aligned maps) runs: `local` "
+        "(default), a process this server starts, one job at a time; or a Redis URL "
+        "(`redis://host:6379/1`, `rediss://` with TLS): a queue that workers take jobs from "
+        "(`python -m bert_embeddings worker`), one job per name across every replica, and no "
+        "replica computes itself",
+        readers.jobs,
+        "local",
+        command=True,
+        instead="background work runs in this server's own processes (`local`)",
     ),
     Variable(
         PRECOMPUTE_MAPS,
@@ -256,6 +269,12 @@ def map_iterations() -> int:
 
 def job_priority() -> str:
     return str(setting(JOB_PRIORITY))
+
+
+def jobs_queue() -> str | None:
+    """The Redis URL of the job queue, or None: background work runs locally."""
+    value = setting(JOBS)
+    return None if value == "local" else str(value)
 
 
 def precompute_maps() -> bool:

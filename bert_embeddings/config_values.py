@@ -90,6 +90,15 @@ def revision(text: str) -> str:
     return text
 
 
+def jobs(text: str) -> str:
+    """``local``, or the Redis URL of a job queue."""
+    if text.lower() == "local":
+        return "local"
+    if text.startswith(REDIS_SCHEMES):
+        return text
+    raise ValueError("local, or a redis://, rediss:// or unix:// URL")
+
+
 def rooms(text: str) -> str:
     """A Redis URL, or an absolute path to a SQLite file: one that exists must be a database."""
     if text.startswith(REDIS_SCHEMES):

@@ -101,6 +101,10 @@ class MapStorageError(ExplorerError):
     """The cache folder cannot hold a map: it is a file, read-only, or the disk is full."""
 
 
+class JobQueueError(ExplorerError):
+    """The job queue (BERT_EXPLORER_JOBS) does not answer: background work cannot start now."""
+
+
 class LessonError(ExplorerError):
     """A lesson file the explorer cannot use: every problem it found, each naming its step and
     field, in one message (nothing of the lesson is loaded)."""

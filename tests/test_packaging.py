@@ -1,6 +1,6 @@
 """One list of dependencies: pyproject.toml declares the core package's, and an extra for each
 part (app, rooms, dev); requirements.txt (what Community Cloud and the Dockerfile install) pins the
-same set as `.[app,rooms]`, and requirements-dev.txt adds `dev`'s. The core declares no Streamlit,
+same set as `.[app,rooms,queue]`, and requirements-dev.txt adds `dev`'s. The core declares no Streamlit,
 and the wheel pip builds holds the whole core."""
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ def requirement_lines(name: str) -> list[str]:
     return [line for line in kept if line and not line.startswith("-")]
 
 
-def test_requirements_txt_pins_what_the_app_and_rooms_extras_install():
-    """requirements.txt = the core's dependencies + `app` + `rooms`: the same packages, the same pins."""
+def test_requirements_txt_pins_what_the_app_rooms_and_queue_extras_install():
+    """requirements.txt = the core's dependencies + `app` + `rooms` + `queue`: the same packages,
+    the same pins (a package two extras share, such as redis, once)."""
     declared = project()
+    extras = declared["optional-dependencies"]
     expected = normalised(
-        declared["dependencies"]
-        + declared["optional-dependencies"]["app"]
-        + declared["optional-dependencies"]["rooms"]
+        dict.fromkeys(declared["dependencies"] + extras["app"] + extras["rooms"] + extras["queue"])
     )
     assert normalised(requirement_lines("requirements.txt")) == expected, FIX
 
@@ -65,11 +65,11 @@ def test_requirements_txt_keeps_the_cpu_index_for_torch():
     assert normalised(requirement_lines("requirements.txt"))["torch"].endswith("+cpu")
 
 
-def test_the_core_declares_no_streamlit_and_no_redis():
+def test_the_core_declares_no_streamlit_no_redis_and_no_rq():
     """The core never imports Streamlit (tests/test_architecture.py), so it does not install it;
-    redis-py is only for rooms on Redis."""
+    redis-py and RQ are only for rooms and jobs on Redis."""
     core = normalised(project()["dependencies"])
-    assert not {"streamlit", "redis"} & set(core)
+    assert not {"streamlit", "redis", "rq"} & set(core)
     assert "streamlit" in normalised(project()["optional-dependencies"]["app"])
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bert_embeddings.errors import MapStorageError
-from bert_embeddings.jobs import files, priority
+from bert_embeddings.jobs import files, priority, progress
 
 
 @dataclass
@@ -49,11 +49,42 @@ class Job:
         if code is None or code == 0:
             return None
         files.clear_inputs(self.folder)
-        try:
-            tail = (self.folder / files.LOG).read_text()[-400:].strip().splitlines()[-1]
-        except (OSError, IndexError):
-            tail = ""
-        return f"the background process stopped (exit code {code}){': ' + tail if tail else ''}"
+        return stopped(self.folder, code)
+
+    def report(self) -> dict | None:
+        """The worker's latest progress report (jobs.progress), or None."""
+        return progress.read(self.folder)
+
+    def waits_for(self) -> str:
+        return (
+            "waiting while another map or space is computed on this server (one at a time, so that "
+            "the server keeps memory for everyone's pages)"
+        )
+
+
+def stopped(folder: Path, code: int) -> str:
+    """Why a worker that exited with ``code`` stopped: its log's last line says, if it wrote one."""
+    try:
+        tail = (folder / files.LOG).read_text()[-400:].strip().splitlines()[-1]
+    except (OSError, IndexError):
+        tail = ""
+    return f"the background process stopped (exit code {code}){': ' + tail if tail else ''}"
+
+
+def launch(
+    folder: Path, worker: list[str], what: str, preexec=priority.background_priority
+) -> subprocess.Popen:
+    """``python -m *worker`` at background work's priority, two threads, its output in the job's
+    log; a folder that cannot take the log raises MapStorageError saying what to fix."""
+    try:
+        log = open(folder / files.LOG, "w")
+    except OSError as error:
+        raise MapStorageError(files.storage_problem(error, what=what)) from None
+    env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
+    with log:
+        return subprocess.Popen(
+            [sys.executable, "-m", *worker], env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec
+        )
 
 
 _jobs: dict[Path, Job] = {}
@@ -89,24 +120,20 @@ def start(
         if _computing(besides=folder):
             job = _jobs[folder] = Job(folder, None, time.time())
             return job
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            inputs()
-            (folder / files.PROGRESS).unlink(missing_ok=True)
-            log = open(folder / files.LOG, "w")
-        except OSError as error:
-            raise MapStorageError(files.storage_problem(error, what=what)) from None
-        env = {**os.environ, "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
-        with log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", *worker],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=priority.background_priority,
-            )
-        job = _jobs[folder] = Job(folder, process, time.time())
+        prepare(folder, inputs, what)
+        job = _jobs[folder] = Job(folder, launch(folder, worker, what), time.time())
         return job
+
+
+def prepare(folder: Path, inputs: Callable[[], None], what: str) -> None:
+    """A job's folder made and its input written (``inputs``), its last progress report gone; a
+    folder that cannot be written raises MapStorageError saying what to fix."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        inputs()
+        (folder / files.PROGRESS).unlink(missing_ok=True)
+    except OSError as error:
+        raise MapStorageError(files.storage_problem(error, what=what)) from None
 
 
 def job_in(folder: Path) -> Job | None:

@@ -28,3 +28,19 @@ def background_priority(thread_id: int = 0) -> None:
             os.setpriority(os.PRIO_PROCESS, thread_id, NICENESS)
         except (AttributeError, OSError):
             pass
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def background_child() -> None:
+    """A queue worker's child (preexec_fn): background work's priority, and killed with its
+    worker, so that a worker stopped outright leaves no computation behind to finish unseen."""
+    background_priority()
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bert_embeddings import config
-from bert_embeddings.jobs import files, local
+from bert_embeddings.jobs import backend, files
 from bert_embeddings.maps import map_reading, neighbour_map
 
 COORDS, META = "coords.npy", "meta.json"
@@ -149,7 +149,7 @@ def start(
     settings: neighbour_map.Settings,
     table_fingerprint: str | None = None,
     prepare: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> local.Job | Done:
+) -> backend.Job | Done:
     """The finished map if it is on disk; else the job computing it (started now unless this
     process already runs it: every caller then shares that one job; or waiting, if another map
     is being computed). ``prepare``: what to map instead of ``table`` itself (e.g. its rows in
@@ -161,4 +161,4 @@ def start(
         files.save_table(folder / files.TABLE, table if prepare is None else prepare(table))
 
     worker = ["bert_embeddings.maps.map_worker", str(folder), json.dumps(settings.as_dict())]
-    return local.start(folder, lambda: load(folder, len(table)), inputs, worker)
+    return backend.start(folder, lambda: load(folder, len(table)), inputs, worker)

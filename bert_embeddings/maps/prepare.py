@@ -68,6 +68,14 @@ def prepare_map(
     return Prepared(shape, folder, True, float(result.recall))
 
 
+def queue_map(table: np.ndarray, shape: tuple[str, int], settings: neighbour_map.Settings):
+    """The map of ``table`` in ``shape`` as the app names it: finished, or the background job
+    making it (on the job queue, when the host set one), started now if there is none."""
+    fitted = None if shape[0] == "raw" else geometry.fit(table, *shape)
+    prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
+    return map_jobs.start(table, settings, map_jobs.map_name(files.fingerprint(table), shape), prepare)
+
+
 def _remove_unfinished(folder: Path) -> None:
     if not folder.is_dir():
         return

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bert_embeddings import config
-from bert_embeddings.jobs import files, local, worker
+from bert_embeddings.jobs import backend, files, worker
 from bert_embeddings.maps import neighbour_map
 from bert_embeddings.spaces import aligned, compare, space_jobs
 
@@ -77,7 +77,7 @@ def finished(folder: Path) -> aligned.AlignedMaps | None:
     return aligned.AlignedMaps(maps[0], maps[1], maps[2], *(float(r) for r in recalls))
 
 
-def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.AlignedMaps | local.Job:
+def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.AlignedMaps | backend.Job:
     """The maps if they are on disk; else the job computing them (joined if it runs here, or
     waiting while another map or space is computed). ``rows``: each side's shared row numbers."""
     folder = folder_for(spec)
@@ -88,7 +88,7 @@ def start(spec: PairSpec, rows: tuple[np.ndarray, np.ndarray]) -> aligned.Aligne
         files.write_atomically(job_folder / files.TABLE, files.npy_bytes(both, np.int64))
 
     worker = ["bert_embeddings.spaces.aligned_jobs", str(folder), str(job_folder), spec.as_json()]
-    return local.start(job_folder, lambda: finished(folder), inputs, worker, WHAT)
+    return backend.start(job_folder, lambda: finished(folder), inputs, worker, WHAT)
 
 
 def side_input(key: str, spec: space_jobs.Spec, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
-from bert_embeddings.jobs import files, local
+from bert_embeddings.jobs import backend, files
 from bert_embeddings.spaces import compare, stages
 
 ALL = "all"  # the lists of the whole vocabulary
@@ -93,7 +93,7 @@ def lists_for(folder: Path, spec: Spec) -> np.ndarray | None:
     return files.load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
 
 
-def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | local.Job:
+def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | backend.Job:
     """The neighbour lists ``spec`` names if they are on disk; else the job computing them (and
     the stage's table first if it is not there), joined if this process already runs it, or
     waiting while another map or space is computed. ``rows``: the shared row numbers, for lists
@@ -108,7 +108,7 @@ def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | 
             files.write_atomically(job_folder / files.TABLE, files.npy_bytes(rows, np.int64))
 
     worker = ["bert_embeddings.spaces.space_worker", str(folder), str(job_folder), spec.as_json()]
-    return local.start(job_folder, lambda: lists_for(folder, spec), inputs, worker, WHAT)
+    return backend.start(job_folder, lambda: lists_for(folder, spec), inputs, worker, WHAT)
 
 
 def table_in(folder: Path, stage: str) -> np.ndarray | None:

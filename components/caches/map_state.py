@@ -10,7 +10,7 @@ import streamlit as st
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.figures import views
-from bert_embeddings.jobs import files, local
+from bert_embeddings.jobs import backend, files
 from bert_embeddings.maps import forecast, map_jobs, map_reading, neighbour_map, pace
 from bert_embeddings.models import checkpoints
 from components.caches.state import _active, _model, _open, _vocab_index, friendly_errors, space
@@ -75,7 +75,7 @@ def cost() -> tuple[forecast.TimeLeft, float, bool]:
 
 def neighbour_map_of_model(
     shape: tuple[str, int] = RAW, start: bool = True
-) -> map_jobs.Done | local.Job | None:
+) -> map_jobs.Done | backend.Job | None:
     """The t-SNE map of the model in use in the geometry ``shape`` (its name and D): finished
     (read from disk once), or the job computing it, which this call starts (unless ``start`` is
     False and this process knows no job for it: None then) unless it already runs for any session
@@ -89,7 +89,7 @@ def neighbour_map_of_model(
         return _finished_map(folder)
     except _NotFinishedError:
         pass
-    if not start and local.job_in(Path(folder)) is None:
+    if not start and backend.job_in(Path(folder)) is None:
         return None  # (a job this process knows of is joined: running, waiting its turn, or failed)
     fitted = None if shape == RAW else space(*shape)
     prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))

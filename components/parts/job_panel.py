@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bert_embeddings.jobs import local, progress
+from bert_embeddings.errors import JobQueueError
+from bert_embeddings.jobs import backend, progress
 from components.parts import echo
 
 
@@ -41,8 +42,11 @@ def _ask(key: str) -> None:
 
 def _again(key: str, folders: tuple) -> None:
     """on_click of "Try again": the failed jobs are forgotten and asked for again in one click."""
-    for folder in folders:
-        local.retry(folder)
+    try:
+        for folder in folders:
+            backend.retry(folder)
+    except JobQueueError:
+        pass  # the run this click starts says that the queue does not answer
     _ask(key)
 
 
@@ -59,7 +63,16 @@ def wait_for(
     started when ``start``; a job this process knows of is always returned), or None: not on disk
     and not asked for. ``offer``: the button that asks; None starts the jobs at once."""
     asked = offer is None or bool(st.session_state.pop(_flag(key), False))
-    found = list(find(asked))
+    try:
+        return _panel(key, list(find(asked)), labels, offer, note)
+    except JobQueueError as problem:  # the queue does not answer: what is on disk was already shown
+        st.error(echo.plain(problem), icon=":material/cloud_off:")
+        st.button("Try again", icon=":material/refresh:", key=f"{key}_queue", on_click=_ask, args=(key,))
+        return None
+
+
+def _panel(key: str, found: list, labels: Sequence[str], offer: Offer | None, note: str) -> list | None:
+    """The panel for what ``find`` returned (wait_for)."""
     if any(item is None for item in found):
         if offer.before is not None:
             offer.before()
@@ -67,7 +80,7 @@ def wait_for(
         if offer.note:
             st.caption(offer.note)
         return None
-    jobs = [(label, item) for label, item in zip(labels, found, strict=True) if isinstance(item, local.Job)]
+    jobs = [(label, item) for label, item in zip(labels, found, strict=True) if backend.is_job(item)]
     if not jobs:
         return found
     failed = [(label, why) for label, job in jobs if (why := job.failure())]
@@ -93,23 +106,24 @@ def _left_in_words(left) -> str:
 
 
 @st.fragment(run_every=1.0)
-def _watch(jobs: list[tuple[str, local.Job]], note: str) -> None:
+def _watch(jobs: list[tuple[str, backend.Job]], note: str) -> None:
     """While jobs run: each one's step, how far along and the time left, and ``note``. Only this
     part of the page reruns, once a second; the whole page reruns when a job stops, so that its
     result, or its failure, is shown at once."""
+    try:
+        _bars(jobs, note)
+    except JobQueueError:  # the whole page then says so, and shows what is on disk
+        st.rerun(scope="app")
+
+
+def _bars(jobs: list[tuple[str, backend.Job]], note: str) -> None:
     if not any(job.running() for _, job in jobs):
         st.rerun(scope="app")
     for label, job in jobs:
         if job.waiting():
-            st.info(
-                echo.plain(
-                    f"{label}: waiting while another map or space is computed on this server (one at a "
-                    "time, so that the server keeps memory for everyone's pages)."
-                ),
-                icon=":material/hourglass_top:",
-            )
+            st.info(echo.plain(f"{label}: {job.waits_for()}."), icon=":material/hourglass_top:")
             continue
-        report = progress.read(job.folder)
+        report = job.report()
         done, left = progress.time_left(report)
         step = (report or {}).get("stage", "starting")
         since = time.time() - job.started

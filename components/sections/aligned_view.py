@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import charts, space_charts
-from bert_embeddings.jobs import local
+from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
 from bert_embeddings.views import settings
@@ -39,13 +39,13 @@ def _clicked(pieces: tuple[str, ...]) -> None:
             st.session_state[settings.MV_PIECE] = pieces[row]
 
 
-def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMaps | local.Job | None:
+def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMaps | backend.Job | None:
     folder = aligned_jobs.folder_for(spec)
     try:
         return spaces.aligned_maps(spec.name(), folder)
     except spaces.NotOnDiskError:
         pass
-    if local.job_in(folder / "jobs" / "maps") is None and not start:
+    if backend.job_in(folder / "jobs" / "maps") is None and not start:
         return None
     return aligned_jobs.start(spec, rows)
 

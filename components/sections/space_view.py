@@ -12,7 +12,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.figures import space_charts, views
-from bert_embeddings.jobs import local
+from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
@@ -37,7 +37,7 @@ class Side:
         return spaces.model_key(str(self.model.folder), self.model)
 
 
-def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | local.Job | None:
+def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | backend.Job | None:
     """The side's neighbour lists (read from disk once per process); else the job making them,
     joined if it runs, started if ``start``; else None (not asked for yet)."""
     spec = side.spec(shape)
@@ -46,7 +46,7 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | local
         return spaces.lists(side.key, name, spec)
     except spaces.NotOnDiskError:
         pass
-    running = local.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
+    running = backend.job_in(space_jobs.folder_for(side.key) / "jobs" / name)
     if running is None and not start:
         return None
     return space_jobs.start(side.key, spec, side.rows)
