@@ -11,6 +11,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -168,6 +169,30 @@ def load_balancer(backends: list[str], log: Path | None = None, timeout: float =
     try:
         _wait(lambda: _accepts(port), process, "haproxy", timeout)
         yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(process)
+        if log:
+            out.close()
+
+
+@contextmanager
+def job_worker(url: str, env: dict | None = None, log: Path | None = None, name: str | None = None):
+    """``python -m bert_embeddings worker`` taking jobs from the queue at ``url`` (BERT_EXPLORER_JOBS),
+    with ``env`` added to this process's environment; yields the process once the worker has
+    registered with the queue. Stopped, and waited for, afterwards."""
+    from redis import Redis
+    from rq import Worker
+
+    environment = {**os.environ, **(env or {}), "BERT_EXPLORER_JOBS": url}
+    command = [os.environ.get("PYTHON", sys.executable), "-m", "bert_embeddings", "worker"]
+    command += ["--name", name] if name else []
+    out = open(log, "a") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    redis = Redis.from_url(url)
+    before = {worker.name for worker in Worker.all(connection=redis)}
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        _wait(lambda: {w.name for w in Worker.all(connection=redis)} - before, process, "the job worker", 60)
+        yield process
     finally:
         _stop(process)
         if log:

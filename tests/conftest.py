@@ -41,6 +41,7 @@ SERVER = {
         "a Jupyter kernel runs the notebook",
     ),
     "tests/test_services.py": {"*": "Redis and HAProxy servers"},
+    "tests/jobs/test_job_queue.py": {"*": "a Redis server and job worker processes"},
     "tests/rooms/test_rooms_away.py": {"*": "a Redis server stopped and started again"},
     "tests/rooms/test_room_stores.py": {
         "test_a_redis_gone_mid_workshop_pauses_rooms_and_loses_no_version_when_it_is_back": "a Redis server"
