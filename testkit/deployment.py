@@ -12,7 +12,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bert_embeddings.config import ROOMS, TRUSTED_PROXIES
+from bert_embeddings.config import JOBS, ROOMS, TRUSTED_PROXIES
 from testkit import services
 from testkit.browser import ROOT, free_port, streamlit_command, wait_healthy
 
@@ -57,6 +57,7 @@ class Deployment:
     base: str  # the load balancer's address: what every browser opens
     replicas: list[Replica]
     redis: services.RedisServer | None  # None: the replicas share a SQLite file instead
+    jobs: str | None = None  # the job queue's URL, if their heavy work goes on one
 
     def cookie(self, replica: int, base: str | None = None) -> dict:
         """The sticky cookie that puts a browser context's pages on ``replica``."""
@@ -65,6 +66,10 @@ class Deployment:
             "value": self.replicas[replica].name,
             "url": base or self.base,
         }
+
+
+def jobs_url(redis: services.RedisServer) -> str:
+    return redis.url.rsplit("/", 1)[0] + "/1"
 
 
 def available() -> str | None:
@@ -82,9 +87,13 @@ def available() -> str | None:
 
 
 @contextmanager
-def deployment(folder: Path, env: dict[str, str] | None = None, store: str = "redis") -> Iterator[Deployment]:
+def deployment(
+    folder: Path, env: dict[str, str] | None = None, store: str = "redis", jobs: bool = False
+) -> Iterator[Deployment]:
     """Redis, two replicas sharing it, and HAProxy in front; logs in ``folder``. With
-    ``store="sqlite"``, the replicas share a SQLite file instead, as processes on one host do."""
+    ``store="sqlite"``, the replicas share a SQLite file instead, as processes on one host do.
+    With ``jobs``, their heavy work goes on a queue in the same Redis (its database 1,
+    ``Deployment.jobs``), as compose.yaml's does, for workers to take."""
     redis = None
     if store == "redis":
         redis = services.RedisServer(appendonly=True, folder=folder / "redis")
@@ -97,12 +106,14 @@ def deployment(folder: Path, env: dict[str, str] | None = None, store: str = "re
         **(env or {}),
         ROOMS: redis.url if redis else str(folder / "rooms.sqlite3"),
     }
+    if jobs and redis is not None:
+        shared[JOBS] = jobs_url(redis)
     replicas = [Replica(name, shared, folder / f"{name}.log") for name in services.REPLICA_NAMES]
     try:
         for replica in replicas:
             replica.start()
         with services.load_balancer([r.address for r in replicas], log=folder / "haproxy.log") as base:
-            yield Deployment(base, replicas, redis)
+            yield Deployment(base, replicas, redis, shared.get(JOBS))
     finally:
         for replica in replicas:
             with suppress(Exception):

@@ -112,3 +112,23 @@ def test_the_replicas_believe_forwarded_addresses_from_the_balancer_only(service
         assert any(lb_address in network for network in networks)
         assert networks == [ipaddress.ip_network(f"{lb_address}/32")]  # nobody else
     assert re.search(r"^\s*option forwardfor\b", HAPROXY_CONFIG.read_text(), re.MULTILINE)
+
+
+def test_a_worker_service_takes_the_replicas_jobs_from_the_compose_redis(services):
+    """compose.yaml's worker: the apps' image, settings and volume, running the worker command,
+    and the apps put their heavy work on the queue it reads (BERT_EXPLORER_JOBS), in the
+    compose file's Redis but not in the rooms' database."""
+    from bert_embeddings import config
+
+    worker = services["worker"]
+    assert worker["command"] == ["python", "-m", "bert_embeddings", "worker"]
+    redis_services = [name for name, s in services.items() if str(s.get("image", "")).startswith("redis")]
+    queue = environment(worker)["BERT_EXPLORER_JOBS"]
+    match = re.fullmatch(r"redis://([\w.-]+):(\d+)/(\d+)", queue)
+    assert match and match.group(1) in redis_services, queue
+    for name, _port in replicas(services):
+        app = services[name]
+        assert environment(app)["BERT_EXPLORER_JOBS"] == queue
+        assert environment(app)["BERT_EXPLORER_ROOMS"] != queue
+        assert app["volumes"] == worker["volumes"] and app["build"] == worker["build"]
+    assert config.readers.jobs(queue) == queue

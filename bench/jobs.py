@@ -1,0 +1,178 @@
+"""Heavy work on the job queue while a workshop room runs: the deployment of compose.yaml with
+its worker.
+
+Redis, two replicas behind the shipped HAProxy (testkit/deployment.py) with BERT_EXPLORER_JOBS
+on that Redis, and one worker (``python -m bert_embeddings worker``), all on this machine, on the
+bundled model. A leader opens a room and thirty followers join it, half on each replica
+(bench.follow's people, its ten changes and its definition of an error: a follower not showing
+a change within 30 s). Then a reader on each replica opens the Maps page's t-SNE map, cold,
+at the same moment, and while it computes the leader makes the ten changes. Both readers then
+wait for the map.
+
+- duplicate_jobs D: jobs put on the queue beyond one (target 0: the second replica joins the
+  first's job);
+- follower_errors E: follower updates that missed their window while the map computed (target 0);
+- wake_p95_s P: the server's wake-ups of the followers, from the room trace (target <= 0.5 s);
+- map_s M and local_map_s L: afterwards, in the same run and with nobody else on the machine,
+  the same map in a fresh cache folder, once through the queue and its worker and once by the
+  local backend (a process this benchmark starts), each timed from the request to the finished
+  map read back; target M / L <= 1.1 (the queue adds nothing measurable).
+
+    .venv/bin/python -m bench.jobs
+
+With BENCH_QUICK=1: a small random checkpoint, two followers, two changes (bench/__init__.py).
+
+Last line: jobs replicas=2 workers=W duplicate_jobs=D follower_errors=E wake_p95_s=P map_s=M
+local_map_s=L
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+
+from bench import QUICK, bundled_or_quick
+from bench.follow import (
+    CHANGES,
+    FOLLOWERS,
+    crowd_browser,
+    idle,
+    join,
+    nan,
+    open_room,
+    percentile_95,
+    replay,
+    summary,
+    wake_times,
+)
+from bench.follow_replicas import Served
+from bert_embeddings.config import ROOM_TRACE
+from testkit import deployment
+from testkit.services import job_worker
+
+WORKERS = 1
+FINISHED_MAP = re.compile("Faithfulness.{0,2} neighbour recall@10")
+MAP_TIMEOUT_MS = 1_800_000
+
+
+async def crowd_and_map(model_spec: str, folder: Path) -> dict:
+    """The room, the two readers asking for the map, and the leader's changes meanwhile."""
+    trace = folder / "rooms.trace"
+    env = {
+        "BERT_EXPLORER_MODEL": model_spec,
+        ROOM_TRACE: str(trace),
+        "BERT_EXPLORER_CACHE": str(folder / "cache"),
+    }
+    with deployment.deployment(folder, env, jobs=True) as running:
+        served = Served(
+            running.base,
+            [r.log for r in running.replicas],
+            lambda: [r.process for r in running.replicas],
+            running,
+        )
+        with job_worker(running.jobs, env=env, log=folder / "worker.log"):
+            async with async_playwright() as playwright:
+                browser = await crowd_browser(playwright, folder)
+
+                async def new_page(cookie: dict):
+                    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+                    await context.add_cookies([cookie])
+                    return await context.new_page()
+
+                leader = await new_page(served.cookies(0)[0])
+                code = await open_room(leader, served.base)
+                followers = [await new_page(served.cookies(person)[0]) for person in range(1, FOLLOWERS + 1)]
+                await join(followers, f"{served.base}/?follow={code}")
+                readers = [await new_page(running.cookie(replica)) for replica in (0, 1)]
+                asked = time.perf_counter()
+                await asyncio.gather(*(r.goto(f"{served.base}/maps?method=tsne") for r in readers))
+                since = time.time()
+                following = await replay(leader, [leader], followers, served)
+                wakes = wake_times(trace.read_text(), code, since)
+                for reader in readers:
+                    await reader.get_by_text(FINISHED_MAP).first.wait_for(timeout=MAP_TIMEOUT_MS)
+                    await idle(reader)
+                print(f"both readers show the map {time.perf_counter() - asked:.1f} s after asking")
+                await browser.close()
+        from redis import Redis
+
+        from bert_embeddings.jobs import queue
+
+        enqueued = int(Redis.from_url(running.jobs).get(queue.ENQUEUED) or 0)
+    return {"following": following, "wakes": wakes, "enqueued": enqueued}
+
+
+def timed_map(table, folder: Path, url: str | None) -> float:
+    """Seconds from asking for the map of ``table`` in a fresh cache folder to reading it back:
+    on the queue at ``url`` (its worker computing it), or by the local backend (None)."""
+    from bert_embeddings.jobs import backend
+    from bert_embeddings.maps import map_jobs
+
+    os.environ["BERT_EXPLORER_CACHE"] = str(folder)
+    os.environ.pop("BERT_EXPLORER_JOBS", None)
+    if url:
+        os.environ["BERT_EXPLORER_JOBS"] = url
+    settings = map_jobs.default_settings()
+    began = time.perf_counter()
+    found = map_jobs.start(table, settings)
+    while backend.is_job(found):
+        if why := found.failure():
+            raise SystemExit(f"the map failed: {why}")
+        time.sleep(0.1)
+        found = map_jobs.start(table, settings)
+    return time.perf_counter() - began
+
+
+def queue_against_local(table, folder: Path) -> tuple[float, float]:
+    """The same map through the queue (one worker) and by the local backend, one after the other."""
+    from testkit.services import RedisServer
+
+    redis = RedisServer(appendonly=False, folder=folder / "redis-quiet")
+    (folder / "redis-quiet").mkdir()
+    redis.start()
+    try:
+        with job_worker(
+            redis.url, env={"BERT_EXPLORER_CACHE": str(folder / "q")}, log=folder / "quiet-worker.log"
+        ):
+            on_queue = timed_map(table, folder / "q", redis.url)
+    finally:
+        redis.close()
+    return on_queue, timed_map(table, folder / "l", None)
+
+
+def main() -> None:
+    os.environ.setdefault("BERT_EXPLORER_JOB_PRIORITY", "idle")
+    if QUICK:  # a rough map: the quick run checks the way, not the figures
+        os.environ["BERT_EXPLORER_MAP_ITERATIONS"] = "10"
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        model = bundled_or_quick(folder)
+        spec = str(model.folder) if QUICK else "bundled"
+        result = asyncio.run(crowd_and_map(spec, folder))
+        map_s, local_map_s = queue_against_local(model.tables.word_embeddings, folder)
+    latencies, errors = summary(result["following"])
+    wakes = result["wakes"]
+    print(
+        f"the same map with nobody else on the machine: queue {map_s:.1f} s, local {local_map_s:.1f} s; "
+        f"queue / local = {map_s / local_map_s:.2f}"
+    )
+    print(
+        f"followers: {len(CHANGES)} changes, p50 {statistics.median(latencies or [nan]):.2f} s, "
+        f"p95 {percentile_95(latencies):.2f} s; wake-ups {len(wakes)}"
+    )
+    print(
+        f"jobs replicas=2 workers={WORKERS} duplicate_jobs={result['enqueued'] - 1} "
+        f"follower_errors={errors} wake_p95_s={percentile_95(wakes):.2f} map_s={map_s:.1f} "
+        f"local_map_s={local_map_s:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
