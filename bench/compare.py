@@ -35,17 +35,50 @@ from pathlib import Path
 import numpy as np
 
 from bench import bundled_or_quick, full_or_quick
-from bert_embeddings.maps import neighbour_map
-from bert_embeddings.spaces import aligned, compare, pair, stages
+from bert_embeddings.analysis import contextual
+from bert_embeddings.maps import knn, neighbour_map
+from bert_embeddings.models.threads import torch_module
+from bert_embeddings.spaces import aligned, compare, pair, space_jobs, stages
 
 STAND_IN_WIDTH = full_or_quick(768, 64)
 SETTINGS = full_or_quick(neighbour_map.Settings(), neighbour_map.Settings(iterations=10))
 SHAPE = ("raw", 0)
 
 
-def cold_stages(model) -> float:
+def cold_stages(model) -> tuple[float, dict[str, float]]:
+    """Seconds to make every stage space cold (pair.prepare_stages, a stage at a time), and how
+    they split between the stages' tables (the layers' from one pass) and the neighbour lists."""
+    spent = {pair.TABLE: 0.0, knn.STAGE: 0.0}
+    now = {"step": None, "since": time.perf_counter()}
+
+    def heard(step: str, done: float) -> None:
+        if step != now["step"]:
+            clock = time.perf_counter()
+            if now["step"] is not None:
+                spent[now["step"]] += clock - now["since"]
+            now.update(step=step, since=clock)
+
     began = time.perf_counter()
-    pair.prepare_stages(model, SHAPE, threads=2)
+    key = space_jobs.model_key(model)
+    for stage in stages.stage_names(model):
+        pair.prepare_stage(model, key, stage, SHAPE, threads=2, progress=heard)
+        heard("", 0.0)
+        now["step"] = None
+    return time.perf_counter() - began, spent
+
+
+def bare_forward(model) -> float:
+    """Seconds of the layer pass's floor: the whole model run over the same inputs in the same
+    batches ([CLS] piece [SEP], every piece), keeping nothing."""
+    torch = torch_module()
+    full = contextual.load_full_model(model)
+    start_id, end_id = stages.template(model)
+    began = time.perf_counter()
+    with torch.inference_mode():
+        for first in range(0, model.vocab_size, stages.BATCH):
+            pieces = torch.arange(first, min(model.vocab_size, first + stages.BATCH))
+            ids = torch.stack([torch.full_like(pieces, start_id), pieces, torch.full_like(pieces, end_id)], 1)
+            full(input_ids=ids, attention_mask=torch.ones_like(ids))
     return time.perf_counter() - began
 
 
@@ -83,7 +116,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["BERT_EXPLORER_CACHE"] = str(Path(scratch) / "cache")
         model = bundled_or_quick(scratch)
-        stages_cold = cold_stages(model)
+        stages_cold, spent = cold_stages(model)
+        forward = bare_forward(model)
+        print(
+            f"every stage space cold: {stages_cold:.1f} s, of which the tables {spent[pair.TABLE]:.1f} s "
+            f"(the layer pass's floor, a bare forward pass over the same inputs: {forward:.1f} s) and "
+            f"the neighbour lists {spent[knn.STAGE]:.1f} s"
+        )
         last = str(stages.layer_count(model))
         a, b = pair.space_of(model, "token"), pair.space_of(model, last)
         warm, extra_mb, result = warm_comparison(a, b)
