@@ -13,6 +13,8 @@ wait for the map.
   first's job);
 - follower_errors E: follower updates that missed their window while the map computed (target 0);
 - wake_p95_s P: the server's wake-ups of the followers, from the room trace (target <= 0.5 s);
+  first, as a control in the same run, the same room makes the same changes on a fresh
+  deployment with no map asked for (its errors and wake p95 are printed above the last line);
 - map_s M and local_map_s L: afterwards, in the same run and with nobody else on the machine,
   the same map in a fresh cache folder, once through the queue and its worker and once by the
   local backend (a process this benchmark starts), each timed from the request to the finished
@@ -62,8 +64,9 @@ FINISHED_MAP = re.compile("Faithfulness.{0,2} neighbour recall@10")
 MAP_TIMEOUT_MS = 1_800_000
 
 
-async def crowd_and_map(model_spec: str, folder: Path) -> dict:
-    """The room, the two readers asking for the map, and the leader's changes meanwhile."""
+async def crowd_and_map(model_spec: str, folder: Path, with_map: bool = True) -> dict:
+    """The room, the two readers asking for the map, and the leader's changes meanwhile (without
+    ``with_map``: the same room and changes on a fresh deployment, and no map: the control)."""
     trace = folder / "rooms.trace"
     env = {
         "BERT_EXPLORER_MODEL": model_spec,
@@ -90,7 +93,7 @@ async def crowd_and_map(model_spec: str, folder: Path) -> dict:
                 code = await open_room(leader, served.base)
                 followers = [await new_page(served.cookies(person)[0]) for person in range(1, FOLLOWERS + 1)]
                 await join(followers, f"{served.base}/?follow={code}")
-                readers = [await new_page(running.cookie(replica)) for replica in (0, 1)]
+                readers = [await new_page(running.cookie(replica)) for replica in (0, 1)] if with_map else []
                 asked = time.perf_counter()
                 await asyncio.gather(*(r.goto(f"{served.base}/maps?method=tsne") for r in readers))
                 since = time.time()
@@ -99,7 +102,8 @@ async def crowd_and_map(model_spec: str, folder: Path) -> dict:
                 for reader in readers:
                     await reader.get_by_text(FINISHED_MAP).first.wait_for(timeout=MAP_TIMEOUT_MS)
                     await idle(reader)
-                print(f"both readers show the map {time.perf_counter() - asked:.1f} s after asking")
+                if readers:
+                    print(f"both readers show the map {time.perf_counter() - asked:.1f} s after asking")
                 await browser.close()
         from redis import Redis
 
@@ -155,10 +159,19 @@ def main() -> None:
         folder = Path(where)
         model = bundled_or_quick(folder)
         spec = str(model.folder) if QUICK else "bundled"
+        print("control: the room on the deployment, no map asked for")
+        (folder / "control").mkdir()
+        control = asyncio.run(crowd_and_map(spec, folder / "control", with_map=False))
+        print("the room while both replicas ask for the map:")
         result = asyncio.run(crowd_and_map(spec, folder))
         map_s, local_map_s = queue_against_local(model.tables.word_embeddings, folder)
     latencies, errors = summary(result["following"])
     wakes = result["wakes"]
+    _, control_errors = summary(control["following"])
+    print(
+        f"control, the same room and changes with no map, in this run: errors={control_errors} "
+        f"wake_p95_s={percentile_95(control['wakes']):.2f}"
+    )
     print(
         f"the same map with nobody else on the machine: queue {map_s:.1f} s, local {local_map_s:.1f} s; "
         f"queue / local = {map_s / local_map_s:.2f}"
