@@ -44,6 +44,7 @@ from bench import QUICK, bundled_or_quick
 from bench.follow import (
     CHANGES,
     FOLLOWERS,
+    STARTS,
     crowd_browser,
     idle,
     join,
@@ -99,6 +100,7 @@ async def crowd_and_map(model_spec: str, folder: Path, with_map: bool = True) ->
                 since = time.time()
                 following = await replay(leader, [leader], followers, served)
                 wakes = wake_times(trace.read_text(), code, since)
+                print_wakes_by_view(trace.read_text(), code, since)
                 for reader in readers:
                     await reader.get_by_text(FINISHED_MAP).first.wait_for(timeout=MAP_TIMEOUT_MS)
                     await idle(reader)
@@ -111,6 +113,23 @@ async def crowd_and_map(model_spec: str, folder: Path, with_map: bool = True) ->
 
         enqueued = int(Redis.from_url(running.jobs).get(queue.ENQUEUED) or 0)
     return {"following": following, "wakes": wakes, "enqueued": enqueued}
+
+
+def print_wakes_by_view(trace: str, code: str, since: float) -> None:
+    """Each view the leader published: its followers' wake-ups' median and slowest (bench.follow's
+    wake_times, a view at a time), so that a slow view stands out from a slow room."""
+    shown, started = {}, {}
+    for line in trace.splitlines():
+        event, room, version, when, session = line.split()
+        if room == code and event == "shown" and float(when) > since:
+            shown.setdefault(int(version), float(when))
+        elif room == code and event in STARTS:
+            started.setdefault((int(version), session), float(when))
+    for version, at in sorted(shown.items()):
+        waits = [when - at for (v, _), when in started.items() if v == version]
+        if waits:
+            median, slowest = statistics.median(waits), max(waits)
+            print(f"  view {version}: {len(waits)} wake-ups, median {median:.2f} s, slowest {slowest:.2f} s")
 
 
 def timed_map(table, folder: Path, url: str | None) -> float:

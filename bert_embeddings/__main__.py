@@ -39,7 +39,8 @@ Exit codes:
   {DONE}    the maps are there (computed now, or already)
   {WRONG_INPUT}    the model or an option cannot be used: an unknown name, no network to reach
        the Hub, a folder that is not a checkpoint, a revision for a model that has none,
-       a D out of range, or a BERT_EXPLORER_... setting the command cannot use
+       a D out of range, a BERT_EXPLORER_... setting the command cannot use, or (--queue)
+       no job queue set, or one that does not answer
   {NO_STORAGE}    the cache folder cannot take the map: a full or read-only disk, a path that
        is a file
   {INTERRUPTED}  interrupted (Ctrl-C): the unfinished map is removed (with --stages: the
@@ -334,11 +335,11 @@ def _enqueue(model, settings, wanted: list[tuple[str, int]], spaces: bool) -> in
         label = shape[0] if shape[0] != "all-but-the-top" else f"all-but-the-top {shape[1]}"
         for stage in stages.stage_names(model) if spaces else [None]:
             if stage is None:
-                found = prepare.queue_map(table, shape, settings)
+                found, where = prepare.queue_map(table, shape, settings), label
             else:
                 found = space_jobs.start(key, space_jobs.Spec(str(model.folder), stage, shape))
-                label = f"{label}, {stages.stage_label(stage)}"
-            print(f"{label}: {'on the queue' if backend.is_job(found) else 'already there'}", flush=True)
+                where = f"{label}, {stages.stage_label(stage)}"
+            print(f"{where}: {'on the queue' if backend.is_job(found) else 'already there'}", flush=True)
     return DONE
 
 

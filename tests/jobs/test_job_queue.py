@@ -254,3 +254,27 @@ def test_a_queue_that_does_not_answer_is_said_so_in_bounded_time_and_what_is_on_
     folder.mkdir(parents=True)
     map_jobs.save(folder, neighbour_map.compute(table, SMALL, 1), SMALL)
     assert isinstance(map_jobs.start(table, SMALL), map_jobs.Done)
+
+
+def test_the_command_puts_maps_and_stage_spaces_on_the_queue_and_returns(on_queue, capsys, monkeypatch):
+    """``map MODEL --queue`` (and with ``--stages``) puts the jobs on the queue, for its workers,
+    and returns at once; asked again, each is already there, not a second job. Without a queue
+    the flag, and the worker command, say what to set (exit 2)."""
+    from bert_embeddings import __main__ as command
+    from bert_embeddings.spaces import stages
+
+    folder = write_random_bert(on_queue / "two-layers", layers=2, seed=4)
+    assert command.main(["map", str(folder), "--queue"]) == 0
+    assert "raw: on the queue" in capsys.readouterr().out and enqueued() == 1
+    assert command.main(["map", str(folder), "--queue", "--stages"]) == 0
+    names = stages.stage_names(checkpoints.load_model(str(folder)))
+    said = capsys.readouterr().out.splitlines()
+    assert said == [f"raw, {stages.stage_label(stage)}: on the queue" for stage in names]
+    assert enqueued() == 1 + len(names)
+    assert command.main(["map", str(folder), "--queue"]) == 0  # joined, not put there twice
+    assert enqueued() == 1 + len(names)
+    monkeypatch.delenv("BERT_EXPLORER_JOBS")
+    assert command.main(["map", str(folder), "--queue"]) == 2
+    assert "--queue needs a job queue" in capsys.readouterr().err
+    assert command.main(["worker"]) == 2
+    assert "set BERT_EXPLORER_JOBS" in capsys.readouterr().err
