@@ -98,7 +98,9 @@ async def make_change(page, change: Change) -> None:
         await page.locator("[data-testid='stSidebarNav']").get_by_text(change.target, exact=True).click()
         return
     box = page.get_by_label(change.target, exact=True)
-    await box.fill(change.value)
+    # (the leader's own box: on a machine this busy its page can take over 30 s to draw it; the
+    # followers' times are what is measured, from the moment the change is made)
+    await box.fill(change.value, timeout=4 * TIMEOUT_MS)
     await box.press("Control+Enter" if change.kind == "area" else "Enter")
 
 
