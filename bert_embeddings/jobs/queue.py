@@ -33,7 +33,7 @@ from pathlib import Path
 
 from bert_embeddings import config
 from bert_embeddings.errors import JobQueueError
-from bert_embeddings.jobs import files, local, priority
+from bert_embeddings.jobs import files, local, priority, progress
 
 QUEUE = "explorer"
 BEAT_SECONDS = 10  # a running job's word lapses after this long without a renewal
@@ -272,8 +272,7 @@ def run(folder: str, worker: list[str], what: str) -> None:
     child = local.launch(place, worker, what, preexec=priority.background_child)
     try:
         while child.poll() is None:
-            report = json.dumps((place / files.PROGRESS).exists() and _report(place) or {})
-            redis.set(key, report, ex=BEAT_SECONDS)
+            redis.set(key, json.dumps(progress.read(place) or {}), ex=BEAT_SECONDS)
             try:
                 child.wait(timeout=1.0)
             except subprocess.TimeoutExpired:  # still computing
@@ -288,12 +287,6 @@ def run(folder: str, worker: list[str], what: str) -> None:
         job.meta["reason"] = local.stopped(place, child.returncode)
         job.save_meta()
         raise RuntimeError(job.meta["reason"])
-
-
-def _report(folder: Path) -> dict:
-    from bert_embeddings.jobs import progress
-
-    return progress.read(folder) or {}
 
 
 def work(url: str, burst: bool = False, name: str | None = None) -> int:
