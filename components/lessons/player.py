@@ -13,14 +13,15 @@ a widget's value set after the widget), as a room's view is (components/rooms/fo
 from __future__ import annotations
 
 import html
+import zlib
 from dataclasses import dataclass
 
 import streamlit as st
 
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import builtin, lesson, text
+from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages as registry
-from components.caches import handouts
+from components.caches import handouts, lesson_figures
 from components.parts import echo, exports
 from components.settings import links
 
@@ -132,11 +133,13 @@ def take_from_view(view: dict[str, str], apply: bool) -> str | None:
 
 
 def markdown(source: str) -> str:
-    """A lesson's text as Markdown that shows exactly it: its bold, italics and code; every other
-    character escaped (no HTML, LaTeX or link from a lesson is ever rendered)."""
+    """A lesson's text as Markdown that shows exactly it, its figures computed for the model in
+    use: its bold, italics and code; every other character escaped (no HTML, LaTeX or link from a
+    lesson is ever rendered). A figure that waits for the page's background work says so once."""
     marks = {text.BOLD: "**", text.ITALIC: "*"}
     shown = []
-    for paragraph in text.paragraphs(source):
+    found = lesson_figures.rendered(source)
+    for paragraph in found.paragraphs:
         parts = []
         for span in paragraph:
             if span.kind == text.CODE:
@@ -146,6 +149,8 @@ def markdown(source: str) -> str:
             else:
                 parts.append(echo.plain(span.text))
         shown.append("".join(parts))
+    if found.pending:
+        shown.append(f"*{echo.plain(figures.WAITING)}*")
     return "\n\n".join(shown)
 
 
@@ -174,9 +179,11 @@ def bar(page: str, leading: bool = False) -> None:
         st.markdown(markdown(step.text))
         if step.question.strip():
             st.markdown(f"*Question:* {markdown(step.question)}")
-            with st.expander("Show the answer"):
+            with st.expander("Show the answer", key=_step_key(now, "answer")):
                 st.markdown(markdown(step.answer))
         if leading and (step.notes.strip() or number < len(steps)):
+            # (The same element from step to step: a leader who folds the notes, before a
+            # projector say, keeps them folded.)
             with st.expander("Presenter notes", expanded=True):
                 if step.notes.strip():
                     st.markdown(markdown(step.notes))
@@ -209,6 +216,14 @@ def bar(page: str, leading: bool = False) -> None:
                 )
             st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)
             handout_button(now.lesson, "bar")
+
+
+def _step_key(now: Playing, part: str) -> str:
+    """The key of a part of the bar that a reader can open or change (the answer): one of its own
+    for each lesson and step. The browser keeps such a part's state for as long as the element
+    stays the same one; a key of the step's own makes each step's a new element, which arrives
+    as its step draws it (the answer folded), alone and in a room."""
+    return f"lesson_{part}_{zlib.crc32(now.lesson.title.encode())}_{now.step}"
 
 
 def handout_button(found: lesson.Lesson, where: str) -> None:

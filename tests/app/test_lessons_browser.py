@@ -1,8 +1,8 @@
 """Lessons in real headless Chromium: the first built-in lesson played from its start to its end
 (every step drawn, no exception, the page and view the step names); the same with a leader and a
 follower in a room (after each Next the follower shows the same page, view and step); a lesson
-file opened from the first page, with its markup shown as text; axe-clean, light and dark, with
-the lesson bar open."""
+file opened from the first page, with its markup shown as text; each step's answer folded when
+it arrives; axe-clean, light and dark, with the lesson bar open."""
 
 from __future__ import annotations
 
@@ -180,3 +180,45 @@ def test_the_lesson_bar_is_axe_clean(server, browser, scheme):
     charts_drawn(page)
     assert serious(audit(page)) == []
     context.close()
+
+
+BAR = ".st-key-lesson_bar"
+
+
+def answer_unfolded(page) -> bool:
+    """Whether the bar's "Show the answer" is open (its <details> element)."""
+    return page.locator(f"{BAR} [data-testid='stExpander'] details").evaluate("d => d.open")
+
+
+def unfold_the_answer(page) -> None:
+    page.locator(BAR).get_by_text("Show the answer", exact=True).click()
+    page.wait_for_function(
+        f"() => document.querySelector(\"{BAR} [data-testid='stExpander'] details\")?.open === true"
+    )
+
+
+def test_each_steps_answer_arrives_folded_alone_and_in_a_room(server, browser):
+    """The answer unfolded on one step is folded on the next, after Next and after Back, and on a
+    follower's page when the leader moves on."""
+    page = new_page(browser)
+    open_page(page, f"{server}/concepts?lesson=embeddings&step=1")
+    on_step(page, 1)
+    for button, number in (("Next", 2), ("Next", 3), ("Back", 2)):
+        unfold_the_answer(page)
+        page.get_by_role("button", name=button, exact=True).click()
+        on_step(page, number)
+        assert not answer_unfolded(page), (button, number)
+    page.context.close()
+
+    leader = new_page(browser)
+    code = lead_room(leader, server)
+    follower = new_page(browser)
+    open_page(follower, f"{server}/?follow={code}")
+    leader.get_by_role("button", name="Start the lesson").click()
+    on_step(follower, 1)
+    unfold_the_answer(follower)
+    leader.get_by_role("button", name="Next", exact=True).click()
+    on_step(follower, 2)
+    assert not answer_unfolded(follower)
+    follower.context.close()
+    leader.context.close()
