@@ -9,7 +9,7 @@ from bert_embeddings.views import settings
 from components.caches import state
 from components.frame import routing
 from components.lessons import opening
-from components.parts import draw, exports, widgets
+from components.parts import draw, echo, exports, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -38,5 +38,5 @@ with right:
     similarity = cosine.matrix(space.vectors)
     draw.chart(page_figures.toy_similarity(space, similarity), key="toy_similarity")
     exports.matrix("toy space cosine similarity", similarity, space.names, space.names)
-    st.caption("Cosine compares directions, not lengths: a kitten and a cat point almost the same way.")
+    st.caption(echo.plain(page_figures.toy_caption(space, similarity)))
 st.page_link("pages/overview.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

@@ -64,6 +64,7 @@ def _concepts(model, values, sources) -> list[Part]:
     return [
         Chart("toy_space", page_figures.toy_space(space)),
         Chart("toy_similarity", page_figures.toy_similarity(space, similarity)),
+        Note(page_figures.toy_caption(space, similarity)),
     ]
 
 

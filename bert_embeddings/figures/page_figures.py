@@ -33,6 +33,30 @@ def toy_similarity(space: concepts.ToySpace, similarity: np.ndarray) -> go.Figur
     return charts.similarity_heatmap(similarity, "Cosine similarity", space.names)
 
 
+def toy_caption(space: concepts.ToySpace, similarity: np.ndarray) -> str:
+    """What the cosines of the items on screen say, in plain text (names are the reader's own):
+    the most and the least alike pair, each with every pair tied with it at three decimals. The
+    items are whatever the table holds (a lesson's, or a reader's), so no sentence may name one."""
+    opening = "Cosine compares directions, not lengths"
+    if len(space.names) < 2:
+        return f"{opening}: add a second item to compare it with the first."
+    first, second = np.triu_indices(len(space.names), k=1)
+    values = np.round(similarity[first, second].astype(np.float64), 3)
+    pairs = [f"{space.names[a]} and {space.names[b]}" for a, b in zip(first, second, strict=True)]
+
+    def pairs_at(value: float) -> str:
+        tied = [pair for pair, v in zip(pairs, values, strict=True) if v == value]
+        more = f", and {len(tied) - 3} more pairs" if len(tied) > 3 else ""
+        return "; ".join(tied[:3]) + more + f" (cosine {value:.3f})"
+
+    if len(values) == 1:
+        return f"{opening}: {pairs_at(values[0])}."
+    most, least = values.max(), values.min()
+    if most == least:
+        return f"{opening}: every pair here has the same cosine, {most:.3f}."
+    return f"{opening}. Most alike here: {pairs_at(most)}. Least alike: {pairs_at(least)}."
+
+
 # --- Tokens -------------------------------------------------------------------------------------
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import streamlit as st
@@ -22,6 +24,7 @@ from testkit.apptest import (
     neighbours_page,
     page_with,
     run_page,
+    session,
     shown,
 )
 from testkit.random_models import damaged_bundled_copy
@@ -444,6 +447,29 @@ def test_concepts_is_the_landing_page_and_edits_work():
     assert list(similarity.data[0].x)[-1] == "puppy"
     at.text_area(key="toy_items").set_value("item, a, b, c\ncat, 1, lots, 2").run()
     assert not at.exception and "'lots' is not a number" in messages(at)
+
+
+def test_the_concepts_caption_names_the_pairs_of_the_items_on_screen():
+    """The lesson's own items (bee, eagle, ... rocket): the caption names their most and least alike
+    pairs by cosine, computed here apart, and no item that is not in the table."""
+    from bert_embeddings.analysis import concepts
+
+    at = session({"lesson": "embeddings", "step": "1"})
+    space = concepts.parse(at.text_area(key=settings.TOY_ITEMS).value)
+    assert "bee" in space.names and "kitten" not in space.names
+    unit = space.vectors / np.linalg.norm(space.vectors, axis=1, keepdims=True)
+    pairs = {
+        (a, b): float(unit[i] @ unit[j])
+        for i, a in enumerate(space.names)
+        for j, b in enumerate(space.names)
+        if i < j
+    }
+    caption = next(shown(c.value) for c in at.caption if shown(c.value).startswith("Cosine compares"))
+    most, least = max(pairs, key=pairs.get), min(pairs, key=pairs.get)
+    assert f"Most alike here: {most[0]} and {most[1]} (cosine {pairs[most]:.3f})" in caption
+    assert f"Least alike: {least[0]} and {least[1]} (cosine {pairs[least]:.3f})" in caption
+    absent = set(concepts.parse(concepts.DEFAULT_TEXT).names) - set(space.names)  # kitten, cat...
+    assert absent and not absent & set(re.findall(r"\w+", caption))
 
 
 def test_positions_page_compares_learned_and_sinusoid():
