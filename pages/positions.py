@@ -37,7 +37,7 @@ st.caption(
     )
 )
 draw.chart(page_figures.position_norms(learned, formula), key="pos_norms")
-st.caption("The formula gives every position the same length; learned rows are free to differ.")
+st.caption(page_figures.position_norms_caption(learned, formula))
 norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
 exports.matrix(f"{model.name} position norms", norms, columns=["learned", "sinusoid"], corner="position")
 

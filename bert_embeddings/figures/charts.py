@@ -170,6 +170,45 @@ def line_series(
     return fig
 
 
+def own_range(values: np.ndarray) -> list[float]:
+    """A y range that a series fills: its lowest to its highest value with a tenth of the span
+    either side; a series that does not vary, from 0 to a quarter above it (where it lies flat)."""
+    low, high = float(np.min(values)), float(np.max(values))
+    span = high - low
+    if span <= 1e-6 * max(abs(high), abs(low), 1e-12):
+        return [min(0.0, 1.25 * low), max(0.0, 1.25 * high)] if high or low else [-1.0, 1.0]
+    return [low - span / 10, high + span / 10]
+
+
+def line_panels(
+    x: Sequence | np.ndarray,
+    series: dict[str, np.ndarray],
+    title: str,
+    x_title: str,
+    y_title: str,
+    panel_height: int = 190,
+) -> go.Figure:
+    """Named lines over a shared x axis, each in a panel of its own with a y axis of its own, the
+    panel's title naming it: series of very different sizes each fill their panel, where on one
+    axis the smaller would lie flat along the bottom."""
+    fig = make_subplots(
+        rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=texts(series)
+    )
+    for row, (name, values) in enumerate(series.items(), start=1):
+        values = np.asarray(values, dtype=np.float32)
+        line = {"color": PALETTE[(row - 1) % len(PALETTE)], "dash": DASHES[(row - 1) % len(DASHES)]}
+        fig.add_trace(go.Scatter(x=np.asarray(x), y=values, name=text(name), mode="lines", line=line), row, 1)
+        fig.update_yaxes(title_text=text(y_title), range=own_range(values), row=row, col=1)
+    fig.update_xaxes(title_text=text(x_title), row=len(series), col=1)
+    fig.update_layout(
+        title=title_style(title),
+        height=80 + panel_height * len(series),
+        showlegend=False,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+    )
+    return fig
+
+
 def similarity_heatmap(
     matrix: np.ndarray, title: str, labels: Sequence[str] | None = None, max_cells: int = 0
 ) -> go.Figure:

@@ -115,6 +115,7 @@ def _positions(model, values, sources) -> list[Part]:
         Chart(key, figure) for key, figure in page_figures.position_cosine_charts(model, *cosines)
     ]
     found.append(Chart("pos_norms", page_figures.position_norms(learned, formula)))
+    found.append(Note(page_figures.position_norms_caption(learned, formula)))
     try:
         p, q = (positions.check_position(values[key], len(learned)) for key in (s.POS_FIRST, s.POS_SECOND))
     except ExplorerError as problem:

@@ -187,13 +187,32 @@ def position_cosine_charts(
 
 
 def position_norms(learned: np.ndarray, formula: np.ndarray) -> go.Figure:
-    """The length of each position's row, learned and sinusoid."""
-    return charts.line_series(
+    """The length of each position's row, learned above and sinusoid below, each on its own axis:
+    a sinusoid's rows are all sqrt(hidden / 2) long, several times the learned rows' lengths."""
+    return charts.line_panels(
         np.arange(len(learned)),
         {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
         "Length (norm) of each position's row",
         "position",
         "norm",
+    )
+
+
+def position_norms_caption(learned: np.ndarray, formula: np.ndarray) -> str:
+    """What the chart of lengths shows, in numbers: the learned rows' range and where it is reached,
+    and the sinusoid's one length."""
+    norms, formula_norms = positions.row_norms(learned), positions.row_norms(formula)
+    shortest, longest = int(np.argmin(norms)), int(np.argmax(norms))
+    low, high = float(formula_norms.min()), float(formula_norms.max())
+    formula_said = (
+        f"the formula gives every position the same length, {high:.2f}"
+        if high - low < 0.005
+        else f"the formula's run from {low:.2f} to {high:.2f}"
+    )
+    return (
+        "Each on its own axis. The learned rows' lengths run from "
+        f"{norms[shortest]:.2f} (position {shortest}) to {norms[longest]:.2f} (position {longest}); "
+        f"{formula_said}."
     )
 
 

@@ -484,6 +484,23 @@ def test_positions_page_compares_learned_and_sinusoid():
     assert not at.exception and "511; 512 is outside" in messages(at)
 
 
+def test_the_learned_lengths_fill_an_axis_of_their_own():
+    """The chart of lengths: the learned rows' lengths on a y axis that spans about their own range
+    (the sinusoid's, several times longer, on another), and the caption gives that range."""
+    at = run_page("pages/positions.py")
+    learned = np.linalg.norm(checkpoints.load_bundled().tables.position_embeddings, axis=1)
+    norms = next(f for f in figures(at) if f.layout.title.text.startswith("Length"))
+    line = next(trace for trace in norms.data if trace.name == "learned")
+    np.testing.assert_allclose(array(line.y), learned, rtol=1e-5)
+    low, high = norms.layout["yaxis" + line.yaxis.removeprefix("y")].range
+    assert low <= learned.min() and high >= learned.max()
+    assert high - low <= 1.5 * np.ptp(learned)
+    other = next(trace for trace in norms.data if trace.name == "sinusoid")
+    assert other.yaxis != line.yaxis and array(other.y).min() > 2 * learned.max()
+    said = f"run from {learned.min():.2f} (position {learned.argmin()}) to {learned.max():.2f}"
+    assert any(said in shown(c.value) for c in at.caption)
+
+
 def test_segments_page_with_and_without_sentence_b():
     """With a pair the swap is drawn per token; without B the page says so and still draws."""
     at = run_page("pages/segments.py", a="Hi there", b="General Kenobi")
