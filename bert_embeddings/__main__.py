@@ -170,8 +170,9 @@ Exit codes:
 
 LESSON_HELP = f"""\
 Check a lesson file as the app checks it when it is opened: that it is a TOML file within the
-size limits, and that every step has a title, a text and a view whose page exists and whose
-every parameter the page reads as a link would. Built-in lessons are named by their names.
+limits of size and nesting, and that every step has a title, a text and a view whose page
+exists and whose every parameter the page reads as a link would. Built-in lessons are named by
+their names.
 
 With --handout OUT.html it then writes the lesson's handout, for a host or a teacher to hand
 out before a workshop: the lesson's title and summary, and each step's title, text, question

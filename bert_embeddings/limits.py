@@ -8,6 +8,7 @@ that names the limit, so the page can say exactly what was too much.
 
 from __future__ import annotations
 
+import bisect
 import numbers
 import re
 from dataclasses import dataclass
@@ -68,6 +69,11 @@ LESSON_FILE = Limit("A lesson file", 200_000, "bytes")
 LESSON_STEPS = Limit("A lesson, steps", 40, "steps")
 LESSON_TEXT = Limit("A lesson step's text, question, answer or notes", 3_000, "characters")
 LESSON_TITLE = Limit("A lesson's or a step's title, or its summary", 200, "characters")
+# Python's tomllib and json recurse once per array or table, so a few kB of '[' exhaust the
+# interpreter's stack (RecursionError) inside the parser, before any check after it can speak:
+# how deep a file nests is counted first (``nesting``). A lesson nests 3 levels (the steps, a
+# step, its view).
+LESSON_DEPTH = Limit("A lesson file", 10, "levels of nesting")
 
 ALL = (
     SENTENCE,
@@ -88,6 +94,7 @@ ALL = (
     LESSON_STEPS,
     LESSON_TEXT,
     LESSON_TITLE,
+    LESSON_DEPTH,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,
@@ -184,3 +191,110 @@ def _plainly(value: float | str, number: int) -> str:
         return f"{float(value):g}"
     digits = len(str(abs(number)))
     return f"{number:,}" if digits <= 30 else f"a number of {digits:,} digits"
+
+
+def nesting(text: str, syntax: str) -> int:
+    """How deep ``text`` nests: arrays and tables in TOML (the file's own top table not counted),
+    arrays and objects in JSON (the outermost counted). One pass, linear in the text, knowing
+    just enough of each format not to be fooled: brackets inside strings and comments do not
+    count, and TOML's dotted keys (``a.b.c = 1``, ``[a.b.c]``) count the tables they make. For
+    text its parser refuses, the count holds up to the parser's first complaint, where the
+    parser stops."""
+    if syntax == "json":
+        return _json_nesting(text)
+    if syntax == "toml":
+        return _toml_nesting(text)
+    raise ValueError(f"no nesting count for {syntax!r}")
+
+
+_JSON_MARKS = re.compile(r'[\[\]{}"]')
+_JSON_IN_STRING = re.compile(r'\\.|"', re.DOTALL)  # an escaped character, or the string's end
+
+
+def _json_nesting(text: str) -> int:
+    deepest = depth = at = 0
+    while mark := _JSON_MARKS.search(text, at):
+        at = mark.end()
+        if mark.group() == '"':
+            while (inside := _JSON_IN_STRING.search(text, at)) and inside.group() != '"':
+                at = inside.end()
+            at = inside.end() if inside else len(text)
+        elif mark.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+_TOML_MARKS = re.compile(r"[\[\]{}\"'#.=,\n]")
+# Inside each kind of TOML string: what may end it (a one-line string ends at the line's end
+# too, where tomllib stops reading it), and in basic strings an escaped character.
+_TOML_STRING_ENDS = {
+    '"': re.compile(r'\\.|["\n]', re.DOTALL),
+    '"""': re.compile(r'\\.|"""', re.DOTALL),
+    "'": re.compile(r"['\n]"),
+    "'''": re.compile(r"'''"),
+}
+
+
+def _toml_string_end(text: str, start: int) -> int:
+    """Where the string that opens at ``start`` ends: after its closing quotes, at the line's end
+    for a one-line string that has none (tomllib stops there), or at the text's end."""
+    quote = text[start]
+    close = quote * 3 if text.startswith(quote * 3, start) else quote
+    at = start + len(close)
+    while (end := _TOML_STRING_ENDS[close].search(text, at)) and end.group().startswith("\\"):
+        at = end.end()
+    if end is None or end.group() == "\n":
+        return len(text) if end is None else end.start()
+    at = end.end()
+    if len(close) == 3:  # a multi-line string's last three quotes close it: ''''' holds ''
+        for _ in range(2):
+            at += text.startswith(quote, at)
+    return at
+
+
+def _toml_nesting(text: str) -> int:
+    deepest = depth = base = at = 0
+    opened: list[tuple[str, int]] = []  # each open '[' or '{' with the depth around it
+    key = True  # reading a key: at a line's start, in a [header], after '{' or an inline table's ','
+    header = 0  # 1 in a [table] header, 2 in an [[array of tables]] header
+    # How many keys each [[array of tables]] header names. [a.b] lies in a's array only if an
+    # [[a]] came before it: one more level for each shorter such header, counted without reading
+    # the keys' names (so never too few, and exact when those arrays lie on its path).
+    arrays: list[int] = []
+    while mark := _TOML_MARKS.search(text, at):
+        c, at = mark.group(), mark.end()
+        if c in "\"'":
+            at = _toml_string_end(text, mark.start())
+        elif c == "#":  # a comment runs to the line's end
+            newline = text.find("\n", at)
+            at = len(text) if newline < 0 else newline
+        elif c == "\n":
+            if not opened:
+                depth, key, header = base, True, 0
+        elif c == "." and key:
+            depth += 1  # a dotted key: one more table
+        elif c == "=" and key and not header:
+            key = False
+        elif c == "[" and key and not opened and not header:
+            header = 1 + text.startswith("[", at)
+            at += header - 1
+            depth = header  # [a] is one table; [[a]] an array, and a table in it
+        elif c == "]" and header:
+            keys = depth - header + 1
+            shorter = bisect.bisect_left(arrays, keys)
+            if header == 2 and arrays[shorter : shorter + 1] != [keys]:
+                arrays.insert(shorter, keys)
+            depth += shorter
+            base, key, header = depth, False, 0
+        elif c in "[{":
+            opened.append((c, depth))
+            depth, key = depth + 1, c == "{"
+        elif c in "]}" and opened:
+            depth, key = opened.pop()[1], False
+        elif c == "," and opened and opened[-1][0] == "{":
+            depth, key = opened[-1][1] + 1, True
+        deepest = max(deepest, depth)
+    return deepest

@@ -45,3 +45,15 @@ def brute_cosines(table: np.ndarray) -> np.ndarray:
     sims = unit @ unit.T
     np.fill_diagonal(sims, -np.inf)
     return sims
+
+
+def nesting_depth(value: object) -> int:
+    """How deep a parsed document (dicts and lists, as tomllib and json return) nests, its outermost
+    table or array counted. Walked without recursion, which a few thousand levels would overflow."""
+    most, waiting = 0, [(value, 1)]
+    while waiting:
+        value, depth = waiting.pop()
+        if isinstance(value, dict | list):
+            most = max(most, depth)
+            waiting.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return most

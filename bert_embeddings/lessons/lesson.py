@@ -68,8 +68,8 @@ class Lesson:
 
 def read(data: bytes | str, check_view: Callable[[Mapping], list] = check.check_view) -> Lesson:
     """The lesson in ``data`` (a file's bytes, or its text), checked whole: its size first, then
-    that it is text and TOML, then every field of every step, each view as a link is read. A
-    LessonError lists every problem found."""
+    that it is text, nested no deeper than a lesson and TOML, then every field of every step, each
+    view as a link is read. A LessonError lists every problem found."""
     if isinstance(data, str):
         data = data.encode("utf-8", errors="surrogatepass")
     if not isinstance(data, bytes | bytearray):
@@ -84,6 +84,8 @@ def read(data: bytes | str, check_view: Callable[[Mapping], list] = check.check_
         raise LessonError(["the file is not text (UTF-8)"]) from None
     if "\x00" in text:
         raise LessonError(["the file is not text (it holds NUL bytes)"])
+    if (depth := limits.nesting(text, "toml")) > (most := limits.LESSON_DEPTH.most):  # (tomllib recurses)
+        raise LessonError([f"the file nests arrays or tables {depth:,} deep; a lesson nests at most {most}"])
     try:
         found = tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:

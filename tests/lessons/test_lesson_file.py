@@ -4,11 +4,20 @@ in one pass, and anything but bold, italics and code is text."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
 
+from bert_embeddings import __main__ as command
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import lesson, text
+from testkit.brute import nesting_depth
+
+ROOT = Path(__file__).resolve().parents[2]
 
 GOOD = '''
 title = "Two steps"
@@ -134,6 +143,99 @@ def test_limits_and_what_is_not_a_lesson_file():
     assert problems_of('title = "x"\nsummary = "y"') == ["the lesson has no steps ([[step]] tables)"]
     with pytest.raises(LessonError, match="not int"):
         lesson.read(12)
+
+
+DEEP = 5_000
+DEEP_FILES = {  # each a few kB, each more than Python's stack takes
+    "arrays": "x = " + "[" * DEEP + "]" * DEEP,
+    "inline tables": "x = " + "{a = " * DEEP + "1" + "}" * DEEP,
+    "arrays and inline tables": "x = " + "[{a = " * (DEEP // 2) + "1" + "}]" * (DEEP // 2),
+}
+
+
+def too_deep(depth: int) -> str:
+    return (
+        f"the file nests arrays or tables {depth:,} deep; a lesson nests at most {limits.LESSON_DEPTH.most}"
+    )
+
+
+@pytest.mark.parametrize("kind", list(DEEP_FILES))
+def test_a_file_nested_thousands_deep_is_named_never_a_crash(kind):
+    """The file a tester sent: tomllib itself runs out of stack on it (RecursionError); the
+    lesson's reader says how deep it nests and how deep a lesson may, before tomllib reads it."""
+    with pytest.raises(RecursionError):
+        tomllib.loads(DEEP_FILES[kind])
+    assert problems_of(DEEP_FILES[kind]) == [too_deep(DEEP)]
+
+
+def test_tables_named_thousands_deep_are_refused_though_tomllib_reads_them():
+    """Dotted keys make tables without brackets, and tomllib reads them without recursing; what it
+    returns would still overflow the stack of whatever walks it next, so it is refused too."""
+    for source in ("[" + "a." * DEEP + "a]\nx = 1", "a." * DEEP + "a = 1", "x = {" + "a." * DEEP + "a = 1}"):
+        depth = nesting_depth(tomllib.loads(source)) - 1
+        assert depth >= DEEP and problems_of(source) == [too_deep(depth)]
+
+
+def test_a_lesson_as_deep_as_allowed_is_read_and_one_level_more_is_refused():
+    most = limits.LESSON_DEPTH.most
+    for depth in (most, most + 1):
+        extra = "extra = " + "[" * depth + "]" * depth + "\n"
+        assert nesting_depth(tomllib.loads(extra)) - 1 == depth
+        expected = (
+            [too_deep(depth)] if depth > most else ["'extra' is not part of a lesson (title, summary, step)"]
+        )
+        assert problems_of(extra + GOOD) == expected
+
+
+BRACKETS = "[" * 1_000 + "]" * 1_000  # (a text holds at most 3,000 characters)
+EVERY_STRING = (
+    """
+title = "Brackets"
+summary = "A '[' in every kind of string."
+
+[[step]]
+title = "Every kind of string"
+text = \"\"\"BRACKETS and an escaped \\\"\"\" and two quotes at the end\"\"\"\"\"
+question = 'BRACKETS'
+answer = "BRACKETS \\" ["
+notes = '''BRACKETS
+'''''
+
+[step.view]
+page = "tokens"
+"""
+).replace("BRACKETS", BRACKETS)
+FIELDS = ("text", "question", "answer", "notes")
+
+
+def test_brackets_in_texts_and_comments_are_text_not_nesting():
+    """Thousands of brackets inside each kind of TOML string (basic, literal, and both multi-line,
+    with escaped and closing quotes), and in comments: the lesson reads as tomllib reads it, and
+    the same with its comments as without."""
+    found, expected = lesson.read(EVERY_STRING).steps[0], tomllib.loads(EVERY_STRING)["step"][0]
+    assert [getattr(found, f) for f in FIELDS] == [expected[f] for f in FIELDS]
+    assert all(BRACKETS in expected[f] for f in FIELDS)
+    assert found.text.endswith('escaped """ and two quotes at the end""') and found.notes.endswith("''")
+    comment = f"# {'[' * DEEP}{'{' * DEEP}\n"
+    commented = EVERY_STRING.replace("\n[", f"\n{comment}[").replace('"tokens"\n', f'"tokens"  {comment}')
+    assert commented.count(comment) == 3 and lesson.read(commented) == lesson.read(EVERY_STRING)
+
+
+def test_the_command_names_a_file_nested_too_deep_and_exits_2(tmp_path):
+    """python -m bert_embeddings lesson FILE --check, as a host runs it: the problem and exit 2
+    (as for every lesson that cannot be used), no traceback."""
+    source = tmp_path / "deep.toml"
+    source.write_text(DEEP_FILES["arrays"], encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "bert_embeddings", "lesson", str(source), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == command.WRONG_INPUT == 2
+    assert "Traceback" not in done.stderr and not done.stdout
+    assert done.stderr.splitlines() == ["error: this lesson cannot be used:", f"  - {too_deep(DEEP)}"]
 
 
 def test_html_script_latex_and_links_in_a_text_are_only_text():
