@@ -21,15 +21,16 @@ def sidebar() -> Inputs:
         choice = st.selectbox(
             "Model", models.model_options(), format_func=models.model_label, key=settings.MODEL_KEY
         )
-        if caption := models.caption(choice):
-            st.caption(caption)
+        typed = ""
         if choice == settings.OTHER:
-            st.text_input(
+            typed = st.text_input(
                 "Hub id or folder",
                 key=settings.CUSTOM_MODEL_KEY,
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
                 help="A Hub id, or a folder on this server written as an absolute path (starting with /).",
             )
+        if about := models.in_use(choice, typed):
+            st.caption(about)
         st.text_area(
             "Sentence A",
             **seeded(settings.SENTENCE_A_KEY),

@@ -1,6 +1,7 @@
-"""Which models a person can pick, and the picker for a second model that Compare models and What
-moved share: a listed model, or any Hub id where the host allows any model (the sidebar's rule),
-loaded through the same caches as the sidebar's model; a model that cannot be had is a message."""
+"""Which models a person can pick, what the sidebar says about the model in use, and the picker
+for a second model that Compare models and What moved share: a listed model, or any Hub id where
+the host allows any model (the sidebar's rule), loaded through the same caches as the sidebar's
+model; a model that cannot be had is a message."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.architectures import CURATED
+from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
 from components.caches import state
 from components.parts import echo, widgets
@@ -31,12 +33,38 @@ def model_label(option: str) -> str:
     return option
 
 
-def caption(option: str) -> str:
-    if option in _CURATED:
-        return f"{_CURATED[option].size}: {_CURATED[option].description}."
-    if option == checkpoints.BUNDLED:
-        return "22M parameters, 30,522 x 384: ships with the app, needs no network."
-    return ""
+def in_use(choice: str, typed: str = "") -> str:
+    """The sidebar's words (Markdown) about the model the pages run for the picker's ``choice``
+    (``typed``: the free field's name), read off the loaded model itself: its name, layers and
+    table; and when another model stands in for the one chosen, that it does and why. The model
+    is resolved and loaded here (every page but the first loads it next anyway) unless it still
+    has to be downloaded: the page that needs it fetches it, with its progress bar. A typed Hub id
+    is described once a page has loaded it: one that fails is the page's to explain, and asking
+    the Hub for it here would ask twice. '' when there is nothing to say yet."""
+    revision = config.revision()
+    spec = typed.strip() if choice == settings.OTHER else choice
+    loaded = st.session_state.get(state.ACTIVE_MODEL) == (spec, revision)
+    if not spec or (choice == settings.OTHER and not spec.startswith("/") and not loaded):
+        return ""
+    try:
+        resolution = state._resolution(spec, revision)
+        if resolution.hub_files and (resolution.key, revision) not in state._loaded_once:
+            listed = f" ({_CURATED[spec].size}: {_CURATED[spec].description})" if spec in _CURATED else ""
+            return echo.plain(f"{spec}{listed}, fetched from the Hub when a page first needs it.")
+        model = state._model(resolution.key, revision, resolution)
+    except Exception:  # noqa: BLE001 - whatever it is, the page shows it as a message next
+        return ""
+    layers = stages.layer_count(model)
+    said = (
+        f"{model.name}: {layers} {'layer' if layers == 1 else 'layers'}, a token table of "
+        f"{model.vocab_size:,} x {model.hidden_size}, {model.max_positions:,} positions"
+    )
+    if resolution.notice:
+        return f"**In use:** {echo.plain(said)}. **Fell back:** {echo.plain(resolution.notice)}"
+    known = _CURATED[model.spec].description if model.spec in _CURATED else ""
+    if model.spec == checkpoints.BUNDLED:
+        known = "ships with the app, needs no network"
+    return f"**In use:** {echo.plain(said + (f'; {known}' if known else ''))}."
 
 
 def second_model(page: str, where=st) -> tuple[checkpoints.LoadedModel, vocab_search.VocabIndex] | None:

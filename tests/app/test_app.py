@@ -605,7 +605,48 @@ def test_picker_offers_the_curated_models_with_sizes():
     ):
         assert spec in options
     assert options[-1] == "Other Hub id or local folder..."
-    assert any("110M parameters, 30,522 x 768" in shown(c.value) for c in at.sidebar.caption)
+
+
+def sidebar_about(at: AppTest) -> str:
+    """The sidebar's words about the model in use, as read (bold marks left out)."""
+    return " ".join(shown(c.value).replace("**", "") for c in at.sidebar.caption if "In use" in c.value)
+
+
+def in_use(model: checkpoints.LoadedModel) -> str:
+    """The model as the sidebar should describe it, from its own config and tables."""
+    layers = model.config.get("num_hidden_layers", model.config.get("n_layers"))
+    return (
+        f"In use: {model.name}: {layers} layer{'s' if layers != 1 else ''}, a token table of "
+        f"{len(model.tables.word_embeddings):,} x {model.tables.word_embeddings.shape[1]}, "
+        f"{len(model.tables.position_embeddings):,} positions"
+    )
+
+
+def test_the_sidebar_describes_the_model_in_use_and_why_it_fell_back(tiny_bert_dir):
+    """Offline, bert-base-uncased falls back to the bundled model: the sidebar describes the model
+    loaded (name, layers, table, positions) and says that it fell back and why, never the size
+    of the model asked for; the bundled model chosen, no fallback; a folder typed, that model."""
+    at = run_page("pages/overview.py")
+    assert at.selectbox(key=settings.MODEL_KEY).value == "bert-base-uncased"
+    about = sidebar_about(at)
+    assert in_use(checkpoints.load_bundled()) in about
+    assert "Fell back: HF_HUB_OFFLINE is set and bert-base-uncased is not in the local" in about
+    assert "110M" not in about and "768" not in about
+    at.selectbox(key=settings.MODEL_KEY).set_value(checkpoints.BUNDLED).run()
+    about = sidebar_about(at)
+    assert in_use(checkpoints.load_bundled()) in about and "Fell back" not in about
+    at.selectbox(key=settings.MODEL_KEY).set_value(settings.OTHER).run()
+    at.text_input(key=settings.CUSTOM_MODEL_KEY).set_value(str(tiny_bert_dir)).run()
+    about = sidebar_about(at)
+    assert (
+        in_use(
+            checkpoints.load_folder(
+                tiny_bert_dir, spec=str(tiny_bert_dir), name=str(tiny_bert_dir), source="local"
+            )
+        )
+        in about
+    )
+    assert not at.exception and "Fell back" not in about
 
 
 def test_host_can_switch_off_the_free_model_field(monkeypatch):
