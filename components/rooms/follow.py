@@ -23,6 +23,7 @@ import streamlit as st
 from bert_embeddings import rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError
 from bert_embeddings.views import pages as registry
+from components.frame import runs
 from components.lessons import player
 from components.parts import echo
 from components.rooms import room_wake, room_watch, roomstore
@@ -33,6 +34,7 @@ APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
 DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
 DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
 PROBLEM = "_room_problem"  # a message for the room section, shown once
+SAID = "_room_said"  # what the top of the page said in the last whole run (see publish)
 FORGET = "_room_forget"  # the room this browser led closed: its tab and cookie forget it
 TAKEN = "_room_taken"  # the view of a room its leader takes back, for the next run to apply
 PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
@@ -71,6 +73,13 @@ def publish(page: str) -> None:
     _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
     links.publish(page, {**extra, **player.view_fields(whole=False)})
+    # What the frame says of the lesson and the room (the bar's way back to the step's view,
+    # whether this session follows) is drawn by the whole app's run only: a part of the page that
+    # reran alone (a fragment, which calls this) and changed it reruns the app, to say so at once.
+    said = (state.get(FOLLOW), state.get(STOPPED), player.differs(page))
+    if runs.fragment_alone() and said != state.get(SAID):
+        st.rerun(scope="app")
+    state[SAID] = said
     if lead := state.get(LEAD):
         try:
             when, version = time.time(), store().show(*lead, _room_view(page))

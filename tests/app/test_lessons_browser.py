@@ -222,3 +222,23 @@ def test_each_steps_answer_arrives_folded_alone_and_in_a_room(server, browser):
     assert not answer_unfolded(follower)
     follower.context.close()
     leader.context.close()
+
+
+def test_the_first_change_in_a_part_of_the_page_that_reruns_alone_offers_the_steps_view(server, browser):
+    """Step 7 asks for another word on Neighbours, whose search reruns by itself: the very first
+    word typed brings "Back to this step's view", which brings the step's word back."""
+    page = new_page(browser)
+    step = LESSON.steps[6]
+    open_page(page, f"{server}/neighbours?lesson=embeddings&step=7")
+    on_step(page, 7)
+    box = page.get_by_label("Word or piece", exact=True)
+    assert box.input_value() == step.params["q"]
+    way_back = page.get_by_role("button", name="Back to this step's view")
+    assert way_back.count() == 0
+    box.fill("cat")
+    box.press("Enter")
+    way_back.wait_for(timeout=60_000)
+    way_back.click()
+    sync_api.expect(box).to_have_value(step.params["q"], timeout=60_000)
+    sync_api.expect(way_back).to_have_count(0, timeout=60_000)
+    page.context.close()
