@@ -48,6 +48,13 @@ _PROBLEM = "_lesson_problem"  # why the last file could not be opened, said once
 # The file box's key: not a setting (Streamlit keeps an uploaded file itself; no link or room
 # carries the box, a room carries the lesson opened from it).
 FILE_BOX = "lesson_file_box"
+# Streamlit's box takes a limit in whole megabytes, the smallest being 1: the browser refuses a
+# larger file before sending a byte, and _upload says the lesson's own limit for the rest. The
+# box's own line ("1MB per file • TOML") would contradict the label, which says both the type
+# and the true limit, so it is not shown (the key is the box's CSS class, st-key-...).
+UPLOAD_MB = 1
+_BOX_LINE = f".st-key-{FILE_BOX} [data-testid='stFileUploaderDropzoneInstructions']"
+_BOX_STYLE = f"<style>{_BOX_LINE} {{ display: none; }}</style>"
 
 
 def take_a_lesson() -> None:
@@ -65,8 +72,10 @@ def take_a_lesson() -> None:
         st.file_uploader(
             f"...or open a lesson file (TOML, at most {limits.LESSON_FILE.most // 1000:,} kB)",
             type=["toml"],
+            max_upload_size=UPLOAD_MB,
             key=FILE_BOX,
             on_change=_upload,
         )
+        st.html(_BOX_STYLE)
         if problem := st.session_state.pop(_PROBLEM, None):
             st.error(echo.plain(problem), icon=":material/error:")

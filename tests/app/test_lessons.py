@@ -8,10 +8,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bert_embeddings import limits
+from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, lesson
 from bert_embeddings.views import pages as registry
 from bert_embeddings.views import settings
-from components.lessons import maker, player
+from components.lessons import maker, opening, player
 from components.rooms import follow
 from testkit.apptest import lead, messages, page_title, session
 
@@ -113,6 +115,36 @@ def test_a_link_opens_a_lesson_at_its_step_and_the_address_names_it():
     assert at.query_params.get("lesson") == "embeddings" and at.query_params.get("step") == "7"
     bad = session({"lesson": "nonsense"})
     assert not bad.exception and "'nonsense' is not a lesson of the explorer" in messages(bad)
+
+
+def test_a_lesson_file_nested_thousands_deep_is_a_message_and_the_page_goes_on():
+    """The tester's file (5,000 arrays one inside another) opened from the first page: the box
+    says why it cannot be opened, as lesson.read names it, and a good file opens after it."""
+    deep = ("x = " + "[" * 5_000 + "]" * 5_000).encode()
+    with pytest.raises(LessonError) as raised:
+        lesson.read(deep)
+    at = session()
+    at.switch_page("pages/concepts.py").run()
+    at.file_uploader(key=opening.FILE_BOX).upload("deep.toml", deep, "application/toml").run()
+    assert not at.exception and str(raised.value) in messages(at)
+    assert "nests arrays or tables 5,000 deep" in str(raised.value)
+    good = lesson.write(builtin.load("embeddings")).encode()
+    at.file_uploader(key=opening.FILE_BOX).clear().upload("good.toml", good, "application/toml").run()
+    assert not at.exception and at.session_state[player.PLAYING].lesson == builtin.load("embeddings")
+
+
+def test_the_lesson_file_box_says_only_the_lessons_own_limit():
+    """The label says the lesson's limit in kB; Streamlit's box (whose limit is in whole MB) lets
+    through every file that limit allows, and its own "MB per file" line is not shown."""
+    at = session()
+    at.switch_page("pages/concepts.py").run()
+    box = at.file_uploader(key=opening.FILE_BOX)
+    assert f"at most {limits.LESSON_FILE.most // 1000:,} kB" in box.label and box.allowed_type == [".toml"]
+    assert box.proto.max_upload_size_mb == opening.UPLOAD_MB
+    assert (opening.UPLOAD_MB - 1) * 2**20 < limits.LESSON_FILE.most <= opening.UPLOAD_MB * 2**20
+    styles = [h.proto.body for h in at.get("html")]
+    hidden = f".st-key-{opening.FILE_BOX} [data-testid='stFileUploaderDropzoneInstructions']"
+    assert any(hidden in style and "display: none" in style for style in styles), styles
 
 
 def test_a_room_follows_its_leaders_lesson_step_by_step_and_the_leader_sees_the_notes():
