@@ -24,6 +24,9 @@ right = models.second_model("compare")
 if right is None:
     st.stop()
 right_model, right_index = right
+if (alone := models.no_second_model(left_model, right_model)) is not None:
+    st.info(alone, icon=":material/compare_arrows:")
+    st.stop()
 
 a, b = st.columns([3, 1])
 word = a.text_input("Word", **widgets.seeded(settings.CMP_WORD))

@@ -5,6 +5,8 @@ model; a model that cannot be had is a message."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from bert_embeddings import config
@@ -65,6 +67,37 @@ def in_use(choice: str, typed: str = "") -> str:
     if model.spec == checkpoints.BUNDLED:
         known = "ships with the app, needs no network"
     return f"**In use:** {echo.plain(said + (f'; {known}' if known else ''))}."
+
+
+def no_second_model(left: checkpoints.LoadedModel, right: checkpoints.LoadedModel) -> str | None:
+    """Why a comparison of ``left`` with ``right`` would say nothing (Markdown), when they are one
+    model's files (offline, every listed model falls back to the bundled one): and how to get a
+    second model, as the host's settings and docs/deploy.md have it. None for two models."""
+    if Path(left.folder).resolve() != Path(right.folder).resolve():
+        return None
+    field = settings.OTHER in model_options()
+    lines = [
+        f"**There is no second model to compare with.** 'Compare with' gives {echo.plain(right.name)}, "
+        "the sidebar's model in use, and a model shares every neighbour with itself. To compare two "
+        "models, pick another one in 'Compare with':",
+        "- With a network, a listed model is fetched from the Hugging Face Hub"
+        + (", and so is a Hub id typed in the field below." if field else "."),
+        "- Without one, a model must already be on this server: in the Hugging Face cache, fetched "
+        "beforehand on a machine with a network (`hf download`, then a copy of the cache folder: "
+        "docs/deploy.md, 'Running offline')"
+        + (", or a checkpoint folder typed in the field below as an absolute path." if field else "."),
+    ]
+    if not field:
+        lines.append(
+            "- The field for any Hub id or folder is switched off on this server "
+            "(BERT_EXPLORER_ALLOW_CUSTOM_MODELS)."
+        )
+    if left.notice or right.notice:
+        lines.append(
+            "- The bundled model stands in for a listed model the Hub could not give, until the app "
+            "restarts: once the Hub can be reached, restart it."
+        )
+    return "\n".join(lines)
 
 
 def second_model(page: str, where=st) -> tuple[checkpoints.LoadedModel, vocab_search.VocabIndex] | None:

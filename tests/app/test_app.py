@@ -669,17 +669,32 @@ def test_a_model_that_fails_leaves_the_previous_one_usable(tmp_path):
 
 
 def test_compare_two_models(tiny_bert_dir):
-    """The same model twice shares every neighbour; a random model shares few; both split the sentence."""
+    """Offline both sides are the bundled model: the page says there is no second model and how to
+    get one, with no verdict; a random model shares few neighbours; both split the sentence."""
     at = run_page("pages/compare.py")
     assert not at.exception and not at.error
-    assert at.metric[0].value == "10 of 10"
-    assert len(at.dataframe) == 4  # neighbours on each side, then tokenization on each side
+    said = " ".join(shown(i.value) for i in at.info)
+    assert "There is no second model to compare with" in said and checkpoints.BUNDLED_NAME in said
+    assert "a checkpoint folder typed in the field below" in said and "Running offline" in said
+    assert "once the Hub can be reached, restart it" in said  # bert-base-uncased fell back
+    assert not at.metric and not at.dataframe
     at.text_input(key="cmp_custom").set_value(str(tiny_bert_dir)).run()
+    assert len(at.dataframe) == 4  # neighbours on each side, then tokenization on each side
     assert not at.exception
     shared = int(at.metric[0].value.split()[0])
     assert shared < 10
     at.text_input(key="cmp_word").set_value("🦜").run()
     assert not at.exception and "outside the vocabulary" in messages(at)
+
+
+def test_compare_without_the_free_field_says_the_host_switched_it_off(monkeypatch):
+    """With the free field switched off, the way to a second model left is a listed one; the page
+    names the setting that switched the field off."""
+    monkeypatch.setenv(config.ALLOW_CUSTOM, "0")
+    at = run_page("pages/compare.py")
+    said = " ".join(shown(i.value) for i in at.info)
+    assert "There is no second model to compare with" in said and config.ALLOW_CUSTOM in said
+    assert "field below" not in said and not at.metric and not at.exception
 
 
 def test_cut_off_download_on_the_page_keeps_the_previous_model(tmp_path, monkeypatch):
