@@ -34,6 +34,7 @@ for key, model, column, label in (
     (settings.MV_STAGE_B, model_b, pick[2], "Second space"),
 ):
     names = stages.stage_names(model)
+    space_view.last_layer_named(key, names)
     links.keep_within(key, names, settings.default(key), label, name=lambda s: stages.stage_label(str(s)))
     chosen.append(
         column.selectbox(

@@ -142,17 +142,9 @@ SLOW = {
             "the encoder on every piece of the vocabulary"
         )
     },
-    "tests/lessons/test_claims.py": {
-        "test_the_geometry_pages_figures_in_each_geometry": "both whole tables in every geometry",
-        **dict.fromkeys(
-            (
-                "test_a_space_is_what_the_text_says_it_is",
-                "test_from_the_token_rows_to_the_embedding_output",
-                "test_from_the_token_rows_to_the_last_layer",
-                "test_one_piece_side_by_side",
-                "test_the_mean_cosine_through_the_layers",
-            ),
-            "every piece through the whole bundled model, and three stages' exact neighbour lists",
+    "tests/lessons/test_figures.py": {
+        "test_every_figure_the_builtin_lessons_show_is_that_models": (
+            "every figure of the built-in lessons on two models: whole tables, stage spaces and their lists"
         ),
     },
 }

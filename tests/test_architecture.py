@@ -73,7 +73,7 @@ CORE_LAYERS = {
     "maps": {"foundation", "jobs", "models", "analysis"},
     "spaces": {"foundation", "jobs", "models", "analysis", "maps"},
     "views": {"foundation", "jobs", "models", "analysis"},
-    "lessons": {"foundation", "jobs", "models", "analysis", "views"},
+    "lessons": {"foundation", "jobs", "models", "analysis", "maps", "spaces", "views"},
     "rooms": {"foundation"},
     "api": COMPUTATION,
     "command": COMPUTATION | {"figures"},

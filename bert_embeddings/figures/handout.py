@@ -25,13 +25,17 @@ import plotly.graph_objects as go
 import plotly.io
 import plotly.offline
 
+from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import charts, handout_pages, handout_parts
+from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
 from bert_embeddings.lessons.lesson import Lesson, Step
 from bert_embeddings.models import checkpoints, threads
 from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import stages as space_stages
 from bert_embeddings.views import check, pages, settings
+from bert_embeddings.views.sources import Sources
 
 Loader = Callable[[str], LoadedModel]  # a model named by a step, by its spec
 
@@ -40,13 +44,14 @@ def handout(
     lesson: Lesson,
     model: LoadedModel,
     load: Loader | None = None,
-    computed: Callable[[LoadedModel], handout_parts.Sources] = handout_parts.Sources,
+    computed: Callable[[LoadedModel], Sources] = Sources,
 ) -> str:
     """The handout of ``lesson`` with ``model`` (the sidebar's model: a step naming another
     model has it loaded with ``load``, by default as the app loads a listed model or a Hub id).
     ``computed`` gives the results a model's figures are drawn from: computed here by default,
     or read from the caches the app's pages read (components/caches/handouts.py)."""
-    sources: dict[int, handout_parts.Sources] = {}
+    sources: dict[int, Sources] = {}
+    every_facts: dict[int, lesson_figures.Facts] = {}  # a step's figures, for the model it shows
     models: dict[str, LoadedModel | str] = {}
     steps = []
     with threads.as_on_the_server():  # the page's numbers to the last bit
@@ -55,7 +60,8 @@ def handout(
             found = sources.setdefault(id(used), computed(used))
             page = pages.current(step.page)
             parts = handout_pages.shown(page, used, check.values(dict(step.view)), found)
-            steps.append(_step(number, len(lesson.steps), step, page, used, said, parts))
+            facts = every_facts.setdefault(id(used), lesson_figures.Facts(found, compute_stages=False))
+            steps.append(_step(number, len(lesson.steps), step, page, used, said, parts, facts))
     return _PAGE.format(
         title=_escape(lesson.title),
         plotly=plotly.offline.get_plotlyjs(),
@@ -98,11 +104,13 @@ def _escape(value: object) -> str:
 _TAGS = {lesson_text.BOLD: "strong", lesson_text.ITALIC: "em", lesson_text.CODE: "code"}
 
 
-def _paragraphs(text: str, css: str = "") -> str:
-    """A lesson text as paragraphs of escaped spans: bold, italics and code its only markup."""
+def _paragraphs(text: str, css: str = "", facts: lesson_figures.Facts | None = None) -> str:
+    """A lesson text as paragraphs of escaped spans: bold, italics and code its only markup; with
+    ``facts``, its figures computed for their model (the one the handout is written for)."""
     attribute = f' class="{css}"' if css else ""
     found = []
-    for paragraph in lesson_text.paragraphs(text):
+    rendered = lesson_figures.render(text, facts) if facts is not None else None
+    for paragraph in rendered.paragraphs if rendered else lesson_text.paragraphs(text):
         spans = []
         for span in paragraph:
             tag = _TAGS.get(span.kind)
@@ -130,21 +138,70 @@ def _contents(lesson: Lesson) -> str:
 
 
 def _view(step: Step, page: str, model: LoadedModel) -> str:
-    """The step's view in words: its page, then each setting it names (long texts cut)."""
+    """The step's view in words: its page and model, then each setting it names that the page
+    does not open with anyway, as a person reads it (a typed text in quotation marks)."""
     by_url = {setting.url: setting for setting in settings.LINKED}
     named = []
-    for name, value in step.params.items():
-        setting = by_url.get(name)
-        label = "the model" if setting is None else settings.LABELS.get(setting.key, name)
-        shown = " ".join(value.split())
-        shown = shown if len(shown) <= 80 else shown[:79] + "…"
-        named.append(f"{_escape(label)}: <q>{_escape(shown)}</q>")
+    for name, text in step.params.items():
+        if name in by_url and (said := _setting_in_words(by_url[name], text)) is not None:
+            label, value, typed = said
+            named.append(
+                f"{_escape(label)} <q>{_escape(value)}</q>" if typed else f"{_escape(label)}: {_escape(value)}"
+            )
     title = pages.BY_URL[page].title if page in pages.BY_URL else page
     settings_named = f"; {'; '.join(named)}" if named else ""
     return (
         f'<p class="view">On the page <strong>{_escape(title)}</strong>, with {_escape(model.name)}'
         f"{settings_named}.</p>"
     )
+
+
+_ANY_TEXT = "any words"  # what only a reader of typed text (a sentence, a word, a pattern) takes as it is
+
+
+def _setting_in_words(setting: settings.Setting, text: str) -> tuple[str, str, bool] | None:
+    """(its label, its value for people, whether a person typed it) for a setting a view names;
+    None for one that says nothing the page would not show anyway: its default (a view stands
+    alone, every setting it leaves out at its default), or a value its reader refuses."""
+    try:
+        value = setting.read(text)
+        typed = setting.read(_ANY_TEXT) == _ANY_TEXT
+    except ValueError:
+        value, typed = setting.read(text) if False else None, False  # noqa: SIM222
+        typed = False
+    if value is None or value == settings.default(setting.key):
+        return None
+    label = settings.LABELS.get(setting.key, setting.url)
+    if setting.key == settings.TOY_ITEMS:
+        try:
+            names = concepts.parse(value).names
+            return label, ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0], False
+        except ExplorerError:
+            pass
+    if isinstance(value, str) and typed:
+        if not value.strip():
+            return f"no {label.removeprefix('the ')}", "", False
+        shown = " ".join(value.split())
+        return label, shown if len(shown) <= 80 else shown[:79] + "…", True
+    return label, _chosen(setting.key, value), False
+
+
+def _chosen(key: str, value: object) -> str:
+    """A value chosen from a list, a switch or a number, as its page shows it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if key == settings.PCA_KINDS:
+        return ", ".join(vocab_search.KINDS[kind] for kind in value) or "none"
+    if key == settings.DIMENSIONS:
+        return f"{value[0]} to {value[1]}"
+    if key in (settings.CMP_MODEL, settings.MV_MODEL):
+        names = {checkpoints.BUNDLED: checkpoints.BUNDLED_NAME, settings.SAME: "the sidebar's model"}
+        return names.get(value, str(value))
+    if key in (settings.MV_STAGE_A, settings.MV_STAGE_B):
+        return "the last layer" if value == "last" else space_stages.stage_label(str(value))
+    return str(value)
 
 
 def _part(part: handout_parts.Part, number: int, index: int) -> str:
@@ -172,13 +229,13 @@ def _table(table: handout_parts.Table) -> str:
     return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _step(number: int, steps: int, step: Step, page: str, model, said: str, parts) -> str:
+def _step(number: int, steps: int, step: Step, page: str, model, said: str, parts, facts) -> str:
     question = ""
     if step.question.strip():
         question = (
             '<div class="question"><p class="label">Question</p>'
-            f"{_paragraphs(step.question)}"
-            f"<details><summary>The answer</summary>{_paragraphs(step.answer)}</details></div>"
+            f"{_paragraphs(step.question, facts=facts)}"
+            f"<details><summary>The answer</summary>{_paragraphs(step.answer, facts=facts)}</details></div>"
         )
     notice = f'<p class="note">{_escape(said)}</p>' if said else ""
     drawn = "\n".join(_part(part, number, index) for index, part in enumerate(parts))
@@ -186,7 +243,8 @@ def _step(number: int, steps: int, step: Step, page: str, model, said: str, part
         f'<section class="step" id="step-{number}" aria-labelledby="step-{number}-title">\n'
         f'<p class="number">Step {number} of {steps}</p>\n'
         f'<h2 id="step-{number}-title">{_escape(step.title)}</h2>\n'
-        f"{_view(step, page, model)}\n{notice}\n{_paragraphs(step.text)}\n{drawn}\n{question}\n</section>"
+        f"{_view(step, page, model)}\n{notice}\n{_paragraphs(step.text, facts=facts)}\n"
+        f"{drawn}\n{question}\n</section>"
     )
 
 

@@ -31,7 +31,6 @@ from bert_embeddings.figures.handout_parts import (
     Chart,
     Note,
     Part,
-    Sources,
     Table,
     geometry_of,
     notices,
@@ -42,6 +41,7 @@ from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
 from bert_embeddings.views import link_text
 from bert_embeddings.views import settings as s
+from bert_embeddings.views.sources import Sources
 
 
 def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list[Part]:

@@ -34,6 +34,7 @@ import tomli_w
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
+from bert_embeddings.lessons import figures
 from bert_embeddings.views import check
 
 STEP_FIELDS = ("title", "text", "question", "answer", "notes", "view")
@@ -138,6 +139,8 @@ def _step(number: int, found: dict, problems: list[str], check_view) -> Step:
     for name in ("title", "text", "question", "answer", "notes"):
         limit = limits.LESSON_TITLE if name == "title" else limits.LESSON_TEXT
         texts[name] = _text(f"{where}, {name}", found.get(name, ""), limit, problems)
+    for name in ("text", "question", "answer", "notes"):  # every figure named, known and well given
+        problems.extend(f"{where}, {name}: {problem}" for problem in figures.problems(texts[name]))
     if texts["question"].strip() and not texts["answer"].strip():
         problems.append(f"{where}: its question has no answer")
     view = found.get("view", {})

@@ -113,6 +113,11 @@ def listed_model(text: str) -> str:
     return text
 
 
+def listed_model_or(word: str) -> Callable[[str], str]:
+    """A listed model, or ``word`` (a picker's option that names no model of its own)."""
+    return lambda text: text if text == word else listed_model(text)
+
+
 def hub_id(text: str) -> str:
     """A Hugging Face Hub id, never a folder on the server ("" for none)."""
     text_of(limits.MODEL_ID)(text)
@@ -133,11 +138,12 @@ MOST_LAYERS = 999  # far above any model's depth; the page checks the model's ow
 
 
 def stage(text: str) -> str:
-    """A model's stage: ``token``, ``output`` or a layer number (the page checks the model has it)."""
+    """A model's stage: ``token``, ``output``, a layer number (the page checks the model has it), or
+    ``last``, the model's last layer whichever model it is (a lesson's view names it so)."""
     if len(text) > len("output"):
-        raise ValueError("not a stage: token, output or a layer number")
-    if text in ("token", "output"):
+        raise ValueError("not a stage: token, output, last or a layer number")
+    if text in ("token", "output", "last"):
         return text
     if text.isascii() and text.isdigit() and 1 <= int(text) <= MOST_LAYERS and text[0] != "0":
         return text
-    raise ValueError("not a stage: token, output or a layer number")
+    raise ValueError("not a stage: token, output, last or a layer number")

@@ -92,6 +92,7 @@ MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_
 # --- choices -----------------------------------------------------------------------------
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
+SAME = "same"  # the second-model pickers' "the sidebar's model": two stages of one model, whichever it is
 QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
 # The pages whose vectors the geometry changes (url paths).
 GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "maps", "moved")
@@ -270,7 +271,7 @@ TABLE = (
     _linked("cmp_id", CMP_CUSTOM, "", "compare", read.hub_id),  # only where the host allows any model
     _linked("cmp_word", CMP_WORD, "bank", "compare", read.text_of(limits.WORD)),
     _linked("cmp_k", CMP_K, 10.0, "compare", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
-    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model),
+    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model_or(SAME)),
     _linked("vs_id", MV_CUSTOM, "", "moved", read.hub_id),  # only where the host allows any model
     _linked("from", MV_STAGE_A, "token", "moved", read.stage),
     _linked("to", MV_STAGE_B, "output", "moved", read.stage),

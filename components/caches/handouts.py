@@ -16,15 +16,16 @@ from collections.abc import Callable
 import streamlit as st
 
 from bert_embeddings.analysis import geometry
-from bert_embeddings.figures import handout, handout_parts
+from bert_embeddings.figures import handout
 from bert_embeddings.lessons import lesson
 from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.views.sources import Sources
 from components.caches import state
 
 _one_at_a_time = threading.Lock()
 
 
-class _Cached(handout_parts.Sources):
+class PageCaches(Sources):
     """The results a handout's figures are drawn from, read from the pages' caches."""
 
     def __init__(self, model: LoadedModel, key: tuple[str, str]) -> None:
@@ -61,9 +62,9 @@ def _made(source: str, spec: str, revision: str) -> bytes:
     key = resolution.key
     model = state._model(key, revision, resolution)
 
-    def computed(used: LoadedModel) -> handout_parts.Sources:
+    def computed(used: LoadedModel) -> Sources:
         # A step naming another model has it loaded apart (handout's own loader), computed apart.
-        return _Cached(model, (key, revision)) if used is model else handout_parts.Sources(used)
+        return PageCaches(model, (key, revision)) if used is model else Sources(used)
 
     with _one_at_a_time:
         return handout.handout(lesson.read(source), model, computed=computed).encode("utf-8")

@@ -106,7 +106,12 @@ def second_model(page: str, where=st) -> tuple[checkpoints.LoadedModel, vocab_se
     Hub id there, never a folder). None, with the reason on the page, if it cannot be had."""
     listed, custom = settings.OTHER_MODEL_FIELDS[page]
     options = [o for o in model_options() if o != settings.OTHER]
-    chosen = where.selectbox("Compare with", options, format_func=model_label, **widgets.seeded(listed, None))
+    if page == "moved":  # two stages of the sidebar's model, whichever it is (a lesson's view names it)
+        options.insert(0, settings.SAME)
+    label = lambda option: "The sidebar's model" if option == settings.SAME else model_label(option)  # noqa: E731
+    chosen = where.selectbox("Compare with", options, format_func=label, **widgets.seeded(listed, None))
+    if chosen == settings.SAME:
+        return state.require_model(), state.vocab_index()
     if settings.OTHER in model_options():
         typed = where.text_input(
             "...or another Hub id or local folder (absolute path)", **widgets.seeded(custom)

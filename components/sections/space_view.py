@@ -52,6 +52,13 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | backe
     return space_jobs.start(side.key, spec, side.rows)
 
 
+def last_layer_named(key: str, names: tuple[str, ...]) -> None:
+    """A view may name ``last`` for a stage (a lesson that holds for any model): before the
+    stage's picker is drawn, that is this model's last layer."""
+    if st.session_state.get(key) == "last":
+        st.session_state[key] = names[-1]
+
+
 def layer_cost(model: LoadedModel) -> str:
     """What computing a model's layer spaces costs, said before anyone starts it."""
     weights = stages.full_model_bytes(model) / 1e6

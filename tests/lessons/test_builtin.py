@@ -1,6 +1,6 @@
 """The lessons that ship with the explorer: each loads, writes and reads back as the same steps,
 shows only views a link could show, keeps within the limits, and holds in its texts nothing but
-the markup a lesson may use. What their texts claim is checked in test_claims.py."""
+the markup a lesson may use. Their figures are checked, on two models, in test_figures.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 
 from bert_embeddings import limits
 from bert_embeddings.lessons import builtin, lesson, text
-from bert_embeddings.models import checkpoints
 from bert_embeddings.views import check, pages, settings
 
 
@@ -85,13 +84,11 @@ def test_a_step_on_a_page_with_a_geometry_names_it():
                 assert step.params.get("geometry") in ("raw", "centred", "abtt", "standardised"), step.title
 
 
-def test_the_lessons_on_geometry_and_layers_open_the_bundled_model():
-    """Their figures are the bundled model's (and its layers ship with the app): every step sets
-    it, and so does What moved's second model."""
-    for name in ("alike", "layers"):
+def test_no_lesson_moves_the_room_to_another_model():
+    """Every lesson plays on the sidebar's model: no step sets one, and What moved compares two
+    stages of that same model (its figures are computed for it: test_figures.py)."""
+    for name in builtin.names():
         for step in builtin.load(name).steps:
-            assert step.params.get(check.MODEL) == checkpoints.BUNDLED, (name, step.title)
+            assert check.MODEL not in step.params, (name, step.title)
             if step.page == "moved":
-                assert step.params.get("vs") == checkpoints.BUNDLED, step.title
-    # The first lesson follows the sidebar's model, and says where a figure is the bundled model's.
-    assert all(check.MODEL not in step.params for step in builtin.load("embeddings").steps)
+                assert step.params.get("vs") == settings.SAME, step.title

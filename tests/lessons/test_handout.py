@@ -17,7 +17,7 @@ import pytest
 
 from bert_embeddings import __main__ as command
 from bert_embeddings.figures import handout
-from bert_embeddings.lessons import builtin, lesson, text
+from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages
 from testkit import apptest
 
@@ -100,23 +100,29 @@ def reading(first_handout) -> Reading:
     return Reading(first_handout)
 
 
-def test_every_steps_title_and_text_are_there_as_text(first_handout, reading):
-    """The lesson's title and summary, then each step's title, its text's paragraphs (bold, italics
-    and code as <strong>, <em>, <code>), its question and answer folded; no presenter notes."""
+def test_every_steps_title_and_text_are_there_as_text(first_handout, reading, bundled):
+    """The lesson's title and summary, then each step's title, its text's paragraphs with their
+    figures computed for the handout's model (bold, italics and code as <strong>, <em>, <code>),
+    its question and answer folded; no presenter notes."""
     assert f"<h1>{html.escape(FIRST.title)}</h1>" in first_handout
     assert html.escape(FIRST.summary) in first_handout
+    facts = figures.Facts.of(bundled)
     for number, step in enumerate(FIRST.steps, 1):
         assert f">{html.escape(step.title)}</h2>" in first_handout, step.title
         shown = reading.paragraphs[number]
-        for paragraph in text.paragraphs(step.text):
+        assert not any("{{" in said for said in shown), number
+        for paragraph in figures.render(step.text, facts).paragraphs:
             assert "".join(span.text for span in paragraph) in shown, (number, paragraph)
             for span in paragraph:
                 tag = {text.BOLD: "strong", text.ITALIC: "em", text.CODE: "code"}.get(span.kind)
                 if tag:
                     assert f"<{tag}>{html.escape(span.text)}</{tag}>" in first_handout
         if step.question:
-            assert text.plain_text(step.question) in shown
-            assert text.plain_text(step.answer) in shown
+            for asked in (step.question, step.answer):
+                said = "\n\n".join(
+                    "".join(s.text for s in p) for p in figures.render(asked, facts).paragraphs
+                )
+                assert said in shown
         if step.notes:
             assert html.escape(text.plain_text(step.notes)) not in first_handout
     assert first_handout.count("<details>") == sum(1 for step in FIRST.steps if step.question)

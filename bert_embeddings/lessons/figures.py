@@ -1,0 +1,380 @@
+"""The figures a lesson's text may name (``{{name arg=value}}``, read by lessons.expressions),
+each computed for the model on screen by the core, as the page that shows it computes it.
+
+A figure is a name, the arguments it takes (each read and bounded as a link's value is), and what
+it computes: spans of text (numbers in the text's words, pieces as code). A figure that this model
+cannot give (no segment table in DistilBERT, a word that is not one piece, neighbour lists that a
+background job has not made yet) is said in words: ``Missing`` carries why, and the text shows it
+in parentheses, never as NaN or as another model's number.
+
+``Facts`` is where the figures get what they need: the results the pages compute (their
+``Sources``, as the handout draws them: the vocabulary index, geometries, the Geometry page's
+measurements, the whole model) and the stage spaces. The app hands in its own caches, so that a
+step's figures cost what its page already computed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bert_embeddings import limits
+from bert_embeddings.analysis import (
+    geometry,
+    geometry_lab,
+    vocab_search,
+)
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.lessons import text as markup
+from bert_embeddings.lessons.expressions import Expression, ExpressionError, split
+from bert_embeddings.lessons.text import CODE, ITALIC, PLAIN, Span
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import compare, pair, space_jobs
+from bert_embeddings.views.sources import Sources
+
+# --- what a figure gives -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A figure this model cannot give, and why, in a few words for the learner."""
+
+    reason: str
+    pending: bool = False  # True: a background job has yet to make what it needs
+
+
+Shown = tuple[Span, ...]
+# A figure that waits for a page's background computation; the bar says once what it waits for.
+PENDING = "not computed yet"
+WAITING = "Figures marked “not computed yet” appear once this page's background computation is done."
+
+
+def plain(value: object) -> Shown:
+    return (Span(PLAIN, str(value)),)
+
+
+def listed(items: list[str]) -> str:
+    """Items as a sentence lists them: "a, b and c"."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def pieces_list(pieces: list[str] | tuple[str, ...], last: str = "and") -> Shown:
+    """Pieces as code, "a, b and c"."""
+    spans: list[Span] = []
+    for n, piece in enumerate(pieces):
+        if n:
+            spans.append(Span(PLAIN, f" {last} " if n == len(pieces) - 1 else ", "))
+        spans.append(Span(CODE, piece))
+    return tuple(spans)
+
+
+def number(value: float) -> str:
+    """A cosine, a mean or an error as a lesson writes it: three decimals, or two significant
+    digits below 0.01 (0.0012), or scientific below 1e-4 (3.1e-07)."""
+    value = float(value)
+    if abs(value) >= 0.01 or value == 0:
+        return f"{value:.3f}"
+    if abs(value) >= 1e-4:
+        return f"{value:.2g}" if abs(value) >= 0.001 else f"{value:.1g}"
+    return f"{value:.1e}"
+
+
+def percent(share: float, decimals: int = 0) -> str:
+    return f"{share * 100:.{decimals}f}%"
+
+
+def whole(value: int) -> str:
+    return f"{int(value):,}"
+
+
+# --- where the figures get what they need ------------------------------------------------------
+
+
+class Facts:
+    """A model's figures and what they are computed from: ``sources`` gives the results the pages
+    read (computed here by default; the app's reads its caches), each made once on first use.
+    ``compute_stages``: False (the app) takes stage spaces only as their background jobs left them."""
+
+    def __init__(self, sources: Sources, compute_stages: bool = True) -> None:
+        self.sources, self.model, self.compute_stages = sources, sources.model, compute_stages
+        self._made: dict = {}
+
+    @classmethod
+    def of(cls, model: LoadedModel) -> Facts:
+        """Everything computed here, for ``model``, as the pages compute it."""
+        return cls(Sources(model))
+
+    def _once(self, key, make):
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def index(self) -> vocab_search.VocabIndex:
+        return self.sources.index()
+
+    def geometry(self, name: str, d: int) -> geometry.Geometry:
+        return self.sources.space(name, d)
+
+    def lab(self, d: int) -> geometry_lab.Lab:
+        return self.sources.lab(d)
+
+    def full_model(self):
+        return self.sources.full_model()
+
+    def compared(self, stage_a: str, stage_b: str, k: int) -> compare.Comparison | None:
+        """Two stages of the model compared in the raw geometry, as What moved compares them: made
+        here with ``compute_stages``, else only from the stage tables and lists already kept."""
+        key = ("compared", stage_a, stage_b, k)
+        if key in self._made:
+            return self._made[key]
+        shape = ("raw", 0)
+        found = [pair.space_of(self.model, s, compute=self.compute_stages) for s in (stage_a, stage_b)]
+        if None in found:
+            return None
+        if self.compute_stages:
+            lists = [pair.lists_now(s, shape, None, threads=2) for s in found]
+        else:
+            lists = [
+                space_jobs.lists_for(space_jobs.folder_for(s.key), pair.spec(s, shape, None)) for s in found
+            ]
+            if any(made is None for made in lists):
+                return None
+        self._made[key] = pair.compare_spaces(*found, shape, tuple(lists), k)
+        return self._made[key]
+
+    def stage_space(self, stage: str) -> pair.Space | None:
+        return pair.space_of(self.model, stage, compute=self.compute_stages)
+
+    def width(self) -> int:
+        return int(self.model.tables.word_embeddings.shape[1])
+
+    def default_d(self) -> int:
+        return geometry.default_removed(self.width())
+
+    def layers(self) -> int:
+        return int(self.model.config.get("num_hidden_layers") or self.model.config.get("n_layers") or 0)
+
+
+# --- the arguments ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Arg:
+    read: Callable[[str], object]  # the value, or a ValueError / ExplorerError saying why not
+    default: str | None = None  # None: required
+    about: str = ""
+
+
+def a_sentence(text: str) -> str:
+    limits.SENTENCE.check_text("A figure's sentence", text)
+    if not text.strip():
+        raise ValueError("an empty sentence")
+    return text
+
+
+def a_word(text: str) -> str:
+    limits.WORD.check_text("A figure's word", text)
+    if not text.strip() or any(c.isspace() for c in text.strip()):
+        raise ValueError("one word or piece, without spaces")
+    return text.strip()
+
+
+def some_words(text: str) -> str:
+    limits.AXIS_TEXT.check_text("A figure's words", text)
+    if not [w for w in text.split(",") if w.strip()]:
+        raise ValueError("one or more words, with commas between")
+    return text
+
+
+def whole_in(least: int, most: int) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        if not text.isdigit() or not least <= int(text) <= most:
+            raise ValueError(f"a whole number from {least} to {most}")
+        return int(text)
+
+    return read
+
+
+def one_of(*names: str) -> Callable[[str], str]:
+    def read(text: str) -> str:
+        if text not in names:
+            raise ValueError(f"one of {', '.join(names)}")
+        return text
+
+    return read
+
+
+def a_stage(text: str) -> str:
+    if text in ("token", "output", "last") or (text.isdigit() and 1 <= int(text) <= 48):
+        return text
+    raise ValueError("token, output, last or a layer's number")
+
+
+GEOMETRY_ARG = Arg(one_of(*geometry.GEOMETRIES), "raw", "the geometry, as on the Geometry page")
+D_ARG = Arg(whole_in(1, geometry.MOST_REMOVED), "", "all-but-the-top's D (default: the width / 100)")
+TABLE_ARG = Arg(one_of("token", "output"), None, "token (the token rows) or output (the layer output)")
+SENTENCE_ARG = Arg(a_sentence, None, "a sentence")
+SENTENCE_B_ARG = Arg(lambda t: t, "", "a second sentence (a pair)")
+K_ARG = Arg(whole_in(1, 100), "10", "how many neighbours")
+
+
+# --- the figures ---------------------------------------------------------------------------------
+
+Result = Shown | Missing
+Compute = Callable[[Facts, dict], Result]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    about: str
+    args: Mapping[str, Arg]
+    compute: Compute
+
+
+FIGURES: dict[str, Figure] = {}
+
+
+def figure(name: str, about: str, **args: Arg):
+    def register(compute: Compute) -> Compute:
+        FIGURES[name] = Figure(name, about, args, compute)
+        return compute
+
+    return register
+
+
+def one_piece(facts: Facts, word: str) -> int | Missing:
+    try:
+        ids = vocab_search.word_ids(facts.index(), facts.model.tokenizer, word)
+    except ExplorerError as problem:
+        return Missing(str(problem).rstrip("."))
+    if len(ids) != 1:
+        return Missing(f"“{word}” is {len(ids)} pieces in {facts.model.name}, not one")
+    return ids[0]
+
+
+# --- checking and showing a text ------------------------------------------------------------------
+
+
+def problems(text: str) -> list[str]:
+    """What is wrong with the figures of ``text``: a figure that cannot be read, an unknown figure
+    or argument, a missing or bad value. Empty: every figure can be computed for any model."""
+    try:
+        found = [part for part in split(text) if isinstance(part, Expression)]
+    except ExpressionError as problem:
+        return [str(problem)]
+    said = []
+    for expression in found:
+        try:
+            arguments(expression)
+        except ExpressionError as problem:
+            said.append(str(problem))
+    return said
+
+
+def arguments(expression: Expression) -> tuple[Figure, dict]:
+    """The figure an expression names and its arguments read; ExpressionError naming what is wrong."""
+    known = FIGURES.get(expression.name)
+    if known is None:
+        raise ExpressionError(
+            f"{expression.source!r}: no figure is called {expression.name!r} (see docs/lessons.md)"
+        )
+    given = dict(expression.args)
+    if unknown := [name for name in given if name not in known.args]:
+        takes = ", ".join(known.args) or "no arguments"
+        raise ExpressionError(f"{expression.source!r}: {known.name} takes {takes}, not {', '.join(unknown)}")
+    read = {}
+    for name, arg in known.args.items():
+        if name not in given and arg.default is None:
+            raise ExpressionError(f"{expression.source!r}: {known.name} needs {name}= ({arg.about})")
+        value = given.get(name, arg.default)
+        try:
+            read[name] = arg.read(value) if name in given or value != "" else value
+        except (ValueError, ExplorerError) as problem:
+            raise ExpressionError(f"{expression.source!r}: {name}={value[:40]!r} is not {problem}") from None
+    return known, read
+
+
+def value(expression: Expression, facts: Facts) -> Result:
+    """One figure for ``facts``' model: its spans, or Missing. A figure the model refuses (a word it
+    cannot place) is Missing with the core's reason; nothing raises for a figure that was checked."""
+    try:
+        known, read = arguments(expression)
+    except ExpressionError as problem:
+        return Missing(str(problem))
+    try:
+        return known.compute(facts, read)
+    except ExplorerError as problem:
+        return Missing(str(problem).rstrip("."))
+
+
+def shown(result: Result) -> Shown:
+    """A figure as spans in the text: a missing one as its reason, in italics and parentheses."""
+    return (Span(ITALIC, f"({result.reason})"),) if isinstance(result, Missing) else result
+
+
+def as_text(result: Result) -> str:
+    """A figure as plain text (what a test or the handout's search reads)."""
+    return "".join(span.text for span in shown(result))
+
+
+# A figure stands in the text as one private-use character while the text's markup is read, so
+# that bold or italics around a figure hold it, and nothing a figure gives is read as markup.
+_MARK = 0xE000
+_MARKS = re.compile("[\ue000-\ue0ff]")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    paragraphs: tuple[tuple[Span, ...], ...]
+    pending: bool  # a figure waits for a background job: show it again once that is done
+
+
+def render(source: str, facts: Facts | None) -> Rendered:
+    """A step's text with its figures computed for ``facts``' model: paragraphs of spans, as
+    lessons.text reads a text without figures. A text whose figures cannot be read is shown as
+    typed, with the problem (``lesson --check`` and opening a lesson refuse such a file first).
+    Without ``facts`` (they failed), each figure says that it could not be computed."""
+    source = _MARKS.sub("", source)
+    try:
+        parts = split(source)
+    except ExpressionError as problem:
+        return Rendered(
+            (*(tuple(p) for p in markup.paragraphs(source)), (Span(ITALIC, f"({problem})"),)), False
+        )
+    values: list[Result] = []
+    marked = []
+    for part in parts:
+        if isinstance(part, Expression):
+            marked.append(chr(_MARK + len(values)))
+            values.append(value(part, facts) if facts is not None else Missing("could not be computed"))
+        else:
+            marked.append(part)
+    paragraphs = []
+    for paragraph in markup.paragraphs("".join(marked)):
+        spans: list[Span] = []
+        for span in paragraph:
+            spans.extend(_filled(span, values))
+        paragraphs.append(tuple(spans))
+    pending = any(isinstance(v, Missing) and v.pending for v in values)
+    return Rendered(tuple(paragraphs), pending)
+
+
+def _filled(span: Span, values: list[Result]) -> list[Span]:
+    found: list[Span] = []
+    at = 0
+    for mark in _MARKS.finditer(span.text):
+        if mark.start() > at:
+            found.append(Span(span.kind, span.text[at : mark.start()]))
+        for given in shown(values[ord(mark.group()) - _MARK]):
+            kind = span.kind if given.kind == PLAIN else given.kind
+            found.append(Span(CODE if span.kind == CODE else kind, given.text))
+        at = mark.end()
+    if at < len(span.text):
+        found.append(Span(span.kind, span.text[at:]))
+    return found
+
+
+# The figures themselves, registered by ``figure`` as their modules load (they import this one).
+from bert_embeddings.lessons import model_figures, vocabulary_figures  # noqa: E402, F401

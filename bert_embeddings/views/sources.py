@@ -1,0 +1,98 @@
+"""The core results a page's view is drawn from, for one model: computed here as the app's caches
+compute them (components/caches/state.py), each once, so that whatever is drawn or stated from them
+outside a page (a lesson's handout, a lesson's figures) is the page's to the last bit. The app
+hands in its own subclass, which reads its caches (components/caches/handouts.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from bert_embeddings.analysis import (
+    contextual,
+    decompose,
+    geometry,
+    geometry_lab,
+    projection,
+    vocab_search,
+    word_tests,
+)
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.models.tokenize import Encoding
+from bert_embeddings.views import settings as s
+
+
+class Sources:
+    """The core results a page asks its caches for, computed here for one model as the caches
+    compute them, each once."""
+
+    def __init__(self, model: LoadedModel) -> None:
+        self.model, self._kept = model, {}
+
+    def _once(self, key: tuple, make: Callable[[], object]):
+        if key not in self._kept:
+            self._kept[key] = make()
+        return self._kept[key]
+
+    def encoding(self, values: dict) -> Encoding:
+        texts = (values[s.SENTENCE_A_KEY], values[s.SENTENCE_B_KEY], bool(values[s.SPECIAL_TOKENS_KEY]))
+        return self._once(
+            ("encoding", *texts), lambda: self.model.encode(*texts[:2], add_special_tokens=texts[2])
+        )
+
+    def breakdown(self, encoding: Encoding) -> decompose.EmbeddingBreakdown:
+        return decompose.decompose(self.model, encoding)
+
+    def verification(self, encoding: Encoding) -> decompose.Verification:
+        return decompose.verify(self.reference_module(), encoding, self.breakdown(encoding))
+
+    def reference_module(self):
+        return self._once(("module",), lambda: decompose.build_reference_module(self.model))
+
+    def index(self) -> vocab_search.VocabIndex:
+        table = self.model.tables.word_embeddings
+        return self._once(("index",), lambda: vocab_search.build_index(table, self.model.tokenizer))
+
+    def space(self, name: str, removed: int) -> geometry.Geometry:
+        shape = geometry.shape(name, removed)
+        return self._once(("space", *shape), lambda: geometry.fit(self.index().table, *shape))
+
+    def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
+        name, removed = geometry.pca_shape(*shape)
+        table = self.model.tables.word_embeddings
+        return self._once(("pca", name, removed), lambda: geometry.pca(table, self.space(name, removed)))
+
+    def position_pca(self):
+        table = self.model.tables.position_embeddings
+
+        def fitted():
+            basis = projection.fit(table)
+            return basis, projection.project(basis, table)
+
+        return self._once(("position pca",), fitted)
+
+    def nearest(self, query: np.ndarray, k: float, shape: tuple[str, int], filters, weight: float = 1.0):
+        vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)  # as the cache keys it
+        shape = geometry.shape(*shape)
+        fitted = self.space(*shape)
+        return vocab_search.nearest(
+            self.index(), vectors[0], vocab_search.check_k(k), fitted, filters, weight=weight
+        )
+
+    def lab(self, removed: int) -> geometry_lab.Lab:
+        index, model = self.index(), self.model
+        outputs = lambda start, stop: decompose.vocabulary_outputs(model, start, stop)  # noqa: E731
+        return self._once(
+            ("lab", removed), lambda: geometry_lab.measure(index.table, outputs, index.pieces, removed)
+        )
+
+    def full_model(self):
+        return self._once(("full",), lambda: contextual.load_full_model(self.model))
+
+    def card(self, texts: tuple[str, str, str], shape: tuple[str, int]) -> word_tests.CardResult:
+        space, index = self.space(*shape), self.index()
+        return self._once(
+            ("card", texts, shape),
+            lambda: word_tests.card_for(index, self.model.tokenizer, *texts, space=space),
+        )
