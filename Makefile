@@ -25,8 +25,9 @@ run: $(APP_STAMP)
 # (its xdist_group), every other test goes wherever a process is free. The 25 slowest are listed.
 PYTEST_PARALLEL := -n 2 --dist loadgroup
 
+# The order is shuffled (pytest-randomly prints its seed); ARGS=--randomly-seed=N replays one.
 test: $(DEV_STAMP) browser lint
-	$(VENV)/bin/pytest $(PYTEST_PARALLEL) --durations=25
+	$(VENV)/bin/pytest $(PYTEST_PARALLEL) --durations=25 $(ARGS)
 
 # The tests left out are marked: `browser` in their files, `server` and `slow` in tests/conftest.py.
 # The ten slowest are listed at the end, so that the tier can be kept quick.
