@@ -72,8 +72,13 @@ LESSON_TITLE = Limit("A lesson's or a step's title, or its summary", 200, "chara
 # Python's tomllib and json recurse once per array or table, so a few kB of '[' exhaust the
 # interpreter's stack (RecursionError) inside the parser, before any check after it can speak:
 # how deep a file nests is counted first (``nesting``). A lesson nests 3 levels (the steps, a
-# step, its view).
+# step, its view); a room's view 1 (one object of texts).
 LESSON_DEPTH = Limit("A lesson file", 10, "levels of nesting")
+# A room's view is written by the app, but read from a store others may write to (a Redis shared
+# by mistake, a damaged file). The app writes a few hundred kB at most: a lesson file of
+# 200,000 bytes, as JSON.
+VIEW_SIZE = Limit("A room's view, as its store keeps it", 4_000_000, "characters")
+VIEW_DEPTH = Limit("A room's view, as its store keeps it", 4, "levels of nesting")
 
 ALL = (
     SENTENCE,
@@ -95,6 +100,8 @@ ALL = (
     LESSON_TEXT,
     LESSON_TITLE,
     LESSON_DEPTH,
+    VIEW_SIZE,
+    VIEW_DEPTH,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,

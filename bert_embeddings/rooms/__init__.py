@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bert_embeddings import limits
 from bert_embeddings.errors import ExplorerError
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed by a room
@@ -94,6 +96,40 @@ class Snapshot:
 
     version: int
     view: dict[str, str]
+
+
+def stored_view(code: str, stored: str | bytes) -> dict[str, str]:
+    """The view a store keeps for room ``code`` (the JSON the app wrote), or a RoomError naming why
+    it cannot be one: its size and nesting checked before json reads it (json recurses once per
+    level, and a few kB of '[' exhaust the stack), then that it is an object of texts. A store
+    holds what the app wrote, unless something else wrote there (a Redis shared by mistake, a
+    damaged file): the followers read why, and the leader's next change replaces it."""
+    text = stored.decode("utf-8", errors="replace") if isinstance(stored, bytes) else str(stored)
+    problem = None
+    if len(text) > limits.VIEW_SIZE.most:
+        problem = f"it has {len(text):,} characters, where a view has at most {limits.VIEW_SIZE.most:,}"
+    elif (depth := limits.nesting(text, "json")) > limits.VIEW_DEPTH.most:
+        problem = f"it nests {depth:,} levels deep, where a view nests at most {limits.VIEW_DEPTH.most}"
+    else:
+        try:
+            view = json.loads(text)
+        except ValueError:
+            view = None
+        if isinstance(view, dict) and all(isinstance(v, str) for v in view.values()):
+            return view
+        problem = "it is not a table of texts"
+    raise RoomError(
+        f"Room {code} holds a view this server cannot read ({problem}). Its leader's next change "
+        "replaces it: join the room again then."
+    )
+
+
+def shows_another(stored: str | bytes, view: dict[str, str]) -> bool:
+    """Whether ``view`` is another than the one stored (a stored view that cannot be read is)."""
+    try:
+        return stored_view("", stored) != view
+    except RoomError:
+        return True
 
 
 def normal_code(text: str) -> str:

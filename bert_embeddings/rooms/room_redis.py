@@ -79,14 +79,14 @@ class RedisRooms(rooms.RoomStore):
     def _remember(self) -> int:
         return int(rooms.REMEMBER_CLOSED_HOURS * 3600 * 1000)
 
-    def _row(self, code: str, token: str | None = None) -> tuple[dict[str, str], int]:
+    def _row(self, code: str, token: str | None = None) -> tuple[bytes, int]:
         found = self._redis.hmget(self._key("room", code), "token_hash", "view", "version")
         if found[0] is None:
             reason = self._redis.get(self._key("closed", code))
             raise rooms.no_room(code, reason.decode() if reason else None, self.idle_seconds / 3600)
         if token is not None and not rooms.same_token(found[0].decode(), token):
             raise rooms.not_leader(code)
-        return json.loads(found[1]), int(found[2])
+        return found[1], int(found[2])
 
     def _end(self, code: str, reason: str) -> None:
         """Close ``code`` (the lock held); the caller tells this process's watchers after."""
@@ -150,7 +150,7 @@ class RedisRooms(rooms.RoomStore):
     def show(self, code: str, token: str, view: dict[str, str]) -> int:
         with self._reached(locked=True):
             old, version = self._row(code, token)
-            changed = old != view
+            changed = rooms.shows_another(old, view)
             version += changed
             now = self.clock()
             pipe = self._redis.pipeline()
@@ -170,7 +170,7 @@ class RedisRooms(rooms.RoomStore):
     def look(self, code: str) -> Snapshot:
         with self._reached():
             view, version = self._row(code)
-        return Snapshot(version, view)
+        return Snapshot(version, rooms.stored_view(code, view))
 
     def close(self, code: str, token: str) -> None:
         with self._reached(locked=True):

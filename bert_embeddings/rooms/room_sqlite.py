@@ -144,7 +144,7 @@ class SqliteRooms(rooms.RoomStore):
         with self._transaction():
             _, old, version = self._row(code, token)
             now = self.clock()
-            changed = json.loads(old) != view
+            changed = rooms.shows_another(old, view)
             version += changed
             self._db.execute(
                 "UPDATE rooms SET view = ?, version = ?, changed = ?, seen = ? WHERE code = ?",
@@ -162,7 +162,7 @@ class SqliteRooms(rooms.RoomStore):
     def look(self, code: str) -> Snapshot:
         with self._transaction():
             _, view, version = self._row(code)
-        return Snapshot(version, json.loads(view))
+        return Snapshot(version, rooms.stored_view(code, view))
 
     def close(self, code: str, token: str) -> None:
         with self._transaction() as closed:

@@ -307,3 +307,39 @@ def test_another_tab_of_the_leaders_browser_offers_the_room_but_never_takes_it_o
     assert follow.store().look(code).view["a"] == long_text  # and it published nothing else
     monkeypatch.setattr(lead_module, "_cookie", lambda: f"{code}.wrong-token")
     assert "room_take_back" not in [b.key for b in session().button]
+
+
+def test_a_rooms_view_written_thousands_deep_by_another_is_a_message_and_the_leader_replaces_it(
+    monkeypatch, tmp_path
+):
+    """Something other than the app wrote the room's view into its store: 5,000 nested arrays,
+    on which json runs out of stack. Its follower and a newcomer read why, as the store names
+    it, and their pages go on; the leader's next change replaces it, and the room is joined."""
+    import sqlite3
+
+    from bert_embeddings.rooms.room_sqlite import SqliteRooms
+    from components.rooms import roomstore
+
+    path = tmp_path / "rooms.sqlite3"
+    monkeypatch.setattr(roomstore, "_store", SqliteRooms(path))
+    leader, code = lead()
+    leader.switch_page("pages/neighbours.py").run()
+    follower = session({"follow": code})
+    assert follower.session_state[follow.FOLLOW] == code
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE rooms SET view = ? WHERE code = ?", ('{"a": ' + "[" * 5_000 + "]" * 5_000 + "}", code)
+        )
+    with pytest.raises(rooms.RoomError) as raised:
+        follow.store().look(code)
+    assert "nests 5,001 levels deep" in str(raised.value)
+    follower.run()
+    newcomer = session({"follow": code})
+    for at in (follower, newcomer):
+        assert not at.exception and str(raised.value) in messages(at)
+        assert follow.FOLLOW not in at.session_state
+    leader.text_input(key=settings.NB_WORD).set_value("bank").run()
+    assert not leader.exception
+    again = session({"follow": code})
+    assert page_title(again) == "Nearest neighbours in the vocabulary"
+    assert again.text_input(key=settings.NB_WORD).value == "bank"

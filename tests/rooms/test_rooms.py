@@ -5,15 +5,17 @@ processes sharing one store see)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 
 import pytest
 
-from bert_embeddings import rooms
+from bert_embeddings import limits, rooms
 from bert_embeddings.rooms import RoomClosedError, RoomError
 from bert_embeddings.rooms.room_redis import RedisRooms
 from bert_embeddings.rooms.room_sqlite import SqliteRooms
+from testkit.brute import nesting_depth
 
 
 @pytest.fixture(params=["sqlite-memory", "sqlite-file", "redis"])
@@ -160,6 +162,69 @@ def test_watchers_hear_each_new_version_and_the_close_at_once(make_rooms):
     room.watch(code, lambda version: room.look(code))  # a watcher may call the store
     room.close(code, token)
     assert heard == [2, 3, 0]
+
+
+def written_by_another(room: rooms.RoomStore, code: str, stored: str) -> None:
+    """Something other than the app writes a room's view into the store (a Redis shared by mistake)."""
+    if isinstance(room, RedisRooms):
+        room._redis.hset(room._key("room", code), "view", stored)
+    else:
+        with room._lock:
+            room._db.execute("UPDATE rooms SET view = ? WHERE code = ?", (stored, code))
+
+
+def unreadable(code: str, why: str) -> str:
+    return (
+        f"Room {code} holds a view this server cannot read ({why}). Its leader's next change replaces "
+        "it: join the room again then."
+    )
+
+
+def test_a_stored_view_nested_thousands_deep_is_named_and_the_leaders_next_change_replaces_it(make_rooms):
+    """json itself runs out of stack on it; the store says why it cannot be read, before json
+    reads it. The leader still leads, and the next view shown replaces it for everyone."""
+    deep = '{"page": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    room = make_rooms()
+    code, token = room.open({"page": "tokens"})
+    heard: list[int] = []
+    room.watch(code, heard.append)
+    written_by_another(room, code, deep)
+    most = limits.VIEW_DEPTH.most
+    with pytest.raises(RoomError) as raised:
+        room.look(code)
+    assert str(raised.value) == unreadable(
+        code, f"it nests 5,001 levels deep, where a view nests at most {most}"
+    )
+    assert room.leads(code, token)
+    room.beat(code, token)
+    assert room.show(code, token, {"page": "tokens"}) == 2  # (what cannot be read is another view)
+    assert room.look(code) == rooms.Snapshot(2, {"page": "tokens"}) and heard == [2]
+
+
+def test_every_other_stored_view_the_app_did_not_write_is_named(make_rooms):
+    """Too long, one level deeper than a view may nest, not JSON, not a table of texts."""
+    room = make_rooms()
+    code, token = room.open({"page": "tokens"})
+    most, longest = limits.VIEW_DEPTH.most, limits.VIEW_SIZE.most
+    nested = '{"page": ' + "[" * most + "]" * most + "}"  # one level more than a view may nest
+    assert nesting_depth(json.loads(nested)) == most + 1
+    long = '{"page": "' + "x" * longest + '"}'
+    for stored, why in (
+        (long, f"it has {len(long):,} characters, where a view has at most {longest:,}"),
+        (nested, f"it nests {most + 1} levels deep, where a view nests at most {most}"),
+        (nested.replace("[", "", 1).replace("]", "", 1), "it is not a table of texts"),
+        ("not JSON", "it is not a table of texts"),
+        ('["tokens"]', "it is not a table of texts"),
+        ('{"page": 1}', "it is not a table of texts"),
+    ):
+        written_by_another(room, code, stored)
+        with pytest.raises(RoomError) as raised:
+            room.look(code)
+        assert str(raised.value) == unreadable(code, why)
+    room.show(code, token, {"page": "pca"})
+    assert room.look(code).view == {"page": "pca"}
 
 
 @pytest.mark.parametrize(
