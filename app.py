@@ -78,7 +78,8 @@ def main() -> None:
     maker.section(navigation.url_path)
     links.share_hint()
     follow.publish(navigation.url_path)
-    player.bar(navigation.url_path, leading=follow.leading())
+    follow.notice()
+    player.bar(navigation.url_path, leading=follow.leading(), room=follow.way_back())
     map_state.precompute_default_map()  # once per server process, if the host asked for it
     runs.run_to_the_end(navigation.run, follow.drawn, follow.replaced)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -156,11 +157,13 @@ _ANNOUNCE = (
 )
 
 
-def bar(page: str, leading: bool = False) -> None:
+def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None) -> None:
     """The lesson bar at the top of every page while a lesson is open: the lesson's title, step n
     of N with a progress bar, the step's title and text, its question with the answer on request,
     Back and Next, the way back to the step's view, and Close. ``leading``: a room's leader also
-    sees the step's notes and the next step's title."""
+    sees the step's notes and the next step's title. ``room``: for a follower who stepped away
+    from a room, the way back is into the room, at the step and view it shows now (the step
+    in the bar may be one the room has left)."""
     now = playing()
     if now is None:
         return
@@ -207,8 +210,8 @@ def bar(page: str, leading: bool = False) -> None:
                     "Back to this step's view",
                     key="lesson_view",
                     icon=":material/undo:",
-                    on_click=go,
-                    args=(now.step,),
+                    on_click=room or go,
+                    args=() if room else (now.step,),
                 )
             st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)
             handout_button(now.lesson, "bar")

@@ -6,8 +6,9 @@ reruns each follower's session at once (components/rooms/room_wake.py), and the 
 the new view exactly as a link (``apply_pending``). The way back for a missed run: each
 follower's sidebar holds a browser component (components/rooms/room_watch.py) with a stream on the
 push route (components/rooms/room_stream.py) and a slow check; it wakes the room fragment, which keeps
-a newer view as *pending* and reruns the app. What the room cannot carry is named
-on the follower's page. A follower who changes anything stops following, with a way back.
+a newer view as *pending* and reruns the app. A follower who changes anything (a setting, a page,
+a step of the lesson) stops following, with a way back. How a session stands with a room, and what
+the room cannot carry, is said at the top of the page (``notice``): a phone folds the sidebar away.
 
 A run that applies a view is never taken for the follower's own change (tests/test_follow_browser.py
 found how followers were lost): a view counts as shown only once a full run drew it (``drawn``,
@@ -17,6 +18,7 @@ via components/frame/runs.py); a run the server started (or its replacement) re-
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -34,6 +36,7 @@ APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
 DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
 DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
 PROBLEM = "_room_problem"  # a message for the room section, shown once
+ENDED = "_room_ended"  # why this session no longer follows its room (closed, never open), until dismissed
 SAID = "_room_said"  # what the top of the page said in the last whole run (see publish)
 FORGET = "_room_forget"  # the room this browser led closed: its tab and cookie forget it
 TAKEN = "_room_taken"  # the view of a room its leader takes back, for the next run to apply
@@ -141,7 +144,8 @@ def _stop_on_own_change(page: str) -> bool:
 def join_from_link(code: str) -> None:
     """``?follow=CODE``: follow that room from this session's first run."""
     st.session_state[FOLLOW] = rooms.normal_code(code)
-    st.session_state.pop(APPLIED, None)
+    for key in (APPLIED, STOPPED, ENDED):
+        st.session_state.pop(key, None)
 
 
 def apply_pending(current_page: str, woken: bool = False) -> str | None:
@@ -167,8 +171,8 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
                 _not_joined(code)
             return None
         except RoomError as problem:
-            state[PROBLEM] = str(problem)  # shown in the sidebar's room section
             stop_following()
+            state[ENDED] = str(problem)  # closed, or never open: said at the top of the page
             return None
         kept = not woken or _shows_applied(current_page)
         if applied is not None and applied[0] == version and not _unfinished() and kept:
@@ -189,10 +193,12 @@ def leading() -> bool:
 
 
 def stop_following(own_change: bool = False) -> None:
+    """This session follows no room any more: with ``own_change`` (a step of the follower's own),
+    the top of the page offers to follow again."""
     state = st.session_state
     code = state.pop(FOLLOW, None)
     room_wake.leave()
-    for key in (APPLIED, PENDING, DRAWN):
+    for key in (APPLIED, PENDING, DRAWN, STOPPED, ENDED):
         state.pop(key, None)
     if own_change and code:
         state[STOPPED] = code
@@ -200,8 +206,8 @@ def stop_following(own_change: bool = False) -> None:
 
 def _not_joined(code: str) -> None:
     """A room that could not be joined because the store is away: there is nothing to pause yet."""
-    st.session_state[PROBLEM] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
     stop_following()
+    st.session_state[ENDED] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
 
 
 def wake_up() -> None:
@@ -249,9 +255,6 @@ def following(code: str) -> None:
         state[DRAWN] = None
         st.rerun(scope="app")
     st.caption(f":material/sync: Following room {code}: you see what its leader shows.")
-    if differs := shown.get(DIFFERS):
-        told = echo.plain(f"Except what the room cannot carry: {differs}.")
-        st.warning(told, icon=":material/sync_problem:")
 
 
 def _watch_data(code: str) -> dict:
@@ -267,23 +270,57 @@ def _snapshot(code: str) -> tuple[int, dict[str, str]]:
     return (snapshot := store().look(code)).version, snapshot.view
 
 
-def join(code: str) -> None:
+def join(code: str, told: str = PROBLEM) -> None:
+    """Follow room ``code`` from the next run, which applies its view; why it cannot, under
+    ``told`` (the sidebar's room section, or the top of the page)."""
     state = st.session_state
     try:
         state[FOLLOW] = rooms.normal_code(code)
         store().look(state[FOLLOW])
     except RoomsUnavailableError:
         state.pop(FOLLOW, None)
-        state[PROBLEM] = str(NoRoomsNowError(f"Room {code.strip()[:20]} cannot be joined"))
+        state[told] = str(NoRoomsNowError(f"Room {code.strip()[:20]} cannot be joined"))
         return
     except RoomError as problem:
         state.pop(FOLLOW, None)
-        state[PROBLEM] = str(problem)
+        state[told] = str(problem)
         return
-    for key in (APPLIED, STOPPED):
+    for key in (APPLIED, STOPPED, ENDED):
         state.pop(key, None)
 
 
 def follow_again() -> None:
+    """on_click of "Follow again" (and of the lesson bar's way back, for a follower who stepped
+    away): the room's current view, page, lesson and step, from the next run."""
     if code := st.session_state.pop(STOPPED, None):
-        join(code)
+        join(code, told=ENDED)
+
+
+def way_back() -> Callable[[], None] | None:
+    """For the lesson bar of a follower who stepped away from a room: the way back into it."""
+    return follow_again if st.session_state.get(STOPPED) else None
+
+
+def notice() -> None:
+    """At the top of the page, above the lesson bar, how this session stands with a room it
+    follows: following (and what the room cannot carry), stepped away with the one tap back, or
+    why it follows no more: a phone folds the sidebar, and the room section in it, away."""
+    state = st.session_state
+    if code := state.get(FOLLOW):
+        now = player.playing()
+        where = f"'s lesson, step {now.step + 1}" if now is not None else ""
+        st.caption(f":material/sync: Following room {code}{where}: you see what its leader shows.")
+        if differs := (state.get(APPLIED) or (0, {}))[1].get(DIFFERS):
+            told = echo.plain(f"Except what the room cannot carry: {differs}.")
+            st.warning(told, icon=":material/sync_problem:")
+    elif stopped := state.get(STOPPED):
+        with st.container(horizontal=True, vertical_alignment="center", key="room_notice"):
+            told = f"You stepped away from room {stopped}: its leader's changes no longer reach you."
+            st.info(told, icon=":material/sync_disabled:")
+            st.button("Follow again", icon=":material/sync:", on_click=follow_again, key="room_again")
+    elif ended := state.get(ENDED):
+        with st.container(horizontal=True, vertical_alignment="center", key="room_notice"):
+            st.warning(echo.plain(ended), icon=":material/groups:")
+            st.button(
+                "Dismiss", icon=":material/close:", on_click=state.pop, args=(ENDED, None), key="room_dismiss"
+            )

@@ -18,7 +18,7 @@ from bert_embeddings.views import settings
 from components.frame import runs
 from components.parts import echo
 from components.rooms import follow, room_watch
-from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, STOPPED, TAKEN, USED
+from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, TAKEN, USED
 from components.settings import links
 
 SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
@@ -141,7 +141,6 @@ def _open(key: str) -> None:
         state[PROBLEM] = str(problem)
         return
     follow.stop_following()
-    state.pop(STOPPED, None)
 
 
 def _close() -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 from bert_embeddings.views import settings
 from components.parts import echo
 from components.rooms import follow, lead
-from components.rooms.follow import FOLLOW, LEAD, PROBLEM, STOPPED, USED
+from components.rooms.follow import FOLLOW, LEAD, PROBLEM, USED
 
 
 def sidebar() -> None:
@@ -19,7 +19,7 @@ def sidebar() -> None:
     state[USED] = bool(
         state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(lead.SAVED)
     )
-    with st.sidebar.expander("Workshop room", expanded=state[USED] or bool(state.get(STOPPED))):
+    with st.sidebar.expander("Workshop room", expanded=state[USED]):
         if led := state.get(LEAD):
             lead.leader_section(*led)
         elif code := state.get(FOLLOW):
@@ -32,13 +32,8 @@ def sidebar() -> None:
 
 
 def _idle_section() -> None:
+    # (A follower who stepped away is offered to follow again at the top of the page: follow.notice.)
     lead.taking_back()
-    if stopped := st.session_state.get(STOPPED):
-        st.info(
-            f"You changed the view yourself, so you stopped following room {stopped}.",
-            icon=":material/sync_disabled:",
-        )
-        st.button("Follow again", on_click=follow.follow_again, key="room_again")
     st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
     # The code is read when Join is clicked: a code typed just before the click counts.
     st.button(

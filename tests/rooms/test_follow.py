@@ -19,6 +19,11 @@ from testkit.apptest import ROOT, lead, messages, page_title, session, shown
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
 
 
+def on_the_page(at: AppTest) -> str:
+    """The messages of the page's main area, where a phone shows them (its sidebar is folded)."""
+    return " ".join(shown(m.value) for m in [*at.main.error, *at.main.warning, *at.main.info])
+
+
 def test_a_follower_sees_the_leaders_page_and_settings_and_each_change():
     leader, code = lead()
     assert code in " ".join(m.value for m in leader.markdown)
@@ -45,7 +50,7 @@ def test_a_followers_own_change_stops_following_and_follow_again_returns():
     assert follower.session_state[follow.FOLLOW] == code
     follower.text_input(key=settings.NB_WORD).set_value("river").run()
     assert follow.FOLLOW not in follower.session_state
-    assert "you stopped following room" in " ".join(shown(i.value) for i in follower.info)
+    assert f"You stepped away from room {code}" in on_the_page(follower)
     leader.text_input(key=settings.NB_WORD).set_value("queen").run()
     follower.run()
     assert follower.text_input(key=settings.NB_WORD).value == "river"  # not following any more
@@ -77,15 +82,17 @@ def test_a_forged_or_stale_code_gets_a_message():
     for code in ("ZZZZZZ", "<a href='x'>", "1" * 300):
         follower = session({"follow": code})
         assert not follower.exception
-        assert "could not be used" in messages(follower) or "no open room" in messages(follower)
+        assert "could not be used" in messages(follower) or "no open room" in on_the_page(follower)
     leader, code = lead()
     follower = session({"follow": code})
     leader.button(key="room_close").click().run()
     follower.run()  # a follower of the room: told it was closed, not that the code is wrong
-    assert f"Room {code} was closed by its leader" in messages(follower)
+    assert f"Room {code} was closed by its leader" in on_the_page(follower)
     assert "check the code" not in messages(follower)
     latecomer = session({"follow": code})
-    assert f"Room {code} was closed by its leader" in messages(latecomer)
+    assert f"Room {code} was closed by its leader" in on_the_page(latecomer)
+    latecomer.button(key="room_dismiss").click().run()
+    assert "closed by its leader" not in messages(latecomer)
 
 
 def test_a_follower_never_gets_what_a_link_would_refuse_nor_presenter_mode():
@@ -122,7 +129,7 @@ def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
     monkeypatch.setattr(follow.store(), "clock", lambda: later)
     follower.run()
     idle = f"Room {code} closed after {rooms.IDLE_HOURS:g} hours without a change"
-    assert follow.FOLLOW not in follower.session_state and idle in messages(follower)
+    assert follow.FOLLOW not in follower.session_state and idle in on_the_page(follower)
     leader.text_area(key=settings.SENTENCE_A_KEY).set_value("A change after hours.").run()
     assert not leader.exception and follow.LEAD not in leader.session_state
     assert idle in messages(leader)
@@ -265,14 +272,14 @@ def test_a_long_sentence_and_what_cannot_travel_reach_followers_in_words():
 
 def test_followers_read_in_words_what_the_room_cannot_carry():
     """The leader types k=500 (the page refuses it) and picks a folder on the server: the
-    followers keep the defaults, and their sidebar says which settings differ and why."""
+    followers keep the defaults, and their page says which settings differ and why."""
     leader, code = lead()
     leader.switch_page("pages/neighbours.py").run()
     follower = session({"follow": code})
     leader.number_input(key=settings.NB_K).set_value(500.0).run()
     follower.run()
     assert follower.number_input(key=settings.NB_K).value == settings.default(settings.NB_K)
-    told = messages(follower)
+    told = on_the_page(follower)
     assert "Except what the room cannot carry" in told and "k (" in told
     leader.session_state[settings.MODEL_KEY] = settings.OTHER
     leader.session_state[settings.CUSTOM_MODEL_KEY] = str(ROOT)

@@ -9,6 +9,7 @@ following); each follower must now end on the leader's page, still following.
 from __future__ import annotations
 
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -252,5 +253,68 @@ def test_the_server_reruns_its_followers_itself_without_their_push(browser, serv
             conclusive += 1
             assert ("fetched", version, session) not in {(e, v, s) for e, v, _, s in lines}
     assert conclusive
+    follower.context.close()
+    leader.context.close()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def step_shown(page, number: int) -> None:
+    """The lesson bar shows step ``number`` of the first lesson, and the run is over."""
+    said = re.compile(rf"The many embeddings of BERT:\u2060? step {number} of \d+$")
+    page.get_by_text(said).wait_for(timeout=120_000)
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+
+
+def told_on_the_page(page, text: str):
+    """``text`` in the page's main area (not the sidebar, folded away on a phone), on the screen."""
+    shown = page.locator("[data-testid='stMain']").get_by_text(re.compile(re.escape(text)))
+    shown.wait_for(timeout=60_000)
+    assert shown.is_visible() and shown.bounding_box()["y"] < PHONE["height"], text
+    return shown
+
+
+def test_a_follower_on_a_phone_always_knows_whether_they_follow(browser, server):
+    """At 390x844, with the sidebar folded: the follower reads on the page itself that they
+    follow the room's lesson and step; their own Next steps away and says so, with "Follow again"
+    one tap away, which brings the room's current step; a change of their own, then "Back to this
+    step's view", also brings the room's current step; the room's closing is said there too."""
+    leader = new_page(browser)
+    code = lead_room(leader, server)
+    follower = new_page(browser, PHONE)
+    open_page(follower, f"{server}/?follow={code}")
+    leader.get_by_role("button", name="Start the lesson").click()
+    step_shown(follower, 1)
+    told_on_the_page(follower, f"Following room {code}'s lesson, step 1")
+
+    follower.get_by_role("button", name="Next", exact=True).click()  # the follower's own step
+    step_shown(follower, 2)
+    told_on_the_page(follower, f"You stepped away from room {code}")
+    assert f"follow={code}" not in follower.url
+    for number in (2, 3):
+        leader.get_by_role("button", name="Next", exact=True).click()
+        step_shown(leader, number)
+    follow_again = follower.locator("[data-testid='stMain']").get_by_role("button", name="Follow again")
+    follow_again.click()
+    step_shown(follower, 3)  # the room's step now, not the one the follower left
+    told_on_the_page(follower, f"Following room {code}'s lesson, step 3")
+    assert f"follow={code}" in follower.url
+
+    leader.get_by_role("button", name="Next", exact=True).click()  # positions: p1=5
+    step_shown(follower, 4)
+    first = follower.get_by_label("First position")
+    first.fill("9")
+    first.press("Enter")
+    told_on_the_page(follower, f"You stepped away from room {code}")
+    leader.get_by_role("button", name="Next", exact=True).click()
+    step_shown(leader, 5)
+    follower.get_by_role("button", name="Back to this step's view").click()
+    step_shown(follower, 5)
+    told_on_the_page(follower, f"Following room {code}'s lesson, step 5")
+    assert "/segments" in follower.url and f"follow={code}" in follower.url
+
+    leader.get_by_role("button", name="Close the room").click()
+    told_on_the_page(follower, f"Room {code} was closed by its leader.")
     follower.context.close()
     leader.context.close()
