@@ -13,6 +13,7 @@ a widget's value set after the widget), as a room's view is (components/rooms/fo
 from __future__ import annotations
 
 import html
+import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from components.settings import links
 
 PLAYING = "_lesson"  # the Playing record of this session's lesson
 PENDING = "_lesson_pending"  # a step whose view the next run applies first
+STEP_TOLD = "_lesson_step_told"  # which step a link's step that the lesson lacks opened, said once
 LINK_LESSON, LINK_STEP = links.LESSON, links.STEP  # a view's lesson fields, as a link names them
 LINK_FILE = "lesson_file"  # a lesson that is not built in, whole: only a room's view carries it
 
@@ -117,17 +119,34 @@ def take_from_view(view: dict[str, str], apply: bool) -> str | None:
             close()  # a room's view without a lesson: the leader closed it
         return None
     try:
-        step = int(view.get(LINK_STEP, "1")) - 1 if view.get(LINK_STEP, "1").isdigit() else 0
         found = builtin.load(view[LINK_LESSON]) if LINK_LESSON in view else lesson.read(view[LINK_FILE])
     except LessonError as problem:
         return str(problem)
+    step, told = step_asked(view.get(LINK_STEP, "1"), len(found.steps))
+    if told:
+        st.session_state[STEP_TOLD] = told
     name = view.get(LINK_LESSON)
     now = playing()
     if apply:
         open_lesson(found, name, step)
     elif now is None or now.lesson != found or now.step != step:
-        st.session_state[PLAYING] = Playing(found, name, min(max(step, 0), len(found.steps) - 1))
+        st.session_state[PLAYING] = Playing(found, name, step)
     return None
+
+
+def step_asked(text: str, count: int) -> tuple[int, str | None]:
+    """The step (from 0) that a view's ``step=`` (numbered from 1) opens in a lesson of ``count``
+    steps; and for a step the lesson does not have (999, -3, abc), the sentence that says which
+    step it opens instead: the last for a number past the end, else the first."""
+    number = int(text) if re.fullmatch(r"-?[0-9]{1,9}", text) else None
+    if number is not None and 1 <= number <= count:
+        return number - 1, None
+    opens = count if number is not None and number > count else 1
+    asked = text if number is not None else repr(text[:20])
+    return (
+        opens - 1,
+        f"The link asks for step {asked}; this lesson has steps 1 to {count}, so it opens at step {opens}.",
+    )
 
 
 # --- the bar ---------------------------------------------------------------------------------
@@ -171,6 +190,8 @@ def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None
     step = now.current
     with st.container(border=True, key="lesson_bar"):
         st.html(_ANNOUNCE.format(html.escape(f"Lesson step {number} of {len(steps)}: {step.title}")))
+        if told := st.session_state.pop(STEP_TOLD, None):
+            st.info(echo.plain(told), icon=":material/link_off:")
         st.progress(
             number / len(steps), text=echo.plain(f"{now.lesson.title}: step {number} of {len(steps)}")
         )

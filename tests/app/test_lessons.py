@@ -15,7 +15,7 @@ from bert_embeddings.views import pages as registry
 from bert_embeddings.views import settings
 from components.lessons import maker, opening, player
 from components.rooms import follow
-from testkit.apptest import lead, messages, page_title, session
+from testkit.apptest import lead, messages, page_title, session, shown
 
 pytestmark = pytest.mark.usefixtures("offline")
 
@@ -191,3 +191,21 @@ def test_a_lesson_made_while_exploring_downloads_and_opens_again_as_the_same_ste
         page_title(at) == TITLES["neighbours"]
         and at.session_state[player.PLAYING].lesson.title == "My lesson"
     )
+
+
+@pytest.mark.parametrize("asked", ["999", "-3", "abc"])
+def test_a_link_to_a_step_the_lesson_lacks_opens_a_clear_step_and_says_so(asked):
+    """step=999 opens the last step, step=-3 and step=abc the first; the bar says in words what
+    the link asked for and which step it opened, and the address names that step."""
+    found = builtin.load("embeddings")
+    opens = len(found.steps) if asked == "999" else 1
+    at = session({"lesson": "embeddings", "step": asked})
+    assert not at.exception and at.session_state[player.PLAYING].step == opens - 1
+    assert page_title(at) == TITLES[found.steps[opens - 1].page]
+    assert at.query_params.get("step") == str(opens)
+    named = asked if asked != "abc" else "'abc'"
+    steps = f"this lesson has steps 1 to {len(found.steps)}"
+    told = f"The link asks for step {named}; {steps}, so it opens at step {opens}."
+    assert told in " ".join(shown(m.value) for m in at.main.info)
+    at.run()  # said once: the next run is the lesson's own
+    assert "The link asks for step" not in messages(at)
