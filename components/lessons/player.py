@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import builtin, lesson, text
+from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages as registry
-from components.caches import handouts
+from components.caches import handouts, lesson_figures
 from components.parts import echo, exports
 from components.settings import links
 
@@ -153,11 +153,13 @@ def step_asked(text: str, count: int) -> tuple[int, str | None]:
 
 
 def markdown(source: str) -> str:
-    """A lesson's text as Markdown that shows exactly it: its bold, italics and code; every other
-    character escaped (no HTML, LaTeX or link from a lesson is ever rendered)."""
+    """A lesson's text as Markdown that shows exactly it, its figures computed for the model in
+    use: its bold, italics and code; every other character escaped (no HTML, LaTeX or link from a
+    lesson is ever rendered). A figure that waits for the page's background work says so once."""
     marks = {text.BOLD: "**", text.ITALIC: "*"}
     shown = []
-    for paragraph in text.paragraphs(source):
+    found = lesson_figures.rendered(source)
+    for paragraph in found.paragraphs:
         parts = []
         for span in paragraph:
             if span.kind == text.CODE:
@@ -167,6 +169,8 @@ def markdown(source: str) -> str:
             else:
                 parts.append(echo.plain(span.text))
         shown.append("".join(parts))
+    if found.pending:
+        shown.append(f"*{echo.plain(figures.WAITING)}*")
     return "\n\n".join(shown)
 
 

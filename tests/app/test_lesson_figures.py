@@ -1,0 +1,52 @@
+"""A learner takes each built-in lesson in the app, on the bundled model and on a random checkpoint
+768 wide (the sidebar's model, as a host sets it): at every step the bar shows each figure the
+step names as the core computes it for that model, and a figure that waits for What moved's
+background lists says so, never another model's number."""
+
+from __future__ import annotations
+
+import pytest
+
+from bert_embeddings import api
+from bert_embeddings.lessons import builtin, expressions, figures
+from testkit.apptest import session, shown
+from testkit.random_models import write_random_bert
+
+pytestmark = pytest.mark.usefixtures("offline")
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory):
+    return write_random_bert(
+        tmp_path_factory.mktemp("random-768"), seed=5, hidden=768, positions=512, layers=1
+    )
+
+
+def bar(at) -> str:
+    return " ".join(shown(m.value) for m in at.markdown)
+
+
+@pytest.mark.parametrize("lesson_name", builtin.names())
+@pytest.mark.parametrize("which", ["bundled", "random-768"])
+def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, wide, monkeypatch, tmp_path):
+    """Every step of the lesson, opened by its link: each figure it names is in the bar, as
+    lessons.figures computes it for the model the sidebar runs (What moved's wait for its lists)."""
+    spec = "bundled" if which == "bundled" else str(wide)
+    monkeypatch.setenv("BERT_EXPLORER_MODEL", spec)
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))  # no stage spaces made yet
+    facts = figures.Facts(figures.Sources(api.load(spec)), compute_stages=False)
+    width = facts.width()
+    for number, step in enumerate(builtin.load(lesson_name).steps, 1):
+        at = session({"lesson": lesson_name, "step": str(number)})
+        assert not at.exception, (number, [e.message for e in at.exception])
+        said = bar(at)
+        assert "{{" not in said and step.title in said, number
+        waiting = False
+        for expression in expressions.expressions(" ".join((step.text, step.question, step.answer))):
+            value = figures.value(expression, facts)
+            for span in figures.shown(value):  # each piece a code span, each number as the text has it
+                assert span.text in said, (number, expression.source, span.text)
+            if expression.name == "width":
+                assert figures.as_text(value) == f"{width:,}"
+            waiting |= isinstance(value, figures.Missing) and value.pending
+        assert (figures.WAITING in said) == waiting, number
