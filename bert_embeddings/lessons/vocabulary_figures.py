@@ -55,13 +55,16 @@ def _mean_cosine(facts: Facts, a: dict) -> Result:
     return stats if isinstance(stats, Missing) else plain(number(stats.mean_cosine))
 
 
+SHARED_OUT = 1e-3  # the least mean cosine whose shares a lesson states
+
+
 def _shares(facts: Facts, a: dict, n: int) -> tuple[list[int], float] | Missing:
     """The ``n`` dimensions that give most of a table's mean cosine, and their share of it."""
     stats = _stats(facts, a)
     if isinstance(stats, Missing):
         return stats
-    if stats.mean_cosine == 0:
-        return Missing("the mean cosine is 0, so it has no shares")
+    if stats.mean_cosine < SHARED_OUT:  # a share of next to nothing (or of a negative) says nothing
+        return Missing(f"the mean cosine is {number(stats.mean_cosine)}, too near 0 to share out")
     top, share = geometry_lab.shares(stats, n)
     return [int(d) for d in top], share
 

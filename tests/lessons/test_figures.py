@@ -273,6 +273,8 @@ class Reference:
                 return n(mean_cosine_and_parts(rows)[0])
             case "top_dimensions" | "top_share" | "top_multiple":
                 mean, parts = mean_cosine_and_parts(self.rows(a["table"]))
+                if mean < 1e-3:  # shares of next to nothing are said not to be shares
+                    return f"(the mean cosine is {n(mean)}, too near 0 to share out)"
                 top = np.lexsort((np.arange(len(parts)), -parts))[
                     : int(a.get("n", 3 if e.name != "top_multiple" else 1))
                 ]
@@ -362,7 +364,7 @@ def test_every_figure_the_builtin_lessons_show_is_that_models(which, wide, stage
     for lesson_name, number, expression in builtin_expressions():
         result = figures.value(expression, facts)
         where = f"{lesson_name} step {number}: {expression.source}"
-        assert not isinstance(result, figures.Missing), f"{where} is missing: {result.reason}"
+        assert not (isinstance(result, figures.Missing) and result.pending), where
         assert said(result) == reference.said(expression), where
         shown_any += 1
     assert shown_any > 60
