@@ -72,8 +72,9 @@ LESSON_TITLE = Limit("A lesson's or a step's title, or its summary", 200, "chara
 # Python's tomllib and json recurse once per array or table, so a few kB of '[' exhaust the
 # interpreter's stack (RecursionError) inside the parser, before any check after it can speak:
 # how deep a file nests is counted first (``nesting``). A lesson nests 3 levels (the steps, a
-# step, its view); a room's view 1 (one object of texts).
+# step, its view); a room's view 1 (one object of texts); a model's config.json 2 or 3.
 LESSON_DEPTH = Limit("A lesson file", 10, "levels of nesting")
+MODEL_CONFIG_DEPTH = Limit("A model's config.json (from the Hub, or a folder)", 20, "levels of nesting")
 # A room's view is written by the app, but read from a store others may write to (a Redis shared
 # by mistake, a damaged file). The app writes a few hundred kB at most: a lesson file of
 # 200,000 bytes, as JSON.
@@ -102,6 +103,7 @@ ALL = (
     LESSON_DEPTH,
     VIEW_SIZE,
     VIEW_DEPTH,
+    MODEL_CONFIG_DEPTH,
 )
 
 # Text boxes get no max_chars: Streamlit's box drops a longer paste whole and says nothing,

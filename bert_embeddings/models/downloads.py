@@ -19,7 +19,6 @@ tokenizer, then the embedding tensors.
 
 from __future__ import annotations
 
-import json
 import math
 import tempfile
 from collections.abc import Callable, Iterator
@@ -38,7 +37,7 @@ from bert_embeddings.errors import (
 from bert_embeddings.jobs import files
 from bert_embeddings.models import hub
 from bert_embeddings.models.architectures import family_of
-from bert_embeddings.models.folders import WEIGHT_FILES, wanted_keys
+from bert_embeddings.models.folders import WEIGHT_FILES, read_config, wanted_keys
 
 Progress = Callable[[int, int], None]  # (bytes so far, bytes expected)
 Choose = Callable[[list[str]], dict[str, str]]  # the file's tensor names -> ours: name in the file
@@ -71,10 +70,7 @@ def fetch_checkpoint(
         small.append("vocab.txt")
     for name in small:
         fetch_file(repo_id, revision, name, folder)
-    try:
-        model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise NotACheckpointError(f"{repo_id}'s config.json cannot be read: {exc}") from None
+    model_config = read_config(folder / "config.json", f"{repo_id}'s config.json")
     family = family_of(model_config, repo_id)  # refuse an unsupported family before the big download
     if weights.endswith(".safetensors"):
         choose = lambda keys: wanted_keys(keys, Path(weights), family)  # noqa: E731

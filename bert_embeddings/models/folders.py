@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
+from bert_embeddings import limits
 from bert_embeddings.errors import NotACheckpointError
 from bert_embeddings.models.architectures import Family, family_of
 from bert_embeddings.models.model import EmbeddingTables, LoadedModel
@@ -41,12 +42,7 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str) -> LoadedMod
         raise NotACheckpointError(
             f"'{folder}' has no config.json, so it is not a Hugging Face model checkpoint."
         )
-    try:
-        model_config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise NotACheckpointError(f"config.json in '{folder}' cannot be read: {exc}") from None
-    if not isinstance(model_config, dict):
-        raise NotACheckpointError(f"config.json in '{folder}' is not a JSON object.")
+    model_config = read_config(config_path, f"config.json in '{folder}'")
     family = family_of(model_config, name)
     tables = _read_tables(folder, model_config, family)
     tokenizer = _read_tokenizer(folder)
@@ -64,6 +60,24 @@ def load_folder(folder: Path, *, spec: str, name: str, source: str) -> LoadedMod
             "together."
         )
     return LoadedModel(spec, name, source, folder, model_config, tables, tokenizer, truncating)
+
+
+def read_config(path: Path, where: str) -> dict:
+    """A checkpoint's config.json, or a message naming ``where`` it is and why it cannot be one.
+    How deep it nests is counted before json reads it: json recurses once per level, and a
+    stranger's repo on the Hub may hold a few kB of '[' that would exhaust the stack."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        if (depth := limits.nesting(text, "json")) > (most := limits.MODEL_CONFIG_DEPTH.most):
+            raise NotACheckpointError(
+                f"{where} nests {depth:,} levels deep; a model's config nests at most {most}."
+            )
+        model_config = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NotACheckpointError(f"{where} cannot be read: {exc}") from None
+    if not isinstance(model_config, dict):
+        raise NotACheckpointError(f"{where} is not a JSON object.")
+    return model_config
 
 
 def _read_tables(folder: Path, config: dict, family: Family) -> EmbeddingTables:

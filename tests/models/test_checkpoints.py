@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from bert_embeddings import config
+from bert_embeddings import config, limits
 from bert_embeddings.errors import (
     BundledModelMissingError,
     ChecksumMismatchError,
@@ -194,6 +194,34 @@ def test_hub_model_is_downloaded_then_served_from_the_cache(isolated_hub, monkey
     again = checkpoints.load_model("someone/tiny-bert")
     assert again.source == "hub-cache"
     np.testing.assert_array_equal(again.tables.word_embeddings, local.tables.word_embeddings)
+
+
+def test_a_config_nested_thousands_deep_is_named_before_json_reads_it(
+    isolated_hub, monkeypatch, tiny_bert_dir, tmp_path
+):
+    """A stranger's repo whose config.json holds 5,000 nested arrays (json itself runs out of
+    stack on it): the Hub model and the folder are refused with a message, and the weights are
+    never fetched."""
+    deep = json.dumps(json.loads((tiny_bert_dir / "config.json").read_text()))[:-1]
+    deep += ', "x": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    repo = tmp_path / "deep-bert"
+    shutil.copytree(tiny_bert_dir, repo)
+    (repo / "config.json").write_text(deep)
+    most = limits.MODEL_CONFIG_DEPTH.most
+    with pytest.raises(NotACheckpointError) as raised:
+        checkpoints.load_model(str(repo))
+    assert (
+        str(raised.value)
+        == f"config.json in '{repo}' nests 5,001 levels deep; a model's config nests at most {most}."
+    )
+    with stand_in_hub({"someone/deep-bert": repo}) as (url, requested):
+        use_hub(monkeypatch, url)
+        with pytest.raises(NotACheckpointError) as raised:
+            checkpoints.load_model("someone/deep-bert")
+    assert "someone/deep-bert's config.json nests 5,001 levels deep" in str(raised.value)
+    assert not [r for r in requested if "model.safetensors" in r and r.startswith("GET")]
 
 
 def test_model_in_the_hub_cache_loads_without_network(isolated_hub, monkeypatch, tiny_bert_dir):
