@@ -3,7 +3,8 @@
 One server process serves everyone on a hosted instance, so no single input may cost it more
 than a moment. Every limit is listed here once; docs/configuration.md's "Limits" section shows the same
 table (a test compares the two), and every check raises ``InputTooLongError`` with a message
-that names the limit, so the page can say exactly what was too much.
+that names the limit, so the page can say exactly what was too much. How deep a file nests is
+counted here (``nesting``) and said by its reader's own error (a lesson's, a room's, a model's).
 """
 
 from __future__ import annotations
