@@ -137,12 +137,15 @@ def pattern(text: str) -> str:
 MOST_LAYERS = 999  # far above any model's depth; the page checks the model's own
 
 
+LAST_LAYER = "last"  # a stage a view names for any model: whichever model's last layer
+
+
 def stage(text: str) -> str:
     """A model's stage: ``token``, ``output``, a layer number (the page checks the model has it), or
     ``last``, the model's last layer whichever model it is (a lesson's view names it so)."""
     if len(text) > len("output"):
         raise ValueError("not a stage: token, output, last or a layer number")
-    if text in ("token", "output", "last"):
+    if text in ("token", "output", LAST_LAYER):
         return text
     if text.isascii() and text.isdigit() and 1 <= int(text) <= MOST_LAYERS and text[0] != "0":
         return text

@@ -16,7 +16,7 @@ from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
-from bert_embeddings.views import settings
+from bert_embeddings.views import link_text, settings
 from components.caches import spaces, state
 from components.parts import draw, echo, exports, filters, widgets
 
@@ -55,7 +55,7 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | backe
 def last_layer_named(key: str, names: tuple[str, ...]) -> None:
     """A view may name ``last`` for a stage (a lesson that holds for any model): before the
     stage's picker is drawn, that is this model's last layer."""
-    if st.session_state.get(key) == "last":
+    if st.session_state.get(key) == link_text.LAST_LAYER:
         st.session_state[key] = names[-1]
 
 

@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bert_embeddings.models import checkpoints
+from bert_embeddings.spaces import stages
 from bert_embeddings.views import link_text, settings
+from components.caches import state as caches
 from components.parts import echo, models
 from components.settings import persistence
 
@@ -131,7 +133,10 @@ def differs_from(params: dict[str, str]) -> bool:
             wanted = setting.read(text)
         except ValueError:
             continue
-        if state.get(setting.key, settings.default(setting.key)) != wanted:
+        now = state.get(setting.key, settings.default(setting.key))
+        if wanted == link_text.LAST_LAYER:  # a stage named for any model: its last layer, once read
+            wanted = now if now == wanted else stages.stage_names(caches.require_model())[-1]
+        if now != wanted:
             return True
     return False
 

@@ -9,6 +9,8 @@ import pytest
 
 from bert_embeddings import api
 from bert_embeddings.lessons import builtin, expressions, figures
+from bert_embeddings.spaces import stages
+from bert_embeddings.views import settings
 from testkit.apptest import session, shown
 from testkit.random_models import write_random_bert
 
@@ -50,3 +52,17 @@ def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, w
                 assert figures.as_text(value) == f"{width:,}"
             waiting |= isinstance(value, figures.Missing) and value.pending
         assert (figures.WAITING in said) == waiting, number
+
+
+def test_what_moved_compares_the_sidebars_model_with_itself_up_to_its_last_layer():
+    """The layers lesson's views name no model: `vs=same` picks the sidebar's model and `to=last`
+    its last layer (6 for the bundled model); the step's view is then the one on screen, so the bar
+    offers no way back to it."""
+    at = session({"lesson": "layers", "step": "3"})
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state[settings.MV_MODEL] == settings.SAME
+    assert at.selectbox(key=settings.MV_MODEL).value == settings.SAME
+    assert at.session_state[settings.MV_STAGE_B] == str(stages.layer_count(api.load("bundled")))
+    assert "Back to this step's view" not in [b.label for b in at.button]
+    at.selectbox(key=settings.MV_STAGE_B).set_value("2").run()
+    assert "Back to this step's view" in [b.label for b in at.button]
