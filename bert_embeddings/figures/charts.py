@@ -66,6 +66,9 @@ def title_style(words: str, size: int = 16) -> dict:
 
 
 SEGMENT_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["orange"])
+# A legend of series in a row at the foot of the figure (the margin grows to hold it), growing
+# downwards as a narrow screen wraps it: above the plot, a wrapped legend ran into the title.
+LEGEND_BELOW = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
 
 
 def _rows_height(n_rows: int, per_row: int = 22, floor: int = 180, ceiling: int = 900) -> int:
@@ -122,18 +125,9 @@ def token_bars(
         title=title_style(title),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"type": "category", "tickangle": -45},
-        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+        legend=LEGEND_BELOW,
     )
     return fig
-
-
-def token_statistics(labels: Sequence[str], mean: np.ndarray, std: np.ndarray) -> go.Figure:
-    """Per-token mean and standard deviation of the summed vector, before LayerNorm."""
-    return token_bars(
-        labels,
-        {"mean": mean, "standard deviation": std},
-        "What LayerNorm subtracts (mean) and divides by (std), per token",
-    )
 
 
 def line_series(
@@ -165,19 +159,9 @@ def line_series(
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"title": x_title},
         yaxis={"title": y_title},
-        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+        legend=LEGEND_BELOW,
     )
     return fig
-
-
-def own_range(values: np.ndarray) -> list[float]:
-    """A y range that a series fills: its lowest to its highest value with a tenth of the span
-    either side; a series that does not vary, from 0 to a quarter above it (where it lies flat)."""
-    low, high = float(np.min(values)), float(np.max(values))
-    span = high - low
-    if span <= 1e-6 * max(abs(high), abs(low), 1e-12):
-        return [min(0.0, 1.25 * low), max(0.0, 1.25 * high)] if high or low else [-1.0, 1.0]
-    return [low - span / 10, high + span / 10]
 
 
 def line_panels(
@@ -188,17 +172,24 @@ def line_panels(
     y_title: str,
     panel_height: int = 190,
 ) -> go.Figure:
-    """Named lines over a shared x axis, each in a panel of its own with a y axis of its own, the
-    panel's title naming it: series of very different sizes each fill their panel, where on one
-    axis the smaller would lie flat along the bottom."""
+    """Named lines over a shared x axis, each in a panel of its own (its title naming it) whose y
+    axis spans its values, a tenth of their span either side (a constant's, from 0): series of very
+    different sizes each fill their panel, where on one axis the smaller would lie flat."""
     fig = make_subplots(
         rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=texts(series)
     )
     for row, (name, values) in enumerate(series.items(), start=1):
         values = np.asarray(values, dtype=np.float32)
+        low, high = float(values.min()), float(values.max())
+        pad = (high - low) / 10
+        span = (
+            [low - pad, high + pad]
+            if pad > 1e-7 * max(abs(low), abs(high))
+            else [1.25 * min(0, low), 1.25 * max(0, high)]
+        )
         line = {"color": PALETTE[(row - 1) % len(PALETTE)], "dash": DASHES[(row - 1) % len(DASHES)]}
         fig.add_trace(go.Scatter(x=np.asarray(x), y=values, name=text(name), mode="lines", line=line), row, 1)
-        fig.update_yaxes(title_text=text(y_title), range=own_range(values), row=row, col=1)
+        fig.update_yaxes(title_text=text(y_title), range=span if span[0] < span[1] else None, row=row, col=1)
     fig.update_xaxes(title_text=text(x_title), row=len(series), col=1)
     fig.update_layout(
         title=title_style(title),
@@ -267,27 +258,6 @@ def toy_space(names: Sequence[str], vectors: np.ndarray, dimensions: Sequence[st
         scene={
             f"{axis}axis": {"title": {"text": text(d)}} for axis, d in zip("xyz", dimensions, strict=True)
         },
-    )
-    return fig
-
-
-def layer_norm_parameters(gamma: np.ndarray, beta: np.ndarray, dims: range) -> go.Figure:
-    """LayerNorm's learned scale (gamma) and shift (beta) per hidden dimension."""
-    x = np.arange(dims.start, dims.stop, dtype=np.int32)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
-    for row, (name, values) in enumerate((("gamma (scale)", gamma), ("beta (shift)", beta)), start=1):
-        line = {"color": PALETTE[row - 1], "dash": DASHES[row - 1]}
-        fig.add_trace(
-            go.Scatter(x=x, y=values[dims.start : dims.stop], name=name, mode="lines", line=line), row, 1
-        )
-    fig.update_yaxes(title_text="gamma", row=1, col=1)
-    fig.update_yaxes(title_text="beta", row=2, col=1)
-    fig.update_xaxes(title_text="dimension", row=2, col=1)
-    fig.update_layout(
-        height=380,
-        showlegend=False,
-        title=title_style("LayerNorm's learned gamma and beta"),
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig
 

@@ -154,12 +154,27 @@ def stage_detail(stage: Stage, labels: Sequence[str], shown: range) -> go.Figure
 
 def token_statistics(parts: decompose.EmbeddingBreakdown, labels: Sequence[str]) -> go.Figure:
     """What LayerNorm subtracts and divides by, piece by piece."""
-    return charts.token_statistics(labels, parts.mean, parts.std)
+    return charts.token_bars(
+        labels,
+        {"mean": parts.mean, "standard deviation": parts.std},
+        "What LayerNorm subtracts (mean) and divides by (std), per token",
+    )
 
 
 def layer_norm_parameters(model: LoadedModel, dims: range) -> go.Figure:
-    """LayerNorm's gamma and beta over the dimensions chosen."""
-    return charts.layer_norm_parameters(model.tables.layer_norm_weight, model.tables.layer_norm_bias, dims)
+    """LayerNorm's learned scale (gamma) and shift (beta) over the dimensions chosen, each in a
+    panel of its own: gamma lies about 1, beta about 0."""
+    tables = model.tables
+    return charts.line_panels(
+        np.arange(dims.start, dims.stop),
+        {
+            "gamma (scale)": tables.layer_norm_weight[dims.start : dims.stop],
+            "beta (shift)": tables.layer_norm_bias[dims.start : dims.stop],
+        },
+        "LayerNorm's learned gamma and beta",
+        "dimension",
+        "value",
+    )
 
 
 # --- Positions ----------------------------------------------------------------------------------

@@ -513,6 +513,37 @@ def test_segments_page_with_and_without_sentence_b():
     assert "There is no sentence B" in messages(at) and not at.exception
 
 
+def vertical_bands(figure) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The title's and the legend's bands (lowest, highest) in pixels from the figure's foot, as
+    the layout places them: the title in the top margin, the legend from its anchor, one row of 20
+    px per series at most (the rows a narrow screen may wrap it into)."""
+    layout = figure.layout
+    height, top, foot = layout.height, layout.margin.t, layout.margin.b
+    legend = layout.legend
+    if legend.yref == "container":
+        base = legend.y * height
+    else:  # paper: the plot area's own height
+        base = foot + (1.02 if legend.y is None else legend.y) * (height - top - foot)
+    tall = 20 * len(figure.data)
+    band = {"bottom": (base, base + tall), "top": (base - tall, base)}.get(
+        legend.yanchor, (base - tall, base)
+    )
+    return (height - top, height), band
+
+
+def test_the_segment_rows_legend_is_clear_of_the_title():
+    """The Segments page's first figure: its legend lies at the foot, below the plot, and cannot
+    reach the title, however a narrow screen wraps it."""
+    at = run_page("pages/segments.py", a="Hi there", b="General Kenobi")
+    rows = next(f for f in figures(at) if f.layout.title.text.startswith("The two segment rows"))
+    (title_low, title_high), (legend_low, legend_high) = vertical_bands(rows)
+    assert legend_high <= title_low or legend_low >= title_high, (
+        (title_low, title_high),
+        (legend_low, legend_high),
+    )
+    assert legend_high <= rows.layout.margin.b + 20 * len(rows.data)  # at the foot, growing downwards
+
+
 def context_page(**inputs) -> AppTest:
     return page_with("pages/context.py", **inputs)
 
