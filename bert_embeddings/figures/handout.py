@@ -27,14 +27,14 @@ import plotly.offline
 
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import charts, handout_pages, handout_parts
+from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures
 from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
 from bert_embeddings.lessons.lesson import Lesson, Step
 from bert_embeddings.models import checkpoints, threads
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
-from bert_embeddings.views import check, pages, settings
+from bert_embeddings.views import check, link_text, pages, settings
 from bert_embeddings.views.sources import Sources
 
 Loader = Callable[[str], LoadedModel]  # a model named by a step, by its spec
@@ -62,13 +62,27 @@ def handout(
             parts = handout_pages.shown(page, used, check.values(dict(step.view)), found)
             facts = every_facts.setdefault(id(used), lesson_figures.Facts(found, compute_stages=False))
             steps.append(_step(number, len(lesson.steps), step, page, used, said, parts, facts))
+    library = _plotly(steps)
     return _PAGE.format(
         title=_escape(lesson.title),
-        plotly=plotly.offline.get_plotlyjs(),
+        plotly=library,
         style=_STYLE,
-        header=_header(lesson, model),
+        header=_header(lesson, model, drawn=bool(library)),
         contents=_contents(lesson),
         steps="\n".join(steps),
+    )
+
+
+def _plotly(steps: list[str]) -> str:
+    """plotly.js, held once in the head, for a handout that draws a figure; nothing for one that
+    draws none: it is 4.8 MB, which a lesson whose pages' figures are all computed in the
+    background (What moved's) carried for nothing. "local" keeps plotly.js from asking the network
+    for MathJax's configuration (no figure has mathematics: charts.text escapes every dollar sign)."""
+    if not any('<figure class="chart"' in step for step in steps):  # (a lesson's text is escaped)
+        return ""
+    return (
+        "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>\n"
+        f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>'
     )
 
 
@@ -119,14 +133,19 @@ def _paragraphs(text: str, css: str = "", facts: lesson_figures.Facts | None = N
     return "\n".join(found)
 
 
-def _header(lesson: Lesson, model: LoadedModel) -> str:
+def _header(lesson: Lesson, model: LoadedModel, drawn: bool) -> str:
     made = time.strftime("%Y-%m-%d")
+    figures = (
+        "Every figure is the one its page draws for the step's view: hover, zoom and pan it here, offline."
+        if drawn
+        else "None of its steps' figures can be drawn in a handout: each step says in words what its "
+        "page shows, and the explorer draws it."
+    )
     return (
         f"<h1>{_escape(lesson.title)}</h1>\n"
         + (f'<p class="summary">{_escape(lesson.summary)}</p>\n' if lesson.summary.strip() else "")
         + f'<p class="about">A lesson of the BERT Embedding Explorer, {len(lesson.steps)} steps, with '
-        f"{_escape(model.name)}; made {made}. Every figure is the one its page draws for the step's view: "
-        "hover, zoom and pan it here, offline.</p>"
+        f"{_escape(model.name)}; made {made}. {figures}</p>"
     )
 
 
@@ -144,10 +163,8 @@ def _view(step: Step, page: str, model: LoadedModel) -> str:
     named = []
     for name, text in step.params.items():
         if name in by_url and (said := _setting_in_words(by_url[name], text)) is not None:
-            label, value, typed = said
-            named.append(
-                f"{_escape(label)} <q>{_escape(value)}</q>" if typed else f"{_escape(label)}: {_escape(value)}"
-            )
+            label, value, typed = (_escape(part) if isinstance(part, str) else part for part in said)
+            named.append(f"{label} <q>{value}</q>" if typed else f"{label}: {value}" if value else label)
     title = pages.BY_URL[page].title if page in pages.BY_URL else page
     settings_named = f"; {'; '.join(named)}" if named else ""
     return (
@@ -165,19 +182,22 @@ def _setting_in_words(setting: settings.Setting, text: str) -> tuple[str, str, b
     alone, every setting it leaves out at its default), or a value its reader refuses."""
     try:
         value = setting.read(text)
-        typed = setting.read(_ANY_TEXT) == _ANY_TEXT
     except ValueError:
-        value, typed = setting.read(text) if False else None, False  # noqa: SIM222
-        typed = False
+        return None
     if value is None or value == settings.default(setting.key):
         return None
+    try:
+        typed = setting.read(_ANY_TEXT) == _ANY_TEXT
+    except ValueError:  # a reader of a list, a number or a switch
+        typed = False
     label = settings.LABELS.get(setting.key, setting.url)
     if setting.key == settings.TOY_ITEMS:
         try:
-            names = concepts.parse(value).names
-            return label, ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0], False
+            *names, last = concepts.parse(value).names
         except ExplorerError:
-            pass
+            names, last = [], ""
+        if last:
+            return label, f"{', '.join(names)} and {last}" if names else last, False
     if isinstance(value, str) and typed:
         if not value.strip():
             return f"no {label.removeprefix('the ')}", "", False
@@ -199,8 +219,10 @@ def _chosen(key: str, value: object) -> str:
     if key in (settings.CMP_MODEL, settings.MV_MODEL):
         names = {checkpoints.BUNDLED: checkpoints.BUNDLED_NAME, settings.SAME: "the sidebar's model"}
         return names.get(value, str(value))
+    if key == settings.LAYER_STAGE:
+        return page_figures.STAGE_TITLES.get(str(value), str(value))
     if key in (settings.MV_STAGE_A, settings.MV_STAGE_B):
-        return "the last layer" if value == "last" else space_stages.stage_label(str(value))
+        return "the last layer" if value == link_text.LAST_LAYER else space_stages.stage_label(str(value))
     return str(value)
 
 
@@ -293,8 +315,6 @@ th { background: #f2f2f2; }
 @media print { .step { break-inside: avoid-page; } details { display: block; } }
 """
 
-# plotly.js is held once, in the head; "local" keeps it from asking the network for MathJax's
-# configuration (no figure has mathematics: charts.text escapes every dollar sign).
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -302,8 +322,7 @@ _PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>{style}</style>
-<script>window.PlotlyConfig = {{MathJaxConfig: 'local'}};</script>
-<script charset="utf-8">{plotly}</script>
+{plotly}
 </head>
 <body>
 <main>

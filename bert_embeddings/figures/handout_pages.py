@@ -316,13 +316,21 @@ def _sentence(model, values, sources):
 
 
 def _moved(model, values, sources) -> list[Part]:
-    stages = [space_stages.stage_label(values[key]) for key in (s.MV_STAGE_A, s.MV_STAGE_B)]
+    """What moved's figures come from each space's exact neighbour lists, which the explorer's
+    server computes in the background and keeps: the handout says so, in words."""
+    last = space_stages.stage_names(model)[-1]
+    stages = []
+    for key in (s.MV_STAGE_A, s.MV_STAGE_B):
+        stage = last if values[key] == link_text.LAST_LAYER else str(values[key])
+        label = space_stages.stage_label(stage)
+        stages.append(f"the {label}" if stage in (space_stages.TOKEN, space_stages.OUTPUT) else label)
     k = int(values[s.MV_K])
     return [
         Note(
-            f"What moved compares every piece's {k} nearest neighbours in the {stages[0]} and in the "
-            f"{stages[1]}, over the whole vocabulary, exactly. The page computes each space's neighbour "
-            "lists once, in the background, and keeps them: open the page to see its figures."
+            f"This step's figures are not in the handout. What moved compares every piece's {k} nearest "
+            f"neighbours in {stages[0]} and in {stages[1]}, over the whole vocabulary, exactly: the "
+            "explorer's server computes each space's neighbour lists once, in the background, and keeps "
+            "them for everyone. Open the step's page in the explorer to see its figures."
         )
     ]
 

@@ -75,6 +75,17 @@ def pieces_table(encoding: Encoding) -> dict[str, Sequence]:
 # --- Embedding layer ----------------------------------------------------------------------------
 
 
+# Each stage's title, by its code (settings.LAYER_STAGES): the page's choice of the stage in full.
+STAGE_TITLES = {
+    "token": "Token rows",
+    "position": "Position rows",
+    "segment": "Segment rows",
+    "sum": "Sum (before LayerNorm)",
+    "output": "LayerNorm output",
+    "projected": "Projected to the hidden size",
+}
+
+
 @dataclass(frozen=True)
 class Stage:
     """One stage of the embedding layer as the page shows it."""
@@ -90,22 +101,22 @@ def layer_stages(model: LoadedModel, parts: decompose.EmbeddingBreakdown) -> dic
     output, and the projection of ALBERT and ELECTRA."""
     stages = {
         "token": Stage(
-            "Token rows",
+            STAGE_TITLES["token"],
             parts.token,
             "Row `id` of `word_embeddings`: the same piece always gets the same row.",
         ),
         "position": Stage(
-            "Position rows",
+            STAGE_TITLES["position"],
             parts.position,
             "Row `i` of `position_embeddings`: learned, one per position.",
         ),
     }
     if parts.segment is not None:
         stages["segment"] = Stage(
-            "Segment rows", parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."
+            STAGE_TITLES["segment"], parts.segment, "Row 0 or 1 of `token_type_embeddings`: sentence A or B."
         )
     stages["sum"] = Stage(
-        "Sum (before LayerNorm)", parts.summed, "token + segment + position, element by element."
+        STAGE_TITLES["sum"], parts.summed, "token + segment + position, element by element."
     )
     after = (
         "; the projection below comes next."
@@ -113,14 +124,14 @@ def layer_stages(model: LoadedModel, parts: decompose.EmbeddingBreakdown) -> dic
         else ": the first encoder layer's input."
     )
     stages["output"] = Stage(
-        "LayerNorm output",
+        STAGE_TITLES["output"],
         parts.output,
         "What the embedding module returns (dropout is off at inference)" + after,
     )
     if parts.projected is not None:
         family = model.family
         stages["projected"] = Stage(
-            f"Projected to the hidden size ({parts.projected.shape[1]})",
+            f"{STAGE_TITLES['projected']} ({parts.projected.shape[1]})",
             parts.projected,
             f"{family.label}'s tables are {model.hidden_size} wide; a learned projection maps the output "
             f"to the hidden size {family.projection_place}.",

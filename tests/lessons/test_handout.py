@@ -18,7 +18,7 @@ import pytest
 from bert_embeddings import __main__ as command
 from bert_embeddings.figures import handout
 from bert_embeddings.lessons import builtin, figures, lesson, text
-from bert_embeddings.views import pages
+from bert_embeddings.views import pages, settings
 from testkit import apptest
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
@@ -312,3 +312,52 @@ def test_a_write_that_fails_exits_3_and_leaves_nothing(tmp_path, capsys, monkeyp
     assert command.main(["lesson", str(source), "--handout", str(out), "--model", "bundled"]) == 3
     assert "No space left on device" in capsys.readouterr().err
     assert {p.name for p in tmp_path.iterdir()} == {"small.toml"}
+
+
+@pytest.mark.parametrize("name", builtin.NAMES)
+def test_each_builtin_handout_carries_plotly_js_only_with_a_figure(bundled, name):
+    """plotly.js (4.8 MB) is in a handout only when a step draws a figure; beyond it, each
+    built-in lesson's handout stays under 2.5 MB; and a step that draws nothing says so in words."""
+    found = builtin.load(name)
+    page = handout.handout(found, bundled)
+    reading, library = Reading(page), plotly.offline.get_plotlyjs()
+    assert (library in page) == bool(reading.figures)
+    assert len(page.encode()) - (len(library) if reading.figures else 0) <= 2_500_000
+    for number in range(1, len(found.steps) + 1):
+        section = page.split(f'id="step-{number}"', 1)[1].split("</section>", 1)[0]
+        assert '<figure class="chart"' in section or "<table>" in section or '<p class="note">' in section
+
+
+def test_a_view_line_names_only_what_the_step_changes_in_words(bundled):
+    """A step that names settings at their defaults, empty patterns and switches as 0 and 1: its
+    view line leaves out the defaults and every empty value, and says each switch as yes or no."""
+    view = {
+        "page": "moved",
+        "vs": "bundled",
+        "from": "token",
+        "to": "2",
+        "mv_k": "10",
+        "mv_piece": "",
+        "mv_hide_pieces": "1",
+        "mv_hide_special": "1",
+        "mv_leave_out": "0",
+        "mv_only": "",
+        "mv_not": "",
+        "b": "",
+    }
+    step = lesson.Step("Movers", tuple(view.items()), "Who moves.")
+    page = handout.handout(lesson.Lesson("Views", "", (step,)), bundled)
+    line = html.unescape(re.search(r'<p class="view">(.*?)</p>', page).group(1))
+    assert "<q></q>" not in line and "“”" not in line and not re.search(r": [01][;.]", line), line
+    by_url = {setting.url: setting for setting in settings.LINKED}
+    for name, written in view.items():
+        if name == "page":
+            continue
+        setting = by_url[name]
+        label = settings.LABELS[setting.key]
+        at_default = setting.read(written) == settings.default(setting.key)
+        named = f"; {label}" in line or f"; no {label.removeprefix('the ')}" in line
+        assert named != at_default, name
+        if isinstance(settings.default(setting.key), bool) and not at_default:
+            assert f"{label}: {'yes' if setting.read(written) else 'no'}" in line
+    assert "layer 2" in line and "no sentence B" in line
