@@ -42,6 +42,7 @@ def rendered(source: str) -> figures.Rendered:
     said in words, never a traceback."""
     if expressions.OPEN not in source:
         return figures.Rendered(tuple(tuple(p) for p in text.paragraphs(source)), False)
+    state.require_model()  # the model the pages run (the bundled one, where it stands in) is the key
     try:
         with st.spinner("Computing this step's figures for the model in use..."):
             return _rendered(*state.model_key(), source)

@@ -66,3 +66,14 @@ def test_what_moved_compares_the_sidebars_model_with_itself_up_to_its_last_layer
     assert "Back to this step's view" not in [b.label for b in at.button]
     at.selectbox(key=settings.MV_STAGE_B).set_value("2").run()
     assert "Back to this step's view" in [b.label for b in at.button]
+
+
+def test_where_the_bundled_model_stands_in_the_figures_are_its_own(monkeypatch):
+    """Offline, the default bert-base-uncased falls back to the bundled model: the first lesson's
+    figures are the bundled model's, computed, never "could not be computed"."""
+    monkeypatch.delenv("BERT_EXPLORER_MODEL", raising=False)
+    at = session({"lesson": "embeddings", "step": "1"})
+    assert not at.exception, [e.message for e in at.exception]
+    said = bar(at)
+    assert "could not be computed" not in said
+    assert "384 in all-MiniLM-L6-v2 (bundled)" in said
