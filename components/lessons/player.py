@@ -163,7 +163,7 @@ def markdown(source: str) -> str:
         parts = []
         for span in paragraph:
             if span.kind == text.CODE:
-                parts.append(f"`{span.text}`")
+                parts.append(code_span(span.text))
             elif span.kind in marks:
                 parts.append(f"{marks[span.kind]}{echo.plain(span.text.strip())}{marks[span.kind]}")
             else:
@@ -172,6 +172,15 @@ def markdown(source: str) -> str:
     if found.pending:
         shown.append(f"*{echo.plain(figures.WAITING)}*")
     return "\n\n".join(shown)
+
+
+def code_span(shown: str) -> str:
+    """``shown`` as one Markdown code span, whatever it holds: a figure's piece may be a backtick,
+    so the fence is one backtick longer than the longest run inside (CommonMark), and padded where
+    the text starts or ends with one. Nothing in it can close the span and become markup."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", shown)), default=0) + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
 
 
 _ANNOUNCE = (

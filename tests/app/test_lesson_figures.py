@@ -77,3 +77,17 @@ def test_where_the_bundled_model_stands_in_the_figures_are_its_own(monkeypatch):
     said = bar(at)
     assert "could not be computed" not in said
     assert "384 in all-MiniLM-L6-v2 (bundled)" in said
+
+
+def test_a_piece_that_is_a_backtick_stays_one_code_span():
+    """A figure's pieces are code, whatever they hold: read by a CommonMark parser (markdown-it-py),
+    each written span is one code span holding exactly the piece, so a piece made of backticks
+    cannot close it early and turn the rest of the text into markup (here, a link)."""
+    from markdown_it import MarkdownIt
+
+    from components.lessons import player
+
+    reader = MarkdownIt("commonmark")
+    for piece in ("`", "``", "a`b", "` [x](http://example.com) `", "dog", "##an"):
+        (paragraph,) = [t for t in reader.parseInline(player.code_span(piece)) if t.children]
+        assert [(t.type, t.content) for t in paragraph.children] == [("code_inline", piece)], piece
