@@ -23,6 +23,7 @@ import numpy as np
 from bert_embeddings.analysis import geometry
 
 TABLES = ("token rows", "layer output")  # the two whole tables, by short name
+NEAR_ZERO = 0.01  # a mean cosine this close to 0 has no meaningful shares (the page and lessons say so)
 # Where a piece sits in a BERT vocabulary's layout, in the order of the ids.
 LAYOUT = ("[unused]", "special", "single character", "whole word", "## piece")
 UNUSED, SPECIAL, CHARACTER, WHOLE_WORD, CONTINUATION = range(len(LAYOUT))

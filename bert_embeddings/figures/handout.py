@@ -60,7 +60,9 @@ def handout(
             found = sources.setdefault(id(used), computed(used))
             page = pages.current(step.page)
             parts = handout_pages.shown(page, used, check.values(dict(step.view)), found)
-            facts = every_facts.setdefault(id(used), lesson_figures.Facts(found, compute_stages=False))
+            facts = every_facts.setdefault(
+                id(used), lesson_figures.Facts(found, lesson_figures.Stages(used, compute=False))
+            )
             steps.append(_step(number, len(lesson.steps), step, page, used, said, parts, facts))
     library = _plotly(steps)
     return _PAGE.format(

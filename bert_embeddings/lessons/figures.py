@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from bert_embeddings import limits
 from bert_embeddings.analysis import (
     geometry,
@@ -76,7 +78,7 @@ def number(value: float) -> str:
     if abs(value) >= 0.01 or value == 0:
         return f"{value:.3f}"
     if abs(value) >= 1e-4:
-        return f"{value:.2g}" if abs(value) >= 0.001 else f"{value:.1g}"
+        return f"{value:.2g}"
     return f"{value:.1e}"
 
 
@@ -91,13 +93,50 @@ def whole(value: int) -> str:
 # --- where the figures get what they need ------------------------------------------------------
 
 
+RAW = ("raw", 0)  # What moved's figures in a lesson: the raw geometry, as the layers lesson shows it
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A comparison of two stages, and the pieces it is over (in the first stage's order)."""
+
+    figures: compare.Comparison
+    shared: compare.Shared
+
+
+class Stages:
+    """A model's stage spaces, their neighbour lists and their comparison, as What moved reads
+    them: made here (``compute``, as the notebook API makes them), or only read where a background
+    job left them (None while it has not)."""
+
+    def __init__(self, model: LoadedModel, compute: bool = True) -> None:
+        self.model, self.compute = model, compute
+
+    def space(self, stage: str) -> pair.Space | None:
+        return pair.space_of(self.model, stage, compute=self.compute)
+
+    def lists(self, space: pair.Space, rows: np.ndarray | None) -> np.ndarray | None:
+        """The space's neighbour lists over ``rows`` (None: every row)."""
+        if self.compute:
+            return pair.lists_now(space, RAW, rows, threads=2)
+        return space_jobs.lists_for(space_jobs.folder_for(space.key), pair.spec(space, RAW, rows))
+
+    def comparison(self, a: pair.Space, b: pair.Space, lists: tuple, k: int, shared) -> compare.Comparison:
+        return pair.compare_spaces(a, b, RAW, lists, k, shared)
+
+    def mean_cosine(self, space: pair.Space) -> float:
+        """The stage's mean cosine over every pair of pieces, as Through the layers computes it."""
+        return compare.mean_cosine(space.vectors)
+
+
 class Facts:
     """A model's figures and what they are computed from: ``sources`` gives the results the pages
-    read (computed here by default; the app's reads its caches), each made once on first use.
-    ``compute_stages``: False (the app) takes stage spaces only as their background jobs left them."""
+    read, ``stages`` What moved's stage spaces (both computed here by default; the app's read its
+    caches, and take a stage only as its background job left it), each made once on first use."""
 
-    def __init__(self, sources: Sources, compute_stages: bool = True) -> None:
-        self.sources, self.model, self.compute_stages = sources, sources.model, compute_stages
+    def __init__(self, sources: Sources, stages: Stages | None = None) -> None:
+        self.sources, self.model = sources, sources.model
+        self.stages = stages or Stages(sources.model)
         self._made: dict = {}
 
     @classmethod
@@ -122,29 +161,22 @@ class Facts:
     def full_model(self):
         return self.sources.full_model()
 
-    def compared(self, stage_a: str, stage_b: str, k: int) -> compare.Comparison | None:
-        """Two stages of the model compared in the raw geometry, as What moved compares them: made
-        here with ``compute_stages``, else only from the stage tables and lists already kept."""
-        key = ("compared", stage_a, stage_b, k)
-        if key in self._made:
-            return self._made[key]
-        shape = ("raw", 0)
-        found = [pair.space_of(self.model, s, compute=self.compute_stages) for s in (stage_a, stage_b)]
+    def compared(self, stage_a: str, stage_b: str, k: int) -> Compared | None:
+        """Two stages of the model compared in the raw geometry over the pieces they share, as
+        What moved compares them, or None while a stage or its lists are not made (``stages`` says
+        whether they are made here)."""
+        found = [self.stages.space(stage) for stage in (stage_a, stage_b)]
         if None in found:
             return None
-        if self.compute_stages:
-            lists = [pair.lists_now(s, shape, None, threads=2) for s in found]
-        else:
-            lists = [
-                space_jobs.lists_for(space_jobs.folder_for(s.key), pair.spec(s, shape, None)) for s in found
-            ]
-            if any(made is None for made in lists):
-                return None
-        self._made[key] = pair.compare_spaces(*found, shape, tuple(lists), k)
-        return self._made[key]
+        shared = compare.shared_pieces(found[0].pieces, found[1].pieces)
+        rows = [pair.subset(shared, side, len(space.pieces)) for side, space in enumerate(found)]
+        lists = [self.stages.lists(space, side_rows) for space, side_rows in zip(found, rows, strict=True)]
+        if any(made is None for made in lists):
+            return None
+        return Compared(self.stages.comparison(found[0], found[1], tuple(lists), k, shared), shared)
 
     def stage_space(self, stage: str) -> pair.Space | None:
-        return pair.space_of(self.model, stage, compute=self.compute_stages)
+        return self.stages.space(stage)
 
     def width(self) -> int:
         return int(self.model.tables.word_embeddings.shape[1])
@@ -212,7 +244,6 @@ def a_stage(text: str) -> str:
 
 
 GEOMETRY_ARG = Arg(one_of(*geometry.GEOMETRIES), "raw", "the geometry, as on the Geometry page")
-D_ARG = Arg(whole_in(1, geometry.MOST_REMOVED), "", "all-but-the-top's D (default: the width / 100)")
 TABLE_ARG = Arg(one_of("token", "output"), None, "token (the token rows) or output (the layer output)")
 SENTENCE_ARG = Arg(a_sentence, None, "a sentence")
 SENTENCE_B_ARG = Arg(lambda t: t, "", "a second sentence (a pair)")
@@ -367,9 +398,8 @@ def _filled(span: Span, values: list[Result]) -> list[Span]:
     for mark in _MARKS.finditer(span.text):
         if mark.start() > at:
             found.append(Span(span.kind, span.text[at : mark.start()]))
-        for given in shown(values[ord(mark.group()) - _MARK]):
-            kind = span.kind if given.kind == PLAIN else given.kind
-            found.append(Span(CODE if span.kind == CODE else kind, given.text))
+        for given in shown(values[ord(mark.group()) - _MARK]):  # in bold, italics or code: as they are
+            found.append(Span(given.kind if span.kind == PLAIN else span.kind, given.text))
         at = mark.end()
     if at < len(span.text):
         found.append(Span(span.kind, span.text[at:]))

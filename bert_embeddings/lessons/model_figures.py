@@ -36,7 +36,7 @@ def _model_name(facts: Facts, _: dict) -> Result:
     return plain(facts.model.name)
 
 
-@figure("width", "numbers per piece (the hidden size)")
+@figure("width", "numbers per piece (the token table's width)")
 def _width(facts: Facts, _: dict) -> Result:
     return plain(whole(facts.width()))
 

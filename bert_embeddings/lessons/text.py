@@ -61,6 +61,17 @@ def spans(line: str) -> list[Span]:
     return found
 
 
+def joined(spans: list[Span] | tuple[Span, ...]) -> list[Span]:
+    """The spans with each run of one kind made one span (a figure inside bold is bold with it)."""
+    found: list[Span] = []
+    for span in spans:
+        if found and found[-1].kind == span.kind:
+            found[-1] = Span(span.kind, found[-1].text + span.text)
+        else:
+            found.append(span)
+    return found
+
+
 def plain_text(text: str) -> str:
     """The text without its markers (for a screen reader's announcement, a file name)."""
     return "\n\n".join("".join(span.text for span in paragraph) for paragraph in paragraphs(text))

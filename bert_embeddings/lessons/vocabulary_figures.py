@@ -8,7 +8,6 @@ from __future__ import annotations
 from bert_embeddings.analysis import axes, axis_card, geometry, geometry_lab
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.lessons.figures import (
-    D_ARG,
     GEOMETRY_ARG,
     K_ARG,
     PENDING,
@@ -22,7 +21,6 @@ from bert_embeddings.lessons.figures import (
     figure,
     listed,
     number,
-    one_piece,
     percent,
     pieces_list,
     plain,
@@ -31,22 +29,22 @@ from bert_embeddings.lessons.figures import (
     whole_in,
 )
 from bert_embeddings.lessons.text import CODE, ITALIC, Span
-from bert_embeddings.spaces import compare
 
 # The Geometry page's figures: both whole tables, in a geometry.
 _TABLES = {"token": geometry_lab.TABLES[0], "output": geometry_lab.TABLES[1]}
 
 
 def _stats(facts: Facts, a: dict) -> geometry.Anisotropy | Missing:
-    d = a["d"] or facts.default_d()
-    lab = facts.lab(d)
+    lab = facts.lab(facts.default_d())
     table, name = _TABLES[a["table"]], a["geometry"]
     if name in lab.problems.get(table, {}):
         return Missing(lab.problems[table][name].rstrip("."))
     return lab.stats[table][name]
 
 
-_LAB_ARGS = dict(table=TABLE_ARG, geometry=GEOMETRY_ARG, d=D_ARG)
+# All-but-the-top's D is the model's default (the width / 100, where the page's slider starts): one
+# measurement of the whole vocabulary per model serves every figure, whatever a lesson names.
+_LAB_ARGS = dict(table=TABLE_ARG, geometry=GEOMETRY_ARG)
 
 
 @figure("mean_cosine", "a whole table's mean cosine over every pair of pieces", **_LAB_ARGS)
@@ -55,15 +53,12 @@ def _mean_cosine(facts: Facts, a: dict) -> Result:
     return stats if isinstance(stats, Missing) else plain(number(stats.mean_cosine))
 
 
-SHARED_OUT = 1e-3  # the least mean cosine whose shares a lesson states
-
-
 def _shares(facts: Facts, a: dict, n: int) -> tuple[list[int], float] | Missing:
     """The ``n`` dimensions that give most of a table's mean cosine, and their share of it."""
     stats = _stats(facts, a)
     if isinstance(stats, Missing):
         return stats
-    if stats.mean_cosine < SHARED_OUT:  # a share of next to nothing (or of a negative) says nothing
+    if abs(stats.mean_cosine) < geometry_lab.NEAR_ZERO:  # as the page: a share of next to nothing
         return Missing(f"the mean cosine is {number(stats.mean_cosine)}, too near 0 to share out")
     top, share = geometry_lab.shares(stats, n)
     return [int(d) for d in top], share
@@ -104,13 +99,13 @@ def _default_d(facts: Facts, _: dict) -> Result:
 
 
 # Your own axes' report card.
-_AXIS_ARGS = dict(start=Arg(some_words), end=Arg(some_words), geometry=GEOMETRY_ARG, d=D_ARG)
+_AXIS_ARGS = dict(start=Arg(some_words), end=Arg(some_words), geometry=GEOMETRY_ARG)
 
 
 def _card(facts: Facts, a: dict, figure_name: str | None = None) -> axis_card.Card | Missing:
     """The axis' report card as Your own axes computes it (no words placed: the card is the axis');
     Missing where the card does not give ``figure_name`` (one word at an end), with the card's why."""
-    shape = geometry.shape(a["geometry"], a["d"] or facts.default_d())
+    shape = geometry.shape(a["geometry"], facts.default_d())
     try:
         card = facts.sources.card((a["start"], a["end"], ""), shape).card
     except ExplorerError as problem:
@@ -180,13 +175,13 @@ def _comparison(facts: Facts, a: dict):
 @figure("overlap", "the mean share of its k nearest a piece keeps from one stage to another", **_STAGES)
 def _overlap(facts: Facts, a: dict) -> Result:
     found = _comparison(facts, a)
-    return found if isinstance(found, Missing) else plain(number(found.mean_overlap))
+    return found if isinstance(found, Missing) else plain(number(found.figures.mean_overlap))
 
 
 @figure("cka", "the linear CKA of two stages", **_STAGES)
 def _cka(facts: Facts, a: dict) -> Result:
     found = _comparison(facts, a)
-    return found if isinstance(found, Missing) else plain(number(found.cka))
+    return found if isinstance(found, Missing) else plain(number(found.figures.cka))
 
 
 @figure(
@@ -199,10 +194,10 @@ def _kept(facts: Facts, a: dict) -> Result:
     found = _comparison(facts, a)
     if isinstance(found, Missing):
         return found
-    row = one_piece(facts, a["piece"])
-    if isinstance(row, Missing):
-        return row
-    return plain(f"{round(float(found.overlap[row]) * a['k'])} of {a['k']}")
+    row = {piece: row for row, piece in enumerate(found.shared.pieces)}.get(a["piece"])
+    if row is None:
+        return Missing(f"“{a['piece']}” is not one piece of {facts.model.name}")
+    return plain(f"{round(float(found.figures.overlap[row]) * a['k'])} of {a['k']}")
 
 
 @figure(
@@ -215,9 +210,8 @@ def _movers(facts: Facts, a: dict) -> Result:
     found = _comparison(facts, a)
     if isinstance(found, Missing):
         return found
-    index = facts.index()
-    rows = found.movers(~index.special)[: a["n"]]
-    return pieces_list([index.pieces[r] for r in rows])
+    special = facts.index().special[found.shared.rows_a]  # as the page hides them by default
+    return pieces_list([found.shared.pieces[row] for row in found.figures.movers(~special)[: a["n"]]])
 
 
 @figure("stage_cosine", "a stage's mean cosine over every pair of pieces", stage=Arg(a_stage))
@@ -228,4 +222,4 @@ def _stage_cosine(facts: Facts, a: dict) -> Result:
     space = facts.stage_space(stage)
     if space is None:
         return Missing(PENDING, pending=True)
-    return plain(number(facts._once(("stage_cosine", stage), lambda: compare.mean_cosine(space.vectors))))
+    return plain(number(facts.stages.mean_cosine(space)))

@@ -14,7 +14,8 @@ import logging
 import streamlit as st
 
 from bert_embeddings.lessons import expressions, figures, text
-from components.caches import handouts, state
+from bert_embeddings.spaces import compare, pair, space_jobs
+from components.caches import handouts, spaces, state
 
 log = logging.getLogger("bert_explorer")
 
@@ -29,11 +30,41 @@ class _WaitingError(Exception):
 @st.cache_data(max_entries=256, show_spinner=False)
 def _rendered(key: str, revision: str, source: str) -> figures.Rendered:
     sources = handouts.PageCaches(state._model(key, revision), (key, revision))
-    facts = figures.Facts(sources, compute_stages=False)  # stages only as the page's jobs made them
+    facts = figures.Facts(sources, PageStages(sources.model))  # stages only as the page's jobs made them
     found = figures.render(source, facts)
     if found.pending:
         raise _WaitingError(found)
     return found
+
+
+class PageStages(figures.Stages):
+    """What moved's stage spaces, lists and comparisons through the page's caches: read from disk
+    once per process (a stage not yet made is None, and costs a look at a file, not a read of the
+    model's weights), never made here."""
+
+    def __init__(self, model) -> None:
+        super().__init__(model, compute=False)
+
+    def space(self, stage: str):
+        return spaces.space(self.model, stage)
+
+    def lists(self, space, rows):
+        spec = pair.spec(space, figures.RAW, rows)
+        try:
+            return spaces.lists(space.key, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), spec)
+        except spaces.NotOnDiskError:
+            return None
+
+    def comparison(self, a, b, lists, k, shared):
+        return spaces.comparison((a.key, a.stage, b.key, b.stage), figures.RAW, k, a, b, lists, shared)
+
+    def mean_cosine(self, space) -> float:
+        return _mean_cosine(space.key, space.stage, space)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _mean_cosine(key: str, stage: str, _space) -> float:
+    return compare.mean_cosine(_space.vectors)  # as Through the layers computes it
 
 
 def rendered(source: str) -> figures.Rendered:

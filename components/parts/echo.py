@@ -16,10 +16,11 @@ formatting, so every message that can hold such a value goes through ``plain``:
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 
-_JOINER = "\u2060"
+_JOINER = JOINER = "\u2060"
 _BREAK_LINKS = {":", ".", "@"}
 _ESCAPED = {c: "\\" + c for c in string.punctuation}
 
@@ -43,3 +44,14 @@ def plain(text: object, limit: int | None = None) -> str:
         if char in _BREAK_LINKS:
             out.append(_JOINER)
     return "".join(out)
+
+
+def code(text: object) -> str:
+    """``text`` as one Markdown code span, whatever it holds (a lesson's figure may give a piece
+    made of backticks): the fence is one backtick longer than the longest run inside, as CommonMark
+    reads it, padded where the text starts or ends with one, so nothing in it closes the span;
+    invisible characters that could reorder the text show as their code points, as in ``plain``."""
+    text = "".join(_visible(c) for c in str(text))
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

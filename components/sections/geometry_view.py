@@ -150,9 +150,6 @@ def show_overlaps(figures: dict, removed: int, pieces: int, model_name: str) -> 
     return bool(ahead)
 
 
-NEAR_ZERO = 0.01  # a mean cosine this close to 0 has no meaningful shares
-
-
 def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:
     """Which dimensions lead in each table, and their share, in geometry ``name`` (or, where
     the mean is near 0, their parts themselves: a share of almost nothing says little)."""
@@ -161,7 +158,7 @@ def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:
         stats = lab.stats[table][name]
         top, share = geometry_lab.shares(stats)
         dims = ", ".join(str(d) for d in top)
-        if abs(stats.mean_cosine) < NEAR_ZERO:
+        if abs(stats.mean_cosine) < geometry_lab.NEAR_ZERO:
             together = float(stats.contributions[top].sum())
             parts.append(
                 f"in the {table}, the mean is {stats.mean_cosine:.4f}, near 0, so no dimension can "

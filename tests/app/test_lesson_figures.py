@@ -11,6 +11,8 @@ from bert_embeddings import api
 from bert_embeddings.lessons import builtin, expressions, figures
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
+from components.lessons import player
+from components.parts import echo
 from testkit.apptest import session, shown
 from testkit.random_models import write_random_bert
 
@@ -36,7 +38,8 @@ def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, w
     spec = "bundled" if which == "bundled" else str(wide)
     monkeypatch.setenv("BERT_EXPLORER_MODEL", spec)
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))  # no stage spaces made yet
-    facts = figures.Facts(figures.Sources(api.load(spec)), compute_stages=False)
+    model = api.load(spec)
+    facts = figures.Facts(figures.Sources(model), figures.Stages(model, compute=False))
     width = facts.width()
     for number, step in enumerate(builtin.load(lesson_name).steps, 1):
         at = session({"lesson": lesson_name, "step": str(number)})
@@ -79,15 +82,41 @@ def test_where_the_bundled_model_stands_in_the_figures_are_its_own(monkeypatch):
     assert "384 in all-MiniLM-L6-v2 (bundled)" in said
 
 
-def test_a_piece_that_is_a_backtick_stays_one_code_span():
-    """A figure's pieces are code, whatever they hold: read by a CommonMark parser (markdown-it-py),
-    each written span is one code span holding exactly the piece, so a piece made of backticks
-    cannot close it early and turn the rest of the text into markup (here, a link)."""
+def inline(markdown: str) -> list[tuple[str, str]]:
+    """What a CommonMark reader (markdown-it-py) makes of one paragraph: its tokens and texts."""
     from markdown_it import MarkdownIt
 
-    from components.lessons import player
+    (paragraph,) = [t for t in MarkdownIt("commonmark").parseInline(markdown) if t.children]
+    return [(t.type, t.content) for t in paragraph.children]
 
-    reader = MarkdownIt("commonmark")
+
+def test_a_piece_that_is_a_backtick_stays_one_code_span():
+    """A figure's pieces are code, whatever they hold: each written span is one code span holding
+    exactly the piece, so a piece made of backticks cannot close it early and turn the rest of the
+    text into markup (here, a link); a character that reorders text shows as its code point."""
     for piece in ("`", "``", "a`b", "` [x](http://example.com) `", "dog", "##an"):
-        (paragraph,) = [t for t in reader.parseInline(player.code_span(piece)) if t.children]
-        assert [(t.type, t.content) for t in paragraph.children] == [("code_inline", piece)], piece
+        assert inline(echo.code(piece)) == [("code_inline", piece)], piece
+    assert inline(echo.code("a\u202eb")) == [("code_inline", "a[U+202E]b")]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # the reviewer's text: code, a figure's backtick piece, then a link and an image as code
+        (
+            "`x`{{word_pieces word=`}}`[click](https://evil.example) ![](https://evil.example/p.png)`",
+            "code_inline",
+        ),
+        ("**the model {{width}} wide**", "strong"),
+        ("*it is {{id word=zzqqxx}} here*", "em"),
+        ("`{{pieces text=a}}`", "code_inline"),
+    ],
+)
+def test_figures_inside_marked_text_stay_inside_it_and_nothing_becomes_a_link(source, expected):
+    """A figure in bold is bold, in italics italic, in code code; a lesson's text never yields a
+    link or an image, whatever its figures give."""
+    written = player.as_markdown(figures.render(source, figures.Facts.of(api.load("bundled"))))
+    tokens = inline(written)
+    types = {kind for kind, _ in tokens}
+    assert not types & {"link_open", "image", "html_inline"}, tokens
+    assert expected + ("" if expected == "code_inline" else "_open") in types, tokens

@@ -224,7 +224,7 @@ class Reference:
             case "model":
                 return m.name
             case "width":
-                return f"{m.config['hidden_size']:,}"
+                return f"{m.config.get('embedding_size', m.config['hidden_size']):,}"
             case "vocab":
                 return f"{m.config['vocab_size']:,}"
             case "positions":
@@ -273,7 +273,7 @@ class Reference:
                 return n(mean_cosine_and_parts(rows)[0])
             case "top_dimensions" | "top_share" | "top_multiple":
                 mean, parts = mean_cosine_and_parts(self.rows(a["table"]))
-                if mean < 1e-3:  # shares of next to nothing are said not to be shares
+                if abs(mean) < 0.01:  # shares of next to nothing are said not to be shares, as on the page
                     return f"(the mean cosine is {n(mean)}, too near 0 to share out)"
                 top = np.lexsort((np.arange(len(parts)), -parts))[
                     : int(a.get("n", 3 if e.name != "top_multiple" else 1))
