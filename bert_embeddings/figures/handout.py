@@ -132,7 +132,15 @@ def _paragraphs(text: str, css: str = "", facts: lesson_figures.Facts | None = N
             tag = _TAGS.get(span.kind)
             spans.append(f"<{tag}>{_escape(span.text)}</{tag}>" if tag else _escape(span.text))
         found.append(f"<p{attribute}>{''.join(spans)}</p>")
+    if rendered is not None and rendered.pending:
+        found.append(f'<p class="note">{_escape(WAITING)}</p>')
     return "\n".join(found)
+
+
+WAITING = (
+    "Figures marked “not computed yet” were not computed when this handout was made: the step's "
+    "page computes them in the background, once asked."
+)
 
 
 def _header(lesson: Lesson, model: LoadedModel, drawn: bool) -> str:

@@ -361,3 +361,14 @@ def test_a_view_line_names_only_what_the_step_changes_in_words(bundled):
         if isinstance(settings.default(setting.key), bool) and not at_default:
             assert f"{label}: {'yes' if setting.read(written) else 'no'}" in line
     assert "layer 2" in line and "no sentence B" in line
+
+
+def test_a_handout_states_each_figure_for_its_model_and_says_which_wait(bundled, monkeypatch, tmp_path):
+    """The layers lesson's handout, with no stage made yet: its figures of the model itself are
+    there, What moved's read "(not computed yet)", and the handout says once per text why."""
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
+    page = handout.handout(builtin.load("layers"), bundled)
+    assert "{{" not in page
+    assert "compares the model in the sidebar (all-MiniLM-L6-v2 (bundled)) with itself" in page
+    assert "layer 6 of all-MiniLM-L6-v2 (bundled)" in page
+    assert "(not computed yet)" in page and html.escape(handout.WAITING) in page
