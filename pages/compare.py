@@ -24,19 +24,17 @@ right = models.second_model("compare")
 if right is None:
     st.stop()
 right_model, right_index = right
+# With no second model, the word's neighbours in the one model, and no comparison: "10 of 10"
+# would be the same model found twice.
 if (alone := models.no_second_model(left_model, right_model)) is not None:
     st.info(alone, icon=":material/compare_arrows:")
-    st.stop()
 
 a, b = st.columns([3, 1])
 word = a.text_input("Word", **widgets.seeded(settings.CMP_WORD))
 k = widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K))
-sides = st.columns(2)
+shown_models = [("left", left_model, left_index)] + ([] if alone else [("right", right_model, right_index)])
 results = []
-for side, column, model, index in (
-    ("left", sides[0], left_model, left_index),
-    ("right", sides[1], right_model, right_index),
-):
+for (side, model, index), column in zip(shown_models, st.columns(2), strict=False):
     with column:
         st.markdown(
             f"**{echo.plain(model.name)}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})"
@@ -52,6 +50,8 @@ for side, column, model, index in (
                 found,
             )
         results.append(found)
+if alone:
+    st.stop()
 if all(r is not None for r in results):
     shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
     st.metric(
