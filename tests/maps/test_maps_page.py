@@ -54,7 +54,10 @@ def wait_for_the_map(timeout: float = 300) -> None:
     assert not any(job.running() or job.failure() for job in local._jobs.values())
 
 
-def test_progress_first_then_the_map_with_its_faithfulness():
+def test_progress_first_then_the_map_with_its_faithfulness(monkeypatch, tmp_path):
+    """In a cache folder of its own (another test of the file may have made the module's map):
+    the progress first, other pages free meanwhile, then the map with its recall."""
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     at = open_maps({"method": "tsne", "highlight": "^[0-9]+$"})
     assert not at.exception and not at.error
     assert at.get("progress"), "the page shows the computation's progress"
