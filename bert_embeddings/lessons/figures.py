@@ -7,10 +7,8 @@ cannot give (no segment table in DistilBERT, a word that is not one piece, neigh
 background job has not made yet) is said in words: ``Missing`` carries why, and the text shows it
 in parentheses, never as NaN or as another model's number.
 
-``Facts`` is where the figures get what they need: the results the pages compute (their
-``Sources``, as the handout draws them: the vocabulary index, geometries, the Geometry page's
-measurements, the whole model) and the stage spaces. The app hands in its own caches, so that a
-step's figures cost what its page already computed.
+``Facts`` gives the figures what the pages compute (their ``Sources``) and What moved's stages
+(``Stages``); the app hands in its own caches, so a step's figures cost what its page computed.
 """
 
 from __future__ import annotations
@@ -137,17 +135,11 @@ class Facts:
     def __init__(self, sources: Sources, stages: Stages | None = None) -> None:
         self.sources, self.model = sources, sources.model
         self.stages = stages or Stages(sources.model)
-        self._made: dict = {}
 
     @classmethod
     def of(cls, model: LoadedModel) -> Facts:
         """Everything computed here, for ``model``, as the pages compute it."""
         return cls(Sources(model))
-
-    def _once(self, key, make):
-        if key not in self._made:
-            self._made[key] = make()
-        return self._made[key]
 
     def index(self) -> vocab_search.VocabIndex:
         return self.sources.index()
@@ -174,9 +166,6 @@ class Facts:
         if any(made is None for made in lists):
             return None
         return Compared(self.stages.comparison(found[0], found[1], tuple(lists), k, shared), shared)
-
-    def stage_space(self, stage: str) -> pair.Space | None:
-        return self.stages.space(stage)
 
     def width(self) -> int:
         return int(self.model.tables.word_embeddings.shape[1])

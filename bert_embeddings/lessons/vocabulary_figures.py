@@ -219,7 +219,7 @@ def _stage_cosine(facts: Facts, a: dict) -> Result:
     stage = _stage_name(facts, a["stage"])
     if stage.isdigit() and int(stage) > facts.layers():
         return Missing(f"{facts.model.name} has {facts.layers()} layers")
-    space = facts.stage_space(stage)
+    space = facts.stages.space(stage)
     if space is None:
         return Missing(PENDING, pending=True)
     return plain(number(facts.stages.mean_cosine(space)))
