@@ -88,9 +88,6 @@ def whole(value: int) -> str:
     return f"{int(value):,}"
 
 
-# --- where the figures get what they need ------------------------------------------------------
-
-
 RAW = ("raw", 0)  # What moved's figures in a lesson: the raw geometry, as the layers lesson shows it
 
 
@@ -103,15 +100,17 @@ class Compared:
 
 
 class Stages:
-    """A model's stage spaces, their neighbour lists and their comparison, as What moved reads
-    them: made here (``compute``, as the notebook API makes them), or only read where a background
-    job left them (None while it has not)."""
+    """A model's stage spaces, lists and comparisons as What moved reads them: made here (``compute``,
+    as the API makes them) or only read where a job left them (None while not); each space and
+    comparison once (a text's figures share them: reading a space hashes the model's weights)."""
 
     def __init__(self, model: LoadedModel, compute: bool = True) -> None:
-        self.model, self.compute = model, compute
+        self.model, self.compute, self._kept = model, compute, {}
 
     def space(self, stage: str) -> pair.Space | None:
-        return pair.space_of(self.model, stage, compute=self.compute)
+        if self._kept.get(stage) is None:
+            self._kept[stage] = pair.space_of(self.model, stage, compute=self.compute)
+        return self._kept[stage]
 
     def lists(self, space: pair.Space, rows: np.ndarray | None) -> np.ndarray | None:
         """The space's neighbour lists over ``rows`` (None: every row)."""
@@ -120,7 +119,10 @@ class Stages:
         return space_jobs.lists_for(space_jobs.folder_for(space.key), pair.spec(space, RAW, rows))
 
     def comparison(self, a: pair.Space, b: pair.Space, lists: tuple, k: int, shared) -> compare.Comparison:
-        return pair.compare_spaces(a, b, RAW, lists, k, shared)
+        key = (a.stage, b.stage, k)
+        if key not in self._kept:
+            self._kept[key] = pair.compare_spaces(a, b, RAW, lists, k, shared)
+        return self._kept[key]
 
     def mean_cosine(self, space: pair.Space) -> float:
         """The stage's mean cosine over every pair of pieces, as Through the layers computes it."""
@@ -128,9 +130,8 @@ class Stages:
 
 
 class Facts:
-    """A model's figures and what they are computed from: ``sources`` gives the results the pages
-    read, ``stages`` What moved's stage spaces (both computed here by default; the app's read its
-    caches, and take a stage only as its background job left it), each made once on first use."""
+    """A model's figures and what they come from: ``sources``, the results the pages read, and
+    ``stages`` (both computed here by default; the app's read its caches), each made once."""
 
     def __init__(self, sources: Sources, stages: Stages | None = None) -> None:
         self.sources, self.model = sources, sources.model
