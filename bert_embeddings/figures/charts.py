@@ -130,6 +130,11 @@ def token_bars(
     return fig
 
 
+def line_style(i: int) -> dict:
+    """The i-th line's colour and dash: told apart by shape as well as by colour."""
+    return {"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]}
+
+
 def line_series(
     x: Sequence | np.ndarray,
     series: dict[str, np.ndarray],
@@ -147,7 +152,7 @@ def line_series(
                 y=np.asarray(values, dtype=np.float32),
                 name=text(name),
                 mode="lines+markers" if markers else "lines",
-                line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]},
+                line=line_style(i),
                 marker={"symbol": SYMBOLS[i % len(SYMBOLS)]},
             )
             for i, (name, values) in enumerate(series.items())
@@ -187,8 +192,8 @@ def line_panels(
             if pad > 1e-7 * max(abs(low), abs(high))
             else [1.25 * min(0, low), 1.25 * max(0, high)]
         )
-        line = {"color": PALETTE[(row - 1) % len(PALETTE)], "dash": DASHES[(row - 1) % len(DASHES)]}
-        fig.add_trace(go.Scatter(x=np.asarray(x), y=values, name=text(name), mode="lines", line=line), row, 1)
+        trace = go.Scatter(x=np.asarray(x), y=values, name=text(name), mode="lines", line=line_style(row - 1))
+        fig.add_trace(trace, row, 1)
         fig.update_yaxes(title_text=text(y_title), range=span if span[0] < span[1] else None, row=row, col=1)
     fig.update_xaxes(title_text=text(x_title), row=len(series), col=1)
     fig.update_layout(

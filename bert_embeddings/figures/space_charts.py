@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings.figures.charts import BLUE, DASHES, OKABE_ITO, PALETTE, SYMBOLS, text, texts, title_style
+from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, line_style, text, texts, title_style
 
 
 def kept_counts(overlap: np.ndarray, k: int) -> np.ndarray:
@@ -69,7 +69,7 @@ def through_the_stages(stages: Sequence[str], series: dict[str, Sequence[float]]
                 y=np.asarray(values, dtype=np.float32),
                 name=text(name),
                 mode="lines+markers",
-                line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]},
+                line=line_style(i),
                 marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 9},
             )
             for i, (name, values) in enumerate(series.items())
