@@ -433,12 +433,15 @@ def test_a_session_trying_d_after_d_keeps_one_request_in_the_queue(monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(overlap_jobs, "compute", held)
+    with overlap_jobs._lock:  # another test's tasks may still be in this process's queue
+        others = len(overlap_jobs._places)
     try:
         for d in range(11, 17):
             found = overlap_jobs.request("stranger", key, table, [("all-but-the-top", d)])
             assert isinstance(found[0], overlap_jobs.Pending)
         newcomer = overlap_jobs.request("newcomer", key, table, [("all-but-the-top", 9)])[0]
-        assert isinstance(newcomer, overlap_jobs.Pending) and newcomer.ahead <= 3  # running, latest, itself
+        # the one running, the stranger's latest and itself
+        assert isinstance(newcomer, overlap_jobs.Pending) and newcomer.ahead <= 3 + others
         # what the stranger withdrew is not computed at all (unless asked again)
         withdrawn = [(key, "all-but-the-top", d) for d in range(12, 16)]
         assert not any(task in overlap_jobs._figures for task in withdrawn)
