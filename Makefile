@@ -29,7 +29,7 @@ PYTEST_PARALLEL := -n 2 --dist loadgroup
 test: $(DEV_STAMP) browser lint
 	$(VENV)/bin/pytest $(PYTEST_PARALLEL) --durations=25 $(ARGS)
 
-# The tests left out are marked: `browser` in their files, `server` and `slow` in tests/conftest.py.
+# The tests left out are marked `browser`, `server` or `slow` in their own files, the latter two with why.
 # The ten slowest are listed at the end, so that the tier can be kept quick.
 check: $(DEV_STAMP) lint
 	$(VENV)/bin/pytest $(PYTEST_PARALLEL) -m "not browser and not server and not slow" --durations=10

@@ -14,6 +14,7 @@ from bert_embeddings.maps import map_jobs
 from testkit import brute
 
 
+@pytest.mark.slow("the examples, a t-SNE map among them")
 def test_every_example_in_the_docstrings_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))  # what the examples keep
     found = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -90,6 +91,7 @@ def test_pca_is_scikit_learns(bundled):
     np.testing.assert_allclose(coords, reference.transform(table.astype(np.float64)), atol=1e-3)
 
 
+@pytest.mark.slow("t-SNE maps")
 def test_the_t_sne_map_is_read_from_the_apps_cache_or_computed_on_request(tmp_path, monkeypatch):
     from bert_embeddings.maps import neighbour_map
     from bert_embeddings.models import checkpoints

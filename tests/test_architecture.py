@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from testkit.apptest import ROOT
 
 
@@ -210,6 +212,7 @@ def test_heatmap_path_does_not_import_torch_or_transformers():
     assert not {"torch", "transformers"} & loaded
 
 
+@pytest.mark.slow("two interpreters load torch")
 def test_torch_and_blas_use_one_thread_per_call_on_the_shared_server():
     """The first torch use sets its thread count, and the server's setup holds numpy's BLAS to
     the same (1 unless BERT_EXPLORER_THREADS says)."""

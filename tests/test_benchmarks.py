@@ -96,6 +96,7 @@ def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+@pytest.mark.server("each benchmark's process")
 @pytest.mark.parametrize(
     "name",
     [

@@ -58,12 +58,14 @@ def outputs(notebook) -> str:
     )
 
 
+@pytest.mark.server("a Jupyter kernel runs the notebook")
 def test_every_cell_runs_and_no_cell_errs(executed):
     codes = [cell for cell in executed.cells if cell.cell_type == "code"]
     assert [c.execution_count for c in codes] == list(range(1, len(codes) + 1))
     assert not [out for c in codes for out in c.outputs if out.output_type == "error"]
 
 
+@pytest.mark.server("a Jupyter kernel runs the notebook")
 def test_the_seeds_figures_are_printed_as_asserted(executed):
     printed = outputs(executed)
     for expected in (

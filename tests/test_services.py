@@ -21,6 +21,8 @@ from testkit.services import (
     redis_server,
 )
 
+pytestmark = pytest.mark.server("Redis and HAProxy servers")
+
 
 def need(binary: str | None, package: str) -> None:
     if binary is not None:

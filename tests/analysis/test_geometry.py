@@ -163,6 +163,7 @@ def test_geometries_that_cannot_be_fitted_are_left_out_with_their_reason():
     np.testing.assert_allclose(fitted["centred"].transform(table), explicit(table, "centred"), atol=1e-9)
 
 
+@pytest.mark.slow("the encoder on every piece of the vocabulary")
 def test_the_layer_output_of_every_piece_is_the_modules_and_its_mean_cosine_is_exact(bundled):
     """The LayerNorm output of vocabulary pieces alone at position 1, segment A, equals the
     model's own embedding module; its mean cosine, made a block at a time, equals brute force."""

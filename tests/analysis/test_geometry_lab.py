@@ -334,6 +334,7 @@ def wait_for_overlaps(key: str, table: np.ndarray, removed: int, timeout: float 
     raise AssertionError("the background comparison did not finish")
 
 
+@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
 def test_the_background_job_computes_each_figure_once_and_the_same():
     rng = np.random.default_rng(8)
     table = (rng.standard_normal((300, 12)) + 1).astype(np.float32)
@@ -345,6 +346,9 @@ def test_the_background_job_computes_each_figure_once_and_the_same():
         assert found[name] == overlap_jobs.compute(table, name, removed)
 
 
+# (slow as it waits behind the overlaps the page's tests asked for, unless they ran first and saw
+# them through)
+@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_figure_that_failed_unexpectedly_or_whose_worker_died_is_computed_again(monkeypatch):
     """An unexpected error is shown (for RETRY_AFTER), then computed again when asked for; a
@@ -389,6 +393,7 @@ def wait_for(ask, kind, timeout: float = 120):
     raise AssertionError(f"no {kind.__name__} in time")
 
 
+@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
 def test_the_page_shows_each_geometrys_overlap_once_computed(tmp_path):
     """Pending first (with what is left), then each figure as computed over every piece."""
     import time
@@ -417,6 +422,9 @@ def test_the_page_shows_each_geometrys_overlap_once_computed(tmp_path):
     assert figures_shown[column][0] == overlap_jobs.compute(table, "centred", 0)
 
 
+# (slow as it waits behind the overlaps the page's tests asked for, unless they ran first and saw
+# them through)
+@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
 def test_a_session_trying_d_after_d_keeps_one_request_in_the_queue(monkeypatch):
     """A stranger opening d=11 ... d=16 once put a newcomer's d=9 behind six jobs: each request of
     a session replaces its last, so the newcomer waits for at most the one being computed and the

@@ -113,6 +113,7 @@ def test_the_pca_map_is_the_maps_pages(bundled, geometry_name, components):
     assert spec(found) == expected
 
 
+@pytest.mark.slow("a t-SNE map")
 def test_the_tsne_map_is_the_maps_pages(tiny_bert_dir, monkeypatch, tmp_path):
     """A finished t-SNE map (made here as a host would, into a cache folder of its own), with its
     region labels: the page reads the same map from the same folder and draws the same figure."""

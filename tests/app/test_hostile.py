@@ -82,6 +82,7 @@ TEXT_INPUTS = [
 ]
 
 
+@pytest.mark.slow("every hostile text in each box, on its page")
 @pytest.mark.parametrize(("page", "key", "values", "normal", "expect"), TEXT_INPUTS)
 def test_hostile_text_in_every_box(page, key, values, normal, expect):
     """Each hostile text gets a message or is shown as plain text; then a normal value works."""
@@ -183,6 +184,7 @@ BEYOND = {
 }
 
 
+@pytest.mark.slow("every hostile value of every link name, on its page")
 @pytest.mark.parametrize(
     "name",
     [

@@ -43,6 +43,7 @@ def until_compared(at: AppTest, timeout: float = 600) -> AppTest:
     return at
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_two_stages_of_one_model_compared_as_the_api_compares_them(two_layer_model, downloads):
     at = run_page("pages/moved.py")
     at.selectbox(key=settings.MV_MODEL).set_value(str(two_layer_model)).run()
@@ -85,6 +86,7 @@ def test_a_stage_the_model_lacks_falls_back_with_a_message(two_layer_model):
     assert "is not available here" in messages(at)
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_step_in_the_link(
     two_layer_model, monkeypatch
 ):
@@ -168,6 +170,7 @@ def compared_page(folder) -> AppTest:
     return until_compared(at)
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_every_file_of_the_page_names_its_geometry_and_k_and_the_side_by_side_its_piece(compared, downloads):
     """The cut of a long name once dropped the geometry and k (the model's folder took the room), the
     side by side's files never named them, and a punctuation piece vanished from its name."""
@@ -185,6 +188,7 @@ def test_every_file_of_the_page_names_its_geometry_and_k_and_the_side_by_side_it
     assert len(side_by_side) == 2 and all("-comma-" in stem for stem in side_by_side), side_by_side
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_a_click_on_a_mover_shows_that_piece_side_by_side(compared):
     """Clicking a row of the movers puts its piece side by side (it once did nothing)."""
     at = compared_page(compared)
@@ -200,6 +204,7 @@ def test_a_click_on_a_mover_shows_that_piece_side_by_side(compared):
     assert at.text_input(key=settings.MV_PIECE).value == movers["piece"].iloc[other]
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_at_k_100_the_next_piece_buttons_are_each_sides_10_nearest(compared):
     """At k = 100 the buttons were every neighbour of both sides (205 of them); now the 10 nearest of
     each, said in the label, and a click on one still shows it side by side."""
@@ -217,6 +222,7 @@ def test_at_k_100_the_next_piece_buttons_are_each_sides_10_nearest(compared):
     assert at.text_input(key=settings.MV_PIECE).value == piece
 
 
+@pytest.mark.server("stage-space worker processes")
 def test_the_aligned_maps_numbers_come_as_files(compared, downloads):
     """The aligned maps had no download: the points at the step shown, A's and B's maps and each
     piece's overlap, for every shared piece, as CSV and .npy."""

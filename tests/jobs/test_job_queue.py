@@ -27,7 +27,10 @@ from testkit.brute import random_table
 from testkit.random_models import write_random_bert
 from testkit.services import ROOT, job_worker, redis_server
 
-pytestmark = pytest.mark.xdist_group("job-queue")
+pytestmark = [
+    pytest.mark.xdist_group("job-queue"),
+    pytest.mark.server("a Redis server and job worker processes"),
+]
 
 SMALL = neighbour_map.Settings(perplexity=10, iterations=200, seed=3)
 

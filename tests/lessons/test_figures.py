@@ -354,6 +354,9 @@ def stage_cache(tmp_path_factory):
         yield
 
 
+@pytest.mark.slow(
+    "every figure of the built-in lessons on two models: whole tables, stage spaces and their lists"
+)
 @pytest.mark.parametrize("which", ["bundled", "random-768"])
 def test_every_figure_the_builtin_lessons_show_is_that_models(which, wide, stage_cache):
     """Each lesson's every figure, as the bar shows it for this model, equals the reference."""

@@ -54,6 +54,7 @@ def wait_for_the_map(timeout: float = 300) -> None:
     assert not any(job.running() or job.failure() for job in local._jobs.values())
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_progress_first_then_the_map_with_its_faithfulness(monkeypatch, tmp_path):
     """In a cache folder of its own (another test of the file may have made the module's map):
     the progress first, other pages free meanwhile, then the map with its recall."""
@@ -82,6 +83,7 @@ def test_progress_first_then_the_map_with_its_faithfulness(monkeypatch, tmp_path
     assert params.get("method") == "tsne"
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_the_page_shows_the_maps_own_numbers(bundled):
     """The figure's points are the coordinates kept on disk; the recall shown is the map's."""
     wait_for_the_map()
@@ -122,6 +124,7 @@ def tsne_figure(at: AppTest):
     return next(f for f in figures(at) if "t-SNE" in (f.layout.title.text or ""))
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_colour_by_neighbours_kept_with_labels_and_its_caption(bundled):
     from testkit.apptest import array
 
@@ -151,6 +154,7 @@ def test_colour_by_neighbours_kept_with_labels_and_its_caption(bundled):
     assert params.get("labels") == "0"
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_colour_by_hubness_and_the_table_of_the_biggest_hubs(bundled):
     from testkit.apptest import array
 
@@ -169,6 +173,7 @@ def test_colour_by_hubness_and_the_table_of_the_biggest_hubs(bundled):
     assert all(link.startswith("neighbours?") and "q=" in link for link in table["search it"])
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 @pytest.mark.parametrize("method", ["tsne", "pca"])
 def test_a_clicked_piece_is_marked_with_the_neighbours_pages_answer(bundled, method):
     """The click's marks: its 10 nearest by cosine are what the Neighbours page finds (every
@@ -229,6 +234,7 @@ def test_the_pca_map_in_a_geometry_is_pca_of_its_rows_and_a_click_marks_its_neig
     assert dict(at.query_params)["geometry"] == "standardised"
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_a_geometrys_t_sne_map_is_a_job_of_its_own_on_its_rows(bundled):
     """geometry=centred with t-SNE: its own job and folder; the neighbour lists it keeps are the
     centred rows' (brute force on the very rows the worker was given), not raw's."""
@@ -334,6 +340,7 @@ def test_a_big_vocabularys_failed_map_is_shown_without_asking_and_try_again_star
     assert started == [failed_map, "start"], started  # forgotten, then asked for again in one click
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_a_cache_folder_that_is_a_file_says_what_to_fix_and_can_be_tried_again(monkeypatch, tmp_path):
     """BERT_EXPLORER_CACHE naming a file: a message naming the setting, no traceback, and once
     the host points it at a folder, "Try again" starts the map."""
@@ -482,6 +489,7 @@ def test_every_pca_maps_download_holds_what_its_chart_shows(bundled, downloads, 
         np.testing.assert_array_equal(np.concatenate([_points(t) for t in stages]), values)
 
 
+@pytest.mark.server("the t-SNE map, computed by a worker process")
 def test_a_big_vocabulary_says_what_its_map_costs_and_waits_to_be_asked(monkeypatch, tmp_path):
     """Before a big map starts, the page gives the forecast's time range and the worker's
     memory, scaled by this server's pace once it has one; the map starts on the button."""

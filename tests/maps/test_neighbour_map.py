@@ -113,6 +113,7 @@ def brute_lists(table: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarra
     return ids, sims
 
 
+@pytest.mark.slow("30,522 rows against brute force")
 def test_every_row_of_the_bundled_table_has_the_brute_force_list(bundled):
     table = bundled.tables.word_embeddings
     expected = brute_lists(table, 20)
@@ -256,6 +257,7 @@ def _cpu_runs_haswell_kernels() -> bool:
     return " avx2" in flags and " fma" in flags
 
 
+@pytest.mark.server("a map worker process")
 @pytest.mark.skipif(not _cpu_runs_haswell_kernels(), reason="the CPU cannot run OpenBLAS's Haswell kernels")
 def test_the_map_is_the_same_under_blas_kernels_whose_threads_sum_differently(tmp_path):
     """OpenBLAS's Haswell kernels (what AMD Zen CPUs run) give another float32 product under
@@ -308,6 +310,7 @@ def wait(job: local.Job, timeout: float = 120) -> None:
     assert not job.running() and job.failure() is None, (job.folder / files.LOG).read_text()
 
 
+@pytest.mark.server("a map worker process")
 def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(cache):
     table = random_table(rows=400)
     job = map_jobs.start(table, SMALL)
@@ -344,6 +347,7 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
     assert out[0] == "Done" and float(out[1]) == pytest.approx(float(done.coords.sum()))
 
 
+@pytest.mark.server("a map worker process")
 @pytest.mark.parametrize(
     "damage, name",
     [
@@ -454,6 +458,7 @@ def test_the_memory_estimate_counts_the_table_the_products_and_the_candidates_ha
         )
 
 
+@pytest.mark.server("a map worker process")
 def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache):
     """A second table's map waits while the first is computed (no second worker's memory), and
     the first request after that starts it; mapping a prepared table keeps the original's size."""
@@ -473,6 +478,7 @@ def test_one_map_is_computed_at_a_time_and_the_next_starts_when_it_is_done(cache
     np.testing.assert_array_equal(done.coords, expected.coords)
 
 
+@pytest.mark.server("a map worker process")
 def test_progress_gives_a_stage_and_an_estimate(cache):
     """A real worker's progress file carries what the page's bar and time left need."""
     table = random_table(rows=400)
@@ -528,6 +534,7 @@ def _running_worker(cache) -> local.Job:
     return job
 
 
+@pytest.mark.server("a map worker process")
 @pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGKILL"])
 def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name):
     """Its 47 MB input (for bert-base) once stayed after the worker was killed: a worker that is
@@ -542,6 +549,7 @@ def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name)
     assert not list(job.folder.glob("*.part")) and not (job.folder / map_jobs.META).exists()
 
 
+@pytest.mark.server("a map worker process")
 def test_a_failed_job_is_known_to_everyone_until_retried_and_then_starts_again(cache):
     """A killed worker's job stays known (job_in), so any view that looks finds the failure
     without asking for the job; retry forgets it, and the next start runs a new worker."""
@@ -563,6 +571,7 @@ def test_a_failed_job_is_known_to_everyone_until_retried_and_then_starts_again(c
     again.process.wait(timeout=60)
 
 
+@pytest.mark.server("a map worker process")
 def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
     """A worker killed with its server leaves its input in a shared cache folder; the next map
     started there removes what is over a day old, and nothing newer (another replica's job)."""
@@ -580,6 +589,7 @@ def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
     assert (recent / files.TABLE).exists()
 
 
+@pytest.mark.server("a map worker process")
 def test_background_work_runs_at_idle_priority_unless_the_host_says_normal(cache, monkeypatch):
     """A map's worker and the geometry overlap thread take only CPU time nobody else wants
     (SCHED_IDLE), the default; BERT_EXPLORER_JOB_PRIORITY=normal leaves them at the server's."""

@@ -17,6 +17,8 @@ from bert_embeddings.maps import map_jobs, neighbour_map
 from bert_embeddings.models import checkpoints
 from testkit.apptest import ROOT
 
+pytestmark = pytest.mark.server("the host's command, computing maps in a process")
+
 ITERATIONS = "30"
 
 

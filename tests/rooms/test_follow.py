@@ -188,6 +188,7 @@ def test_one_address_cannot_fill_the_server(monkeypatch):
     assert follow.LEAD in again.session_state
 
 
+@pytest.mark.slow("every page, led and followed")
 def test_settings_that_links_once_left_out_reach_followers():
     """Compare's word and k, Context's word: what the leader types there, followers see."""
     leader, code = lead()

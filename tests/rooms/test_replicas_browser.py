@@ -43,7 +43,9 @@ BACK_WITHIN_S = 15  # every follower of a restarted replica follows again this s
 HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
 
 
-@pytest.fixture(scope="module", params=["redis", "sqlite"])
+@pytest.fixture(
+    scope="module", params=[pytest.param("redis", marks=pytest.mark.server("a Redis server")), "sqlite"]
+)
 def deployed(request, tmp_path_factory):
     """The deployment, its replicas sharing Redis (several hosts) or a SQLite file (one host)."""
     folder = tmp_path_factory.mktemp(f"deployment-{request.param}")

@@ -18,7 +18,7 @@ from bert_embeddings.rooms.room_sqlite import SqliteRooms
 from testkit import services
 
 
-@pytest.fixture(params=["sqlite-file", "redis"])
+@pytest.fixture(params=["sqlite-file", pytest.param("redis", marks=pytest.mark.server("a Redis server"))])
 def replicas(request, tmp_path):
     """Makes stores that share one place, as the replicas of one deployment do."""
     if request.param == "sqlite-file":
@@ -95,6 +95,7 @@ def test_rooms_survive_a_restart(replicas):
     assert after.leads(code, token) and not after.leads(code, "not-the-token")
 
 
+@pytest.mark.server("a Redis server")
 def test_a_redis_gone_mid_workshop_pauses_rooms_and_loses_no_version_when_it_is_back():
     if services.redis_path() is None:
         pytest.skip("no redis-server here: `make test` installs it (needs root and apt-get)")

@@ -18,7 +18,9 @@ from bert_embeddings.rooms.room_sqlite import SqliteRooms
 from testkit.brute import nesting_depth
 
 
-@pytest.fixture(params=["sqlite-memory", "sqlite-file", "redis"])
+@pytest.fixture(
+    params=["sqlite-memory", "sqlite-file", pytest.param("redis", marks=pytest.mark.server("a Redis server"))]
+)
 def make_rooms(request, tmp_path):
     """Makes a fresh store of the backend under test (each its own rooms)."""
     if request.param == "sqlite-memory":
@@ -247,6 +249,7 @@ def test_a_host_can_require_a_presenter_key(make_rooms):
     assert not rooms.may_lead("s3cret", "S3cret")
 
 
+@pytest.mark.server("a Redis server")
 def test_redis_rooms_expire_by_redis_key_expiry(redis_url):
     """An idle room's keys expire in Redis itself (a change renews them); its watchers and
     followers hear why. Read from Redis' own clock (PTTL), so a paused machine cannot fail it."""

@@ -13,7 +13,10 @@ from testkit.apptest import lead, messages, page_title, session
 
 AWAY = "cannot be reached just now"
 
-pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
+pytestmark = [
+    pytest.mark.usefixtures("offline"),  # the default model resolves offline at once
+    pytest.mark.server("a Redis server stopped and started again"),
+]
 
 
 @pytest.fixture

@@ -79,6 +79,7 @@ def test_listed_cosines_are_explicit_float64_cosines():
             assert got[i, j] == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.slow("aligned t-SNE maps of two tables")
 def test_each_map_states_its_brute_force_recall(maps):
     _, lists, found = maps
     assert found.recall_a == pytest.approx(brute_recall(found.a, lists[0][:, :10]), abs=1e-9)
@@ -87,6 +88,7 @@ def test_each_map_states_its_brute_force_recall(maps):
     assert found.gap == pytest.approx(found.recall_b_alone - found.recall_b)
 
 
+@pytest.mark.slow("aligned t-SNE maps of two tables")
 def test_the_aligned_map_keeps_bs_faithfulness_and_lies_on_as(maps):
     _, _, found = maps
     assert found.recall_b > 0.5  # planted clusters: a faithful map, not noise
@@ -100,6 +102,7 @@ def test_the_aligned_map_keeps_bs_faithfulness_and_lies_on_as(maps):
     assert moved_aligned < 0.5 * moved_alone
 
 
+@pytest.mark.slow("aligned t-SNE maps of two tables")
 def test_between_goes_from_a_to_b(maps):
     _, _, found = maps
     assert np.array_equal(found.between(0.0), found.a)
@@ -109,6 +112,7 @@ def test_between_goes_from_a_to_b(maps):
         found.between(1.5)
 
 
+@pytest.mark.slow("aligned t-SNE maps of two tables")
 def test_the_same_input_gives_the_same_maps_whatever_the_threads(maps):
     tables, lists, found = maps
     again = aligned.aligned_maps(tables, lists, SMALL, threads=1)

@@ -54,6 +54,7 @@ def brute_force_lists(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray
     return np.array(out)
 
 
+@pytest.mark.server("stage spaces and aligned maps computed by worker processes")
 def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache, two_layers):
     fingerprint = space_jobs.model_key(two_layers)
     spec = space_jobs.Spec(str(two_layers.folder), "2", ("raw", 0))
@@ -78,6 +79,7 @@ def test_a_layer_stage_is_computed_in_the_background_with_every_layer_kept(cache
     assert not (job.folder / files.TABLE).exists() and not list(folder.glob("*.part"))
 
 
+@pytest.mark.server("stage spaces and aligned maps computed by worker processes")
 def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(cache, two_layers):
     fingerprint = space_jobs.model_key(two_layers)
     rows = np.arange(1000, 1600, dtype=np.int64)
@@ -138,6 +140,7 @@ def finished_maps(spec, rows, timeout=600.0):
     raise AssertionError("the aligned maps' job did not finish")
 
 
+@pytest.mark.server("stage spaces and aligned maps computed by worker processes")
 def test_aligned_maps_are_made_in_the_background_as_in_this_process_and_kept(cache, two_layers):
     key = space_jobs.model_key(two_layers)
     rows = np.arange(2000, 3200, dtype=np.int64)
