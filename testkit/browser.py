@@ -123,19 +123,10 @@ NO_WEBGL = ["--disable-webgl", "--disable-3d-apis"]
 
 
 def launch_chromium(playwright, extra_args: tuple[str, ...] = ()):
+    """Debian's Chromium, headless, from a started Playwright (the tests' ``browser`` fixture,
+    testkit/pytest_chromium.py, and the benchmarks)."""
     args = [*CHROMIUM_ARGS, *extra_args]
     return playwright.chromium.launch(executable_path=chromium_path(), args=args, headless=True)
-
-
-@contextmanager
-def headless_chromium(extra_args: tuple[str, ...] = ()):
-    """Debian's Chromium under Playwright's synchronous API, closed afterwards (test fixtures)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright, extra_args)
-        yield chromium
-        chromium.close()
 
 
 def open_page(page, url: str, timeout_ms: int = 90_000) -> None:

@@ -16,6 +16,9 @@ import pytest
 from testkit.random_models import write_random_bert
 from testkit.stand_in_hub import go_offline
 
+# The browser tests' Chromium (the `browser` fixture), with its skip where there is none.
+pytest_plugins = ["testkit.pytest_chromium"]
+
 # No test reaches the real Hub: the tests that exercise Hub code point huggingface_hub at
 # servers on 127.0.0.1, or set HF_HUB_OFFLINE (testkit/stand_in_hub.py: use_hub, go_offline).
 # Telemetry would be one more request.
@@ -82,8 +85,9 @@ def offline(monkeypatch):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A browser test that fails reports what every page it had open showed at that moment (its
-    address and text), so that a failure on a busy CI machine explains itself."""
+    """A browser test that fails reports what every page its file's Chromium (the `browser`
+    fixture, testkit/pytest_chromium.py) had open showed at that moment (its address and text), so
+    that a failure on a busy CI machine explains itself."""
     outcome = yield
     report = outcome.get_result()
     chromium = item.funcargs.get("browser") if report.when == "call" and report.failed else None

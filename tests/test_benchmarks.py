@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from testkit.apptest import ROOT
-from testkit.browser import chromium_path
+from testkit.pytest_chromium import need_chromium
 from testkit.random_models import write_random_bert
 
 # The benchmarks that need neither a browser nor the stand-in checkpoint; every other one starts
@@ -109,10 +109,7 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
     numbers."""
     checkpoint = None
     if name not in WITHOUT_SERVER:
-        if chromium_path() is None:
-            if os.environ.get("CI", "").lower() == "true":
-                pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-            pytest.skip(f"bench.{name} drives Chromium: install it with `apt-get install -y chromium`")
+        need_chromium(f"bench.{name} drives Chromium: install it with `apt-get install -y chromium`")
         checkpoint = request.getfixturevalue("quick_checkpoint")
     documented = documented_lines()[name]
     out = run_quick(name, checkpoint)
@@ -144,10 +141,11 @@ def test_the_follow_benchmark_runs_on_two_replicas_behind_the_load_balancer(quic
     the other replica than the leader's, one replica restarted; the same last line, replicas=2."""
     from testkit import deployment
 
-    if why := deployment.available() or (None if chromium_path() else "no chromium"):
+    if why := deployment.available():
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"CI=true but {why}", pytrace=False)
         pytest.skip(why)
+    need_chromium("bench.follow drives Chromium: install it with `apt-get install -y chromium`")
     out = run_quick("follow", quick_checkpoint, {"BENCH_REPLICAS": "2"})
     assert out.returncode == 0, f"exited {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
     last = dict(fields(out.stdout.rstrip("\n").splitlines()[-1])[1])

@@ -6,7 +6,6 @@ browser fails the run; elsewhere the test skips and says how to install one.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -17,13 +16,12 @@ from testkit.browser import (
     ROOT,
     back_to,
     charts_drawn,
-    chromium_path,
     content_height,
-    headless_chromium,
     open_page,
     screenshot_whole_page,
     streamlit_server,
 )
+from testkit.pytest_chromium import playwright_api
 
 # One test process runs this file: its tests share what it starts (make test runs two).
 pytestmark = [pytest.mark.xdist_group("app-browser"), pytest.mark.browser]
@@ -31,15 +29,7 @@ pytestmark = [pytest.mark.xdist_group("app-browser"), pytest.mark.browser]
 
 ARTIFACTS = ROOT / "test-artifacts"
 
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip(
-        "no chromium: install it with `apt-get install -y chromium` (or run `make test` as root)",
-        allow_module_level=True,
-    )
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_api()
 
 # Charts each page must draw with the default input.
 EXPECTED_CHARTS = {
@@ -65,12 +55,6 @@ def app_url(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
     with streamlit_server(env={"BERT_EXPLORER_CACHE": str(cache)}, log=log) as (base, _process):
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with headless_chromium() as chromium:
-        yield chromium
 
 
 @pytest.fixture

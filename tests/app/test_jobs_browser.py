@@ -14,15 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
-from testkit.browser import APP_IDLE, chromium_path, headless_chromium, open_page, streamlit_server
+from testkit.browser import APP_IDLE, open_page, streamlit_server
 from testkit.random_models import write_random_bert
-
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.xdist_group("jobs-browser"), pytest.mark.browser]
 
@@ -67,22 +60,17 @@ def kill(pid: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def app(tmp_path_factory, browser):
     """The app on a random 2-layer BERT (narrow, so its jobs are quick) and a cache of its own."""
     root = tmp_path_factory.mktemp("jobs")
     model = write_random_bert(root / "two-layers", layers=2, seed=5)
     cache = root / "cache"
     env = {"BERT_EXPLORER_MODEL": str(model), "BERT_EXPLORER_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
-    with streamlit_server(env=env, log=root / "server.log") as (base, _), headless_chromium() as chromium:
-        yield base, cache, chromium, model
+    with streamlit_server(env=env, log=root / "server.log") as (base, _):
+        yield base, cache, browser, model
     for module in (MAP, SPACE, ALIGNED):
         for pid in workers(module, cache):
             kill(pid)
-
-
-@pytest.fixture
-def browser(app):
-    return app[2]
 
 
 def failure_shown(page, what: str) -> None:

@@ -6,7 +6,6 @@ it arrives; axe-clean, light and dark, with the lesson bar open."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -19,20 +18,14 @@ from testkit.browser import (
     APP_IDLE,
     NO_WEBGL,
     charts_drawn,
-    chromium_path,
-    headless_chromium,
     lead_room,
     new_page,
     open_page,
     streamlit_server,
 )
+from testkit.pytest_chromium import playwright_api
 
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_api()
 
 pytestmark = [pytest.mark.xdist_group("lessons-browser"), pytest.mark.browser]
 
@@ -48,9 +41,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with headless_chromium(NO_WEBGL) as chromium:
-        yield chromium
+def chromium_args():
+    return NO_WEBGL
 
 
 def as_shown(text: str) -> str:

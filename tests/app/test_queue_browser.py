@@ -13,16 +13,9 @@ import time
 import pytest
 
 from bert_embeddings.jobs import queue
-from testkit.browser import chromium_path, headless_chromium, open_page, streamlit_server
+from testkit.browser import open_page, streamlit_server
 from testkit.random_models import write_random_bert
 from testkit.services import RedisServer, job_worker
-
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.xdist_group("queue-browser"), pytest.mark.browser]
 
@@ -43,7 +36,7 @@ def map_workers(cache) -> set[int]:
     return found
 
 
-def test_two_replicas_share_one_job_on_the_worker_and_a_lost_queue_is_said_so(tmp_path):
+def test_two_replicas_share_one_job_on_the_worker_and_a_lost_queue_is_said_so(tmp_path, browser):
     from redis import Redis
 
     redis = RedisServer(appendonly=False)
@@ -61,8 +54,10 @@ def test_two_replicas_share_one_job_on_the_worker_and_a_lost_queue_is_said_so(tm
         stack.callback(redis.close)
         first = stack.enter_context(streamlit_server(env=env, log=tmp_path / "app1.log"))[0]
         second = stack.enter_context(streamlit_server(env=env, log=tmp_path / "app2.log"))[0]
-        chromium = stack.enter_context(headless_chromium())
-        pages = [chromium.new_context(viewport={"width": 1400, "height": 1000}).new_page() for _ in range(2)]
+        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
+        for context in contexts:
+            stack.callback(context.close)
+        pages = [context.new_page() for context in contexts]
         for page, base in zip(pages, (first, second), strict=True):
             open_page(page, f"{base}/maps?method=tsne")
             # no worker yet: the job waits on the queue, and no replica computes it itself

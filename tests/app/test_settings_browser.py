@@ -9,19 +9,14 @@ the address bar, which links to the view on screen (every setting but its defaul
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from testkit.browser import APP_IDLE, back_to, chromium_path, headless_chromium, open_page, streamlit_server
+from testkit.browser import APP_IDLE, back_to, open_page, streamlit_server
+from testkit.pytest_chromium import playwright_api
 
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_api()
 
 # One test process runs this file: its tests share what it starts (make test runs two).
 pytestmark = [pytest.mark.xdist_group("settings-browser"), pytest.mark.browser]
@@ -32,10 +27,10 @@ GEOMETRY = {"geometry": "abtt", "d": "6"}
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def page(tmp_path_factory, browser):
     log = tmp_path_factory.mktemp("settings") / "server.log"
-    with streamlit_server(log=log) as (base, _), headless_chromium() as chromium:
-        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    with streamlit_server(log=log) as (base, _):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
         tab.base = base
         yield tab

@@ -8,7 +8,6 @@ following); each follower must now end on the leader's page, still following.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import urllib.error
@@ -22,21 +21,15 @@ from testkit.browser import (
     HEADINGS,
     NO_WEBGL,
     ROOT,
-    chromium_path,
-    headless_chromium,
     lead_room,
     nav,
     new_page,
     open_page,
     streamlit_server,
 )
+from testkit.pytest_chromium import playwright_api
 
-if chromium_path() is None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("CI=true but no chromium found: install Debian's chromium package", pytrace=False)
-    pytest.skip("no chromium: install it with `apt-get install -y chromium`", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_api()
 
 # One test process runs this file: its tests share what it starts (make test runs two).
 pytestmark = [pytest.mark.xdist_group("follow-browser"), pytest.mark.browser]
@@ -63,11 +56,10 @@ def server(tmp_path_factory, trace_file):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def chromium_args():
     """Without WebGL: each page stands in for a person's own machine, nine of them on two cores
     (the rooms' tests read pages and headings, never a drawn map)."""
-    with headless_chromium(NO_WEBGL) as chromium:
-        yield chromium
+    return NO_WEBGL
 
 
 def test_followers_keep_up_with_a_leader_racing_through_pages(browser, server):

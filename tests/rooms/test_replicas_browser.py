@@ -18,25 +18,24 @@ from testkit.browser import (
     APP_IDLE,
     HEADINGS,
     ROOT,
-    chromium_path,
     click_until,
-    headless_chromium,
     lead_room,
     nav,
     open_page,
 )
+from testkit.pytest_chromium import playwright_api
 
 # One test process runs this file: its tests share what it starts (make test runs two).
 pytestmark = [pytest.mark.xdist_group("replicas-browser"), pytest.mark.browser]
 
 
-REASON = deployment.available() or (None if chromium_path() else "no chromium (apt-get install -y chromium)")
+REASON = deployment.available()
 if REASON:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true but {REASON}", pytrace=False)
     pytest.skip(REASON, allow_module_level=True)
 
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_api()
 
 
 BACK_WITHIN_S = 15  # every follower of a restarted replica follows again this soon after its return
@@ -52,12 +51,6 @@ def deployed(request, tmp_path_factory):
     env = {ROOM_TRACE: str(folder / "rooms.trace")}
     with deployment.deployment(folder, env, store=request.param) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with headless_chromium() as chromium:
-        yield chromium
 
 
 def page_on(browser, deployed, replica: int):
