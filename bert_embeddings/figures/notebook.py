@@ -9,7 +9,7 @@ input and settings (returned, not shown; display it, or call ``.show()``). No St
 
 Each figure takes the page's default settings (filters off, presenter mode off, no sentence
 group on the axes). Every example here runs as a doctest (tests/test_api.py);
-tests/test_figures_notebook.py checks each figure against the one its page sends to the
+tests/app/test_figures_notebook.py checks each figure against the one its page sends to the
 browser.
 """
 

@@ -12,7 +12,7 @@ No public API lets one session rerun another either (streamlit/streamlit#2838). 
 follower is woken on the server the way Streamlit's own "run on save" reruns a session when a
 source file changes: ``AppSession.request_rerun`` with the session's last client state (its
 query, no widget values, so the session keeps its own) on the page asked for, called on the
-server's event loop. tests/test_follow.py (the exception) and tests/test_room_wake.py (the rerun)
+server's event loop. tests/rooms/test_follow.py (the exception) and tests/rooms/test_room_wake.py (the rerun)
 fail loudly if an upgrade moves or renames any of it.
 """
 

@@ -10,7 +10,7 @@ a newer view as *pending* and reruns the app. A follower who changes anything (a
 a step of the lesson) stops following, with a way back. How a session stands with a room, and what
 the room cannot carry, is said at the top of the page (``notice``): a phone folds the sidebar away.
 
-A run that applies a view is never taken for the follower's own change (tests/test_follow_browser.py
+A run that applies a view is never taken for the follower's own change (tests/rooms/test_follow_browser.py
 found how followers were lost): a view counts as shown only once a full run drew it (``drawn``,
 via components/frame/runs.py); a run the server started (or its replacement) re-applies the view.
 """

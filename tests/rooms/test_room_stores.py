@@ -1,7 +1,7 @@
 """Several server processes sharing one room store, as replicas do: two stores on one SQLite file
 (processes on one host), and two on one real Redis server (hosts). Each store here has its own
 connections and its own watching loop, exactly as each process has; a change one makes reaches
-the other only through the shared store. tests/test_replicas_browser.py runs the real thing:
+the other only through the shared store. tests/rooms/test_replicas_browser.py runs the real thing:
 two Streamlit processes behind HAProxy."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The server wakes its own followers (components/rooms/room_wake.py): each process watches a room
 once and reruns the sessions that follow it; the browsers' push is only the way back. Here with
-a real room registry and a recorded rerun in place of Streamlit's; tests/test_follow_browser.py
+a real room registry and a recorded rerun in place of Streamlit's; tests/rooms/test_follow_browser.py
 checks the real thing against a real server. And the private Streamlit parts components/frame/runs.py
 uses: an upgrade that moves them fails here."""
 

@@ -1,6 +1,6 @@
 """Workshop rooms, the core: open, lead, follow, forged tokens, expiry, the cap, the rate limit,
 the presenters' reserve, closed rooms' reasons and watchers, with every backend: SQLite in
-memory and in a file, and a real Redis server (tests/test_room_stores.py checks what several
+memory and in a file, and a real Redis server (tests/rooms/test_room_stores.py checks what several
 processes sharing one store see)."""
 
 from __future__ import annotations
