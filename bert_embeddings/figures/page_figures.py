@@ -142,7 +142,7 @@ def layer_stages(model: LoadedModel, parts: decompose.EmbeddingBreakdown) -> dic
 def stage_overview(stages: dict[str, Stage], labels: Sequence[str]) -> go.Figure:
     """Every stage at a glance, as colours only (one byte a cell, at most 256 columns a panel and
     200,000 cells in all): for 512 pieces of bert-base that is under 3 MB to the browser, where
-    every stage in full was 13 MB."""
+    every stage in full would be 13 MB."""
     overview = [(stage.title, stage.values) for stage in stages.values()]
     columns = min(256, 200_000 // (len(labels) * len(overview)))
     return charts.layer_overview(overview, labels, exact=False, max_columns=columns)

@@ -38,7 +38,7 @@ STAGE = "exact neighbours"
 SAMPLE_STEP = 16  # the columns a floor is taken from: every 16th row
 # Long lists (What moved's, k = 100) sample every 8th row: the k-th best of every 16th row is
 # about the 1,600th best of all, and each candidate above it costs more to hand on and sort than
-# the twice as many products of the denser sample (4.5 s against 4.9 for the bundled model).
+# the twice as many products of the denser sample (as measured on the bundled model).
 DENSE_STEP, DENSE_FROM_K = 8, 50
 
 

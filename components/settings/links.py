@@ -300,9 +300,9 @@ def publish(page: str, extra: dict[str, str] | None = None) -> None:
 
     Written even when the server's copy of the query already says the same: that copy is what the
     run's request carried, not what the browser shows. A run replaced before its message reached
-    the browser (a follower's page switch started by the server, CI 2026-11), or an earlier run's
-    message landing after browser Back changed the page (Maps' settings left in the address of
-    Positions, issue 43), leaves the two apart, and only a message from a later run mends it.
+    the browser (a follower's page switch started by the server), or an earlier run's message
+    landing after browser Back changed the page (Maps' settings left in the address of
+    Positions), leaves the two apart, and only a message from a later run mends it.
     The browser changes its address, and its history, only when the text differs; the message is
     a few hundred bytes, and only whole runs send it (a fragment's rerun does not)."""
     wanted = {**view_params(page), **(extra or {})}
