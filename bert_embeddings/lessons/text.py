@@ -1,18 +1,28 @@
 """What a lesson's text may hold, read once for every place it is shown: paragraphs (split at
-blank lines), **bold**, *italics* and `inline code`. Nothing else means anything: HTML, LaTeX,
-links and any other Markdown are text, shown as typed, since a lesson may come from a stranger.
+blank lines), **bold**, *italics* and `inline code`, read by markdown-it-py as CommonMark reads
+them. Nothing else means anything: HTML, LaTeX, links, headings, lists, entities, backslash
+escapes and ``_`` are text, shown as typed, since a lesson may come from a stranger.
 
-The page and the handout each draw the spans read here in their own escaped form; the reader is
-one pass over the text (linear in its length, whatever it holds). A marker left open is text.
+The page and the handout each draw the spans read here in their own escaped form. The reader
+has only the rules these marks need, each linear in the text's length whatever it holds, and
+reads texts of a lesson's length (limits.LESSON_TEXT, which every lesson's texts are checked
+against when it is opened).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from itertools import groupby
+from operator import attrgetter
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import emphasis
+from markdown_it.rules_inline.state_inline import StateInline
+from markdown_it.token import Token
+
+from bert_embeddings import limits
 
 PLAIN, BOLD, ITALIC, CODE = "plain", "bold", "italic", "code"
-_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -21,55 +31,52 @@ class Span:
     text: str
 
 
+def _stars(state: StateInline, silent: bool) -> bool:
+    # CommonMark's emphasis, with only ``*`` as its marker: ``_`` is text (snake_case, __init__).
+    return state.src[state.pos] == "*" and emphasis.tokenize(state, silent)
+
+
+# "zero" reads paragraphs and text only (no HTML, links, entities or escapes); the rest is enabled.
+_READER = MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False}).enable(
+    ["newline", "backticks", "emphasis"]
+)
+_READER.inline.ruler.at("emphasis", _stars)
+_MARKS = {"strong_open": BOLD, "em_open": ITALIC}
+
+
 def paragraphs(text: str) -> list[list[Span]]:
-    """The text's paragraphs, each its spans in order (empty paragraphs dropped; a paragraph's
-    own line breaks become spaces, as Markdown reads them)."""
-    found = []
-    for part in _PARAGRAPHS.split(text.replace("\r\n", "\n").replace("\r", "\n")):
-        line = " ".join(piece.strip() for piece in part.split("\n") if piece.strip())
-        if line:
-            found.append(spans(line))
-    return found
+    """The text's paragraphs, each its spans in order (a paragraph's own line breaks become
+    spaces, as Markdown reads them). A text longer than a lesson's may be is refused before it is
+    read (InputTooLongError): markdown-it-py takes some 5 microseconds a mark, 15 ms at the limit."""
+    limits.LESSON_TEXT.check_text("A lesson's text", text)
+    tokens = _READER.parse(text)
+    return [spans for token in tokens if token.type == "inline" and (spans := _spans(token.children or []))]
 
 
-def spans(line: str) -> list[Span]:
-    """One paragraph's spans: a marker opens a span only where its closing marker follows."""
+def _spans(tokens: list[Token]) -> list[Span]:
+    """One paragraph's inline tokens as spans: text in bold or italics takes the innermost of them."""
     found: list[Span] = []
-    plain: list[str] = []
-    at = 0
-    closed = set()  # markers with no closing one left: never searched for again (linear time)
-    while at < len(line):
-        for marker, kind in (("`", CODE), ("**", BOLD), ("*", ITALIC)):
-            if marker not in closed and line.startswith(marker, at):
-                end = line.find(marker, at + len(marker))
-                if end == -1:
-                    closed.add(marker)
-                inner = line[at + len(marker) : end] if end != -1 else ""
-                if inner.strip() and (kind == CODE or "`" not in inner):
-                    if plain:
-                        found.append(Span(PLAIN, "".join(plain)))
-                        plain = []
-                    found.append(Span(kind, inner))
-                    at = end + len(marker)
-                    break
-        else:
-            plain.append(line[at])
-            at += 1
-            continue
-    if plain:
-        found.append(Span(PLAIN, "".join(plain)))
-    return found
+    marks: list[str] = []  # the bold and italics open here, innermost last
+    for token in tokens:
+        if token.type in _MARKS:
+            marks.append(_MARKS[token.type])
+        elif token.type in ("strong_close", "em_close"):
+            marks.pop()
+        elif token.type in ("softbreak", "hardbreak"):
+            found.append(Span(marks[-1] if marks else PLAIN, " "))
+        elif token.content:
+            found.append(
+                Span(CODE if token.type == "code_inline" else marks[-1] if marks else PLAIN, token.content)
+            )
+    return joined(found)
 
 
 def joined(spans: list[Span] | tuple[Span, ...]) -> list[Span]:
-    """The spans with each run of one kind made one span (a figure inside bold is bold with it)."""
-    found: list[Span] = []
-    for span in spans:
-        if found and found[-1].kind == span.kind:
-            found[-1] = Span(span.kind, found[-1].text + span.text)
-        else:
-            found.append(span)
-    return found
+    """The spans with each run of one kind made one span (a figure inside bold is bold with it;
+    a paragraph's text pieces are one span), each joined once: linear however many there are."""
+    return [
+        Span(kind, "".join(span.text for span in run)) for kind, run in groupby(spans, key=attrgetter("kind"))
+    ]
 
 
 def plain_text(text: str) -> str:
