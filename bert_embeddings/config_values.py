@@ -19,7 +19,6 @@ _TRUE = {"1", "on", "yes", "true"}
 _FALSE = {"0", "off", "no", "false"}
 SWITCH_WORDS = "1, on, yes or true; 0, off, no or false"
 _DECIMAL = re.compile(r"[0-9]{1,9}(\.[0-9]{1,6})?")
-_DIGITS = re.compile(r"[0-9]{1,9}")
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -30,13 +29,7 @@ def switch(text: str) -> bool:
     return word in _TRUE
 
 
-def whole(low: int, high: int) -> Callable[[str], int]:
-    def read(text: str) -> int:
-        if not _DIGITS.fullmatch(text) or not low <= int(text) <= high:
-            raise ValueError(f"a whole number from {low:,} to {high:,}, written in the digits 0-9")
-        return int(text)
-
-    return read
+whole = limits.whole_number_reader  # the links' and the notebook API's check (config strips the text)
 
 
 def one_of(*words: str) -> Callable[[str], str]:

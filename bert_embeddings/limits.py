@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import numbers
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bert_embeddings.errors import InputTooLongError, NotTextError, OutOfRangeError
@@ -167,7 +168,7 @@ def whole_number(value: float | str, label: str, low: int, high: int | None) -> 
     Text is read by whole_number_text, never by float() (which reads '1_0' as 10). True, None
     and anything else that is not a number are refused, never read as 1 or 0.
     """
-    span = f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
+    span = _span(low, high)
     if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
         raise OutOfRangeError(f"{label} must be a whole number {span}; {repr(value)[:40]} is not.")
     if isinstance(value, str):
@@ -181,15 +182,35 @@ def whole_number(value: float | str, label: str, low: int, high: int | None) -> 
                 ) from None
             raise OutOfRangeError(f"{label} must be {span}; {big.shown} is outside.") from None
         except ValueError:
-            raise OutOfRangeError(
-                f"{label} must be a whole number {span}, in the digits 0-9; {value[:40]!r} is not."
-            ) from None
+            raise OutOfRangeError(f"{label} must be {_takes(low, high)}; {value[:40]!r} is not.") from None
     if not isinstance(value, int) and not (float(value) == float(value) and float(value).is_integer()):
         raise OutOfRangeError(f"{label} must be a whole number {span}; {value:g} is not.")
     number = int(value)
     if number < low or (high is not None and number > high):
         raise OutOfRangeError(f"{label} must be {span}; {_plainly(value, number)} is outside.")
     return number
+
+
+def whole_number_reader(low: int, high: int | None) -> Callable[[str], int]:
+    """whole_number's check of a text, for a place that words the sentence around what it takes
+    itself (a host's setting: "... but it takes <this>"; a lesson figure's argument: "k='0' is
+    not <this>"): the text as an int, or ValueError saying what is taken."""
+
+    def read(text: str) -> int:
+        try:
+            return whole_number(text, "", low, high)
+        except OutOfRangeError:
+            raise ValueError(_takes(low, high)) from None
+
+    return read
+
+
+def _span(low: int, high: int | None) -> str:
+    return f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
+
+
+def _takes(low: int, high: int | None) -> str:
+    return f"a whole number {_span(low, high)}, in the digits 0-9"
 
 
 def _plainly(value: float | str, number: int) -> str:

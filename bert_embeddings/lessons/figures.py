@@ -209,13 +209,7 @@ def some_words(text: str) -> str:
     return text
 
 
-def whole_in(least: int, most: int) -> Callable[[str], int]:
-    def read(text: str) -> int:
-        if not text.isdigit() or not least <= int(text) <= most:
-            raise ValueError(f"a whole number from {least} to {most}")
-        return int(text)
-
-    return read
+whole_in = limits.whole_number_reader  # read as a link's numbers are: digits 0-9, range checked
 
 
 def one_of(*names: str) -> Callable[[str], str]:
@@ -228,9 +222,13 @@ def one_of(*names: str) -> Callable[[str], str]:
 
 
 def a_stage(text: str) -> str:
-    if text in ("token", "output", "last") or (text.isdigit() and 1 <= int(text) <= 48):
+    if text in ("token", "output", "last"):
         return text
-    raise ValueError("token, output, last or a layer's number")
+    try:
+        whole_in(1, 48)(text)
+    except ValueError:
+        raise ValueError("token, output, last or a layer's number") from None
+    return text
 
 
 GEOMETRY_ARG = Arg(one_of(*geometry.GEOMETRIES), "raw", "the geometry, as on the Geometry page")

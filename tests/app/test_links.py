@@ -389,6 +389,50 @@ def test_the_core_reads_a_number_as_text_the_same_way():
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "7",
+        "007",
+        "100",
+        "0",
+        "101",
+        "-3",
+        "1_0",
+        " 1",
+        "+1",
+        "\uff11",
+        "\u0661",
+        "\u00b2",
+        "1.0",
+        "",
+        "9" * 5_000,
+    ],
+)
+def test_a_host_setting_and_a_lesson_figure_read_a_number_as_a_link_does(text):
+    """A host's setting and a lesson figure's argument read a whole number by limits.whole_number,
+    and say what they take in one phrase (never int()'s own words)."""
+    from bert_embeddings import config_values, limits
+    from bert_embeddings.errors import OutOfRangeError
+    from bert_embeddings.lessons import figures
+
+    try:
+        expected: int | None = limits.whole_number(text, "k", 1, 100)
+    except OutOfRangeError:
+        expected = None
+    for reader in (config_values.whole(1, 100), figures.whole_in(1, 100)):
+        if expected is not None:
+            assert reader(text) == expected
+        else:
+            with pytest.raises(ValueError) as refused:
+                reader(text)
+            assert str(refused.value) == "a whole number from 1 to 100, in the digits 0-9"
+    if expected is None and text and " " not in text and len(text) < 100:  # as a lesson writes it
+        written = f"{{{{neighbours word=dog k={text}}}}}"
+        said = f"{written!r}: k={text!r} is not a whole number from 1 to 100, in the digits 0-9"
+        assert figures.problems(f"T {written}") == [said]
+
+
+@pytest.mark.parametrize(
     ("page", "params", "boxes"),
     [
         (
@@ -699,7 +743,7 @@ def test_a_stage_in_a_link_is_token_output_or_a_plain_layer_number(text):
 def test_every_whole_run_writes_the_address_even_when_the_servers_copy_agrees(monkeypatch):
     """The server's copy of the query is what a run's request carried, not what the browser
     shows: a message from an earlier run that lands after browser Back changed the page left
-    Maps' settings in Positions' address (issue 43). Every whole run says the view's address, so
+    Maps' settings in Positions' address. Every whole run says the view's address, so
     the next run mends any such gap; the browser changes nothing when the text is the same."""
     from streamlit.runtime.state import query_params
 
