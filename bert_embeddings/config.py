@@ -117,8 +117,8 @@ VARIABLES = (
     ),
     Variable(
         JOB_PRIORITY,
-        "the CPU priority of background work (t-SNE map workers, the Geometry page's overlap "
-        "thread, `python -m bert_embeddings map`): `idle` (default) takes only CPU time nobody else "
+        "the CPU priority of background work (t-SNE map and stage-space workers, "
+        "`python -m bert_embeddings map`): `idle` (default) takes only CPU time nobody else "
         "wants, so no page slows down; `normal` shares the CPU evenly, for a machine that is never "
         "idle, where idle work would never finish",
         readers.one_of("idle", "normal"),

@@ -57,15 +57,7 @@ st.markdown(
     "cosine, exactly: the share that stays, on average."
 )
 
-
-def overlaps() -> None:
-    figures = state.overlaps(shape[1])
-    if not geometry_view.show_overlaps(figures, shape[1], index.size, model.name) and waiting:
-        st.rerun()  # all in: draw this part once more without the timer
-
-
-waiting = geometry_view.pending(state.overlaps(shape[1]))
-st.fragment(overlaps, run_every=5 if waiting else None)()
+geometry_view.overlaps(model, lab)
 
 
 def dimensions_section() -> None:

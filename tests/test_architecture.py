@@ -56,8 +56,8 @@ def test_the_import_reader_sees_every_form(tmp_path):
 
 
 # The core's parts and what each may import besides itself: the foundation (config, errors,
-# limits) under everything, the background jobs' machinery on it (maps, spaces, the geometry's
-# overlap thread and the Hub's downloads use it; it knows none of them), models under the
+# limits) under everything, the background jobs' machinery on it (maps, spaces and the Hub's
+# downloads use it; it knows none of them), models under the
 # analyses, the analyses under the maps, the maps
 # under the spaces (compared by their exact neighbour lists); rooms on
 # the foundation alone; the notebook API on the computations; the figures on top (their
@@ -71,7 +71,7 @@ CORE_LAYERS = {
     "foundation": set(),
     "jobs": {"foundation"},
     "models": {"foundation", "jobs"},
-    "analysis": {"foundation", "jobs", "models"},
+    "analysis": {"foundation", "models"},  # no job machinery: what it measures runs where it is called
     "maps": {"foundation", "jobs", "models", "analysis"},
     "spaces": {"foundation", "jobs", "models", "analysis", "maps"},
     "views": {"foundation", "jobs", "models", "analysis"},

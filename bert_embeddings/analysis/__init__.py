@@ -8,7 +8,6 @@ projection    PCA bases and projections
 positions     the original Transformer's sinusoid
 geometry      the geometries (raw, centred, all-but-the-top, standardised), mean cosine
 geometry_lab  what the Geometry page measures for a model
-overlap_jobs  each geometry's overlap with raw, in a background thread
 axes          your own semantic axes
 concepts      a toy embedding space with named dimensions
 contextual    the whole model's hidden states (the Context page)

@@ -1,5 +1,5 @@
-"""The CPU priority of background work: a job's worker process, the geometry overlap's thread, a
-host's ``python -m bert_embeddings map``.
+"""The CPU priority of background work: a job's worker process, a host's
+``python -m bert_embeddings map``.
 
 By default the lowest there is (SCHED_IDLE): background work takes only CPU time nobody else
 wants and never slows anyone's page. A host whose machine is never idle sets
@@ -15,17 +15,16 @@ from bert_embeddings import config
 NICENESS = 19
 
 
-def background_priority(thread_id: int = 0) -> None:
-    """The calling process (``thread_id`` 0; Linux gives each thread its own scheduling, so a
-    thread id sets that thread alone) at the priority a host gave background work: ``idle``, the
-    default, is SCHED_IDLE (nice 19 where that policy is missing); ``normal`` leaves it as it is."""
+def background_priority() -> None:
+    """The calling process at the priority a host gave background work: ``idle``, the default,
+    is SCHED_IDLE (nice 19 where that policy is missing); ``normal`` leaves it as it is."""
     if config.job_priority() == "normal":
         return
     try:
-        os.sched_setscheduler(thread_id, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         try:
-            os.setpriority(os.PRIO_PROCESS, thread_id, NICENESS)
+            os.setpriority(os.PRIO_PROCESS, 0, NICENESS)
         except (AttributeError, OSError):
             pass
 

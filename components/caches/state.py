@@ -27,7 +27,6 @@ from bert_embeddings.analysis import (
     decompose,
     geometry,
     geometry_lab,
-    overlap_jobs,
     projection,
     vocab_search,
 )
@@ -305,17 +304,6 @@ def _lab(key: str, revision: str, removed: int) -> geometry_lab.Lab:
     model, index = _model(key, revision), _vocab_index(key, revision)
     outputs = lambda start, stop: decompose.vocabulary_outputs(model, start, stop)  # noqa: E731
     return geometry_lab.measure(index.table, outputs, index.pieces, removed)
-
-
-def overlaps(removed: int) -> dict[str, float | overlap_jobs.Pending | overlap_jobs.Failed]:
-    """Each geometry but raw: its mean overlap@10 with raw cosine over the model's vocabulary,
-    or where its background computation stands (started here if no session has)."""
-    key, revision = _active()
-    table = _vocab_index(key, revision).table
-    names = [name for name in geometry.GEOMETRIES if name != "raw"]
-    asker = runs.this_session() or ""  # one request in the queue per session
-    found = overlap_jobs.request(asker, f"{key}@{revision}", table, [(name, removed) for name in names])
-    return dict(zip(names, found, strict=True))
 
 
 def lab(removed: int) -> geometry_lab.Lab:

@@ -7,11 +7,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import geometry, geometry_lab, overlap_jobs, vocab_search
+from bert_embeddings.analysis import geometry, geometry_lab, vocab_search
 from bert_embeddings.figures import views
+from bert_embeddings.jobs import backend
+from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.spaces import compare, stages
 from bert_embeddings.views import settings
 from components.caches import state
-from components.parts import echo, exports, widgets
+from components.parts import echo, exports, job_panel, widgets
+from components.sections import space_view
 from components.settings import links, persistence
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
@@ -115,39 +119,71 @@ def cosine_columns(frame: pd.DataFrame) -> dict:
     return {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns}
 
 
-def pending(figures: dict) -> bool:
-    return any(isinstance(f, overlap_jobs.Pending) for f in figures.values())
+OVERLAP_COLUMN = "of the 10 nearest by raw cosine, kept"
 
 
-def show_overlaps(figures: dict, removed: int, pieces: int, model_name: str) -> bool:
-    """Each geometry's mean overlap@10 with raw, as far as computed; whether any is still pending."""
-    rows, ahead, failed = [], 0, []
-    for name, figure in figures.items():
-        if isinstance(figure, float):
-            rows.append({"geometry": _column(name, removed), "of the 10 nearest by raw cosine, kept": figure})
-        elif isinstance(figure, overlap_jobs.Failed):
-            failed.append(f"{_column(name, removed)}: {figure.reason}")
-        else:
-            ahead = max(ahead, figure.ahead)
+def overlaps(model: LoadedModel, lab: geometry_lab.Lab) -> None:
+    """Each geometry's mean overlap@10 with raw cosine over the whole vocabulary, read from the
+    token stage's neighbour lists (stage-space jobs, kept on disk for every page and session:
+    What moved reads the same lists). A figure is shown once raw's lists and its geometry's are
+    there; meanwhile one job panel, for the job computing (or a failed one, with Try again)."""
+    removed, unfit = lab.removed, lab.problems[geometry_lab.TABLES[0]]
+    shapes = {name: geometry.shape(name, removed) for name in geometry.GEOMETRIES if name not in unfit}
+    side = space_view.Side(model, stages.TOKEN, None)
+    table = st.container()  # the figures go above the panel, drawn once the lists are read
+    found, labels = {}, []
+
+    def find(start: bool) -> list:
+        # Every geometry's lists or the job making them (local jobs compute one at a time, the
+        # others wait until asked again); the panel is given the failed jobs, else the one
+        # computing, and ``labels`` (which wait_for reads after this call) is filled to match,
+        # counting what is left.
+        found.update((name, space_view.lists(side, shape, start)) for name, shape in shapes.items())
+        jobs = {name: item for name, item in found.items() if backend.is_job(item)}
+        failed = [name for name, job in jobs.items() if job.failure()]
+        computing = [name for name, job in jobs.items() if not job.waiting()]
+        shown = failed or (computing or list(jobs))[:1]
+        labels[:] = [
+            f"Neighbours in the {described(shapes[name])} geometry "
+            f"({len(jobs)} of {len(shapes)} geometries still to compute)"
+            for name in shown
+        ]
+        return [jobs[name] for name in shown]
+
+    note = (
+        f"Every piece's nearest pieces over all {model.vocab_size:,}, computed in the background one "
+        "geometry after another at the lowest priority, and kept for everyone. This part fills in by "
+        "itself; the rest of the app is free meanwhile."
+    )
+    with state.friendly_errors(stop=False):
+        job_panel.wait_for("geo_overlaps", find, labels, None, note)
+    raw = found.get("raw")
+    rows = [
+        {"geometry": described(shapes[name]), OVERLAP_COLUMN: overlap_with_raw(raw, lists)}
+        for name, lists in found.items()
+        if name != "raw" and isinstance(raw, np.ndarray) and isinstance(lists, np.ndarray)
+    ]
     if rows:
-        exports.dataframe(
-            f"{model_name} mean overlap with raw cosine by geometry (D {removed})",
-            pd.DataFrame(rows),
-            hide_index=True,
-            column_config={"of the 10 nearest by raw cosine, kept": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            )},
-        )  # fmt: skip
-    if ahead:
-        st.info(
-            f"Comparing every piece's 10 nearest with raw cosine's, over all {pieces:,} pieces, in the "
-            f"background, one geometry after another ({ahead} still to compute), at the lowest "
-            "priority. This part fills in by itself; the rest of the app is free meanwhile.",
-            icon=":material/hourglass_top:",
+        with table:
+            exports.dataframe(
+                f"{model.name} mean overlap with raw cosine by geometry (D {removed})",
+                pd.DataFrame(rows),
+                hide_index=True,
+                column_config={OVERLAP_COLUMN: st.column_config.ProgressColumn(
+                    format="percent", min_value=0.0, max_value=1.0
+                )},
+            )  # fmt: skip
+    for name, reason in unfit.items():
+        st.warning(
+            echo.plain(f"Could not compare {_column(name, removed)}: {reason}"), icon=":material/error:"
         )
-    for problem in failed:
-        st.warning(echo.plain(f"Could not compare {problem}"), icon=":material/error:")
-    return bool(ahead)
+
+
+def overlap_with_raw(raw: np.ndarray, lists: np.ndarray) -> float:
+    """The mean over rows of overlap@10 (the first 10 of each row's list, fewer for a table of
+    10 rows or less) of a geometry's neighbour lists with raw cosine's."""
+    k = min(compare.WHOLE_K, raw.shape[1], lists.shape[1])
+    return float(compare.overlap(raw, lists, k).mean())
 
 
 def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:

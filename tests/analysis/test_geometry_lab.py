@@ -3,15 +3,26 @@ tables, its sentences against the figures they state, and the page itself throug
 
 from __future__ import annotations
 
+import functools
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings.analysis import decompose, geometry_lab, overlap_jobs, vocab_search
+from bert_embeddings.analysis import decompose, geometry_lab, vocab_search
+from bert_embeddings.jobs import local
+from bert_embeddings.models import checkpoints
+from bert_embeddings.spaces import space_jobs, stages
 from bert_embeddings.views import settings
 from components.sections import geometry_view
 from testkit import brute
 from testkit.apptest import ROOT, figures, messages, run_page, shown
+from testkit.random_models import write_random_bert
 
 # One test process runs this file: its tests share what it starts (make test runs two); the
 # default model resolves offline at once.
@@ -177,7 +188,7 @@ def test_measuring_a_model_leaves_scipy_stats_unimported():
 
 
 # Measured in a process of its own: tracemalloc counts every thread's allocations, and a
-# background task another test left in this process (an overlap) would count as this one's.
+# thread another test left running in this process would count as this one's.
 OUTPUT_TABLE_PEAK = """
 import json, tracemalloc
 import numpy as np
@@ -314,151 +325,131 @@ def brute_neighbours(rows: np.ndarray, k: int = 10) -> list[set]:
 
 @pytest.mark.parametrize("shape", SHAPES[1:])
 def test_the_overlap_with_raw_equals_brute_force(shape):
+    """The page's figure, from the lists a stage-space job computes, against float64 brute force."""
     rng = np.random.default_rng(7)
     table = (rng.standard_normal((400, 16)) + np.linspace(0, 3, 16)).astype(np.float32)
     raw = brute_neighbours(brute.transformed(table, "raw"))
     there = brute_neighbours(brute.transformed(table, *shape))
     expected = np.mean([len(a & b) / 10 for a, b in zip(raw, there, strict=True)])
-    assert overlap_jobs.compute(table, *shape) == pytest.approx(expected, abs=1e-12)
+    found = geometry_view.overlap_with_raw(
+        space_jobs.lists_of(table, ("raw", 0)), space_jobs.lists_of(table, shape)
+    )
+    assert found == pytest.approx(expected, abs=1e-12)
 
 
-def wait_for_overlaps(key: str, table: np.ndarray, removed: int, timeout: float = 300) -> dict:
-    import time
+@pytest.fixture
+def random_model(tmp_path, monkeypatch, request):
+    """A random 16-wide BERT (30,522 rows) for the page, with weights of this test's own (the
+    server process keeps a model's lists in memory by its weights, whatever the cache folder),
+    and a cache folder of this test's own, where its neighbour lists are computed."""
+    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
+    return write_random_bert(
+        tmp_path / "model", hidden=16, seed=zlib.crc32(request.node.name.encode()) % 1000
+    )
 
+
+OVERLAP = geometry_view.OVERLAP_COLUMN
+
+
+def overlap_table(at: AppTest):
+    return next((d.value for d in at.dataframe if "geometry" in d.value.columns), None)
+
+
+def panel(at: AppTest) -> str:
+    """What the page says of its jobs: the bar's text, the waiting and failed lines, the note."""
+    return " ".join([*(p.text for p in at.get("progress")), messages(at), *(c.value for c in at.caption)])
+
+
+def until(at: AppTest, done, timeout: float = 600) -> AppTest:
+    """Runs the page again (as the panel's timer does) until ``done(at)``."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = {n: overlap_jobs.overlap_with_raw(key, table, n, removed) for n, _ in SHAPES[1:]}
-        if not any(isinstance(f, overlap_jobs.Pending) for f in found.values()):
-            return found
-        time.sleep(0.5)
-    raise AssertionError("the background comparison did not finish")
-
-
-@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
-def test_the_background_job_computes_each_figure_once_and_the_same():
-    rng = np.random.default_rng(8)
-    table = (rng.standard_normal((300, 12)) + 1).astype(np.float32)
-    key = f"test-{rng.integers(1 << 60)}"
-    first = overlap_jobs.overlap_with_raw(key, table, "centred")
-    assert isinstance(first, overlap_jobs.Pending) and first.ahead >= 1
-    found = wait_for_overlaps(key, table, 3)
-    for name, removed in SHAPES[1:]:
-        assert found[name] == overlap_jobs.compute(table, name, removed)
-
-
-# (slow as it waits behind the overlaps the page's tests asked for, unless they ran first and saw
-# them through)
-@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-def test_a_figure_that_failed_unexpectedly_or_whose_worker_died_is_computed_again(monkeypatch):
-    """An unexpected error is shown (for RETRY_AFTER), then computed again when asked for; a
-    worker thread that dies mid-task is replaced at the next request and the task taken up."""
-    import threading
-
-    rng = np.random.default_rng(9)
-    table = (rng.standard_normal((200, 12)) + 1).astype(np.float32)
-    key = f"test-{rng.integers(1 << 60)}"
-    real, calls = overlap_jobs.compute, []
-
-    def flaky(*args):
-        if args[0] is not table:  # a task another test left in this process's queue
-            return real(*args)
-        calls.append(threading.current_thread())
-        if len(calls) == 1:
-            raise MemoryError("no room just now")
-        if len(calls) == 2:
-            raise SystemExit  # ends the worker thread
-        return real(*args)
-
-    monkeypatch.setattr(overlap_jobs, "compute", flaky)
-    monkeypatch.setattr(overlap_jobs, "RETRY_AFTER", 2.0)
-    assert isinstance(overlap_jobs.overlap_with_raw(key, table, "centred"), overlap_jobs.Pending)
-    found = wait_for(lambda: overlap_jobs.overlap_with_raw(key, table, "centred"), overlap_jobs.Failed)
-    assert "MemoryError: no room just now" in found.reason
-    assert overlap_jobs.overlap_with_raw(key, table, "centred") == found  # shown, not retried at once
-    # asked again later: queued again; the worker dies on it, the next request replaces it
-    figure = wait_for(lambda: overlap_jobs.overlap_with_raw(key, table, "centred"), float)
-    assert figure == real(table, "centred", 0)
-    assert len(calls) == 3 and calls[1] is not calls[2]  # a new thread finished the task
-
-
-def wait_for(ask, kind, timeout: float = 120):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if isinstance(found := ask(), kind):
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"no {kind.__name__} in time")
-
-
-@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
-def test_the_page_shows_each_geometrys_overlap_once_computed(tmp_path):
-    """Pending first (with what is left), then each figure as computed over every piece."""
-    import time
-
-    from bert_embeddings.models import checkpoints
-    from testkit.random_models import write_random_bert
-
-    folder = write_random_bert(tmp_path, hidden=16, seed=3)
-    at = run_page("pages/geometry.py", model=str(folder))
-    assert not at.exception and not at.error
-    shown_first = " ".join(shown(i.value) for i in at.info)
-    assert "in the background" in shown_first or [d for d in at.dataframe if "geometry" in d.value.columns]
-    figures_shown = None
-    for _ in range(600):
-        tables = [d.value for d in at.dataframe if "geometry" in d.value.columns]
-        if tables and len(tables[0]) == 3:
-            figures_shown = tables[0]
-            break
+    while not done(at):
+        assert not at.exception, at.exception
+        assert time.monotonic() < deadline, panel(at)
         time.sleep(0.5)
         at.run()
-    assert figures_shown is not None, "the figures never appeared"
-    assert list(figures_shown["geometry"]) == ["centred", "all-but-the-top 1", "standardised"]
-    assert "in the background" not in " ".join(shown(i.value) for i in at.info)
+    return at
+
+
+@functools.cache
+def spaces_of(folder) -> Path:
+    """Where the model's stage spaces are kept (in the test's cache folder)."""
+    return space_jobs.folder_for(space_jobs.model_key(checkpoints.load_model(str(folder))))
+
+
+def jobs_of(folder) -> list[local.Job]:
+    """This server process's jobs for the model's spaces (other tests' jobs stay in its list)."""
+    return [job for job in list(local._jobs.values()) if job.folder.is_relative_to(spaces_of(folder))]
+
+
+def figures_of(folder, removed: int) -> dict[str, float]:
+    """Each geometry's figure as the lists computed in this process give it."""
     table = checkpoints.load_model(str(folder)).tables.word_embeddings
-    column = "of the 10 nearest by raw cosine, kept"
-    assert figures_shown[column][0] == overlap_jobs.compute(table, "centred", 0)
+    raw = space_jobs.lists_of(table, ("raw", 0))
+    return {
+        geometry_view.described(shape): geometry_view.overlap_with_raw(raw, space_jobs.lists_of(table, shape))
+        for shape in (("centred", 0), ("all-but-the-top", removed), ("standardised", 0))
+    }
 
 
-# (slow as it waits behind the overlaps the page's tests asked for, unless they ran first and saw
-# them through)
-@pytest.mark.slow("the whole vocabulary's overlaps, in every geometry")
-def test_a_session_trying_d_after_d_keeps_one_request_in_the_queue(monkeypatch):
-    """A stranger opening d=11 ... d=16 once put a newcomer's d=9 behind six jobs: each request of
-    a session replaces its last, so the newcomer waits for at most the one being computed and the
-    stranger's latest."""
-    import threading
+@pytest.mark.server("stage-space worker processes")
+def test_the_page_shows_each_geometrys_overlap_once_computed(random_model):
+    """The job panel first (the geometry computing, and how many are left), then each geometry's
+    figure over every piece, as the lists computed in this process give it."""
+    at = run_page("pages/geometry.py", model=str(random_model))
+    assert not at.exception and not at.error
+    assert "geometries still to compute" in panel(at) or overlap_table(at) is not None
+    until(at, lambda at: overlap_table(at) is not None and len(overlap_table(at)) == 3)
+    shown_figures = overlap_table(at)
+    assert "still to compute" not in panel(at) and not at.get("progress")
+    expected = figures_of(random_model, 1)
+    assert list(shown_figures["geometry"]) == list(expected)
+    assert dict(zip(shown_figures["geometry"], shown_figures[OVERLAP], strict=True)) == expected
 
-    rng = np.random.default_rng(10)
-    table = (rng.standard_normal((200, 24)) + 1).astype(np.float32)
-    key = f"test-{rng.integers(1 << 60)}"
-    gate, real = threading.Event(), overlap_jobs.compute
 
-    def held(*args):  # the first task holds the worker until the queue has been looked at
-        gate.wait(60)
-        return real(*args)
+@pytest.mark.server("stage-space worker processes")
+def test_a_failed_overlap_job_shows_its_reason_and_try_again_computes_it(random_model):
+    """A worker stopped outright: the page says so, and Try again computes the figures."""
+    at = run_page("pages/geometry.py", model=str(random_model))
+    until(at, lambda at: [job for job in jobs_of(random_model) if job.running() and not job.waiting()])
+    running = next(job for job in jobs_of(random_model) if job.running() and not job.waiting())
+    running.process.kill()
+    running.process.wait()
+    until(at, lambda at: any(button.key == "geo_overlaps_again" for button in at.button))
+    assert "could not be computed: the background process stopped" in panel(at)
+    at.button(key="geo_overlaps_again").click().run()
+    assert not any(button.key == "geo_overlaps_again" for button in at.button)
+    until(at, lambda at: overlap_table(at) is not None and len(overlap_table(at)) == 3)
+    assert not at.error
 
-    monkeypatch.setattr(overlap_jobs, "compute", held)
-    with overlap_jobs._lock:  # another test's tasks may still be in this process's queue
-        others = len(overlap_jobs._places)
-    try:
-        for d in range(11, 17):
-            found = overlap_jobs.request("stranger", key, table, [("all-but-the-top", d)])
-            assert isinstance(found[0], overlap_jobs.Pending)
-        newcomer = overlap_jobs.request("newcomer", key, table, [("all-but-the-top", 9)])[0]
-        # the one running, the stranger's latest and itself
-        assert isinstance(newcomer, overlap_jobs.Pending) and newcomer.ahead <= 3 + others
-        # what the stranger withdrew is not computed at all (unless asked again)
-        withdrawn = [(key, "all-but-the-top", d) for d in range(12, 16)]
-        assert not any(task in overlap_jobs._figures for task in withdrawn)
-    finally:
-        gate.set()
-    figure = wait_for(
-        lambda: overlap_jobs.request("newcomer", key, table, [("all-but-the-top", 9)])[0], float
+
+@pytest.mark.server("stage-space worker processes")
+def test_several_ds_tried_in_a_row_do_not_each_start_a_computation(random_model, tmp_path):
+    """While another job computes, each D asked for waits (the panel says so) and starts nothing;
+    the last D's figures come once it is done, and the D's passed on the way are never computed."""
+    blocker = local.Job(
+        tmp_path / "another-job",
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"]),
+        0.0,
     )
-    assert figure == real(table, "all-but-the-top", 9)
+    local._jobs[blocker.folder] = blocker
+    try:
+        at = run_page("pages/geometry.py", model=str(random_model))
+        at.segmented_control(key=settings.GEOMETRY).set_value("all-but-the-top").run()
+        for d in (2, 3, 4):
+            at.slider(key=settings.GEOMETRY_REMOVED).set_value(d).run()
+        assert not at.exception and not at.error
+        assert "waiting while another map or space is computed" in panel(at)
+        assert jobs_of(random_model) and not [job for job in jobs_of(random_model) if not job.waiting()]
+    finally:
+        blocker.process.kill()
+        blocker.process.wait()
+        local._jobs.pop(blocker.folder, None)
+    until(at, lambda at: overlap_table(at) is not None and len(overlap_table(at)) == 3)
+    assert "all-but-the-top 4" in list(overlap_table(at)["geometry"])
+    for d in (1, 2, 3):
+        spec = space_jobs.Spec(str(random_model), stages.TOKEN, ("all-but-the-top", d))
+        assert space_jobs.lists_for(spaces_of(random_model), spec) is None
 
 
 def test_a_one_piece_sentence_says_why_it_has_no_rows_in_the_table():

@@ -591,12 +591,9 @@ def test_leftovers_older_than_a_day_are_swept_when_the_next_map_starts(cache):
 
 @pytest.mark.server("a map worker process")
 def test_background_work_runs_at_idle_priority_unless_the_host_says_normal(cache, monkeypatch):
-    """A map's worker and the geometry overlap thread take only CPU time nobody else wants
-    (SCHED_IDLE), the default; BERT_EXPLORER_JOB_PRIORITY=normal leaves them at the server's."""
-    import threading
-
-    from bert_embeddings.analysis import overlap_jobs
-
+    """A map's worker (every job's, maps and stage spaces alike: one launcher) takes only CPU
+    time nobody else wants (SCHED_IDLE), the default; BERT_EXPLORER_JOB_PRIORITY=normal leaves it
+    at the server's."""
     for setting, policy in (("idle", os.SCHED_IDLE), ("normal", os.SCHED_OTHER)):
         monkeypatch.setenv("BERT_EXPLORER_JOB_PRIORITY", setting)
         local._jobs.clear()
@@ -605,13 +602,3 @@ def test_background_work_runs_at_idle_priority_unless_the_host_says_normal(cache
         assert os.sched_getscheduler(job.process.pid) == policy
         job.process.kill()
         job.process.wait()
-        seen = []
-
-        def lowered(found=seen):
-            overlap_jobs._lowest_priority()
-            found.append(os.sched_getscheduler(threading.get_native_id()))
-
-        worker = threading.Thread(target=lowered)
-        worker.start()
-        worker.join()
-        assert seen == [policy]
