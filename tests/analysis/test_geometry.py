@@ -11,7 +11,6 @@ import pytest
 from bert_embeddings.analysis import geometry
 from bert_embeddings.errors import OutOfRangeError, ZeroVectorError
 from testkit import brute
-from testkit.apptest import ROOT
 
 
 def anisotropic_table(rows: int = 300, hidden: int = 16, seed: int = 0) -> np.ndarray:
@@ -183,63 +182,6 @@ def test_the_layer_output_of_every_piece_is_the_modules_and_its_mean_cosine_is_e
     mean, per_dimension = brute_mean_cosine(expected)
     assert found.mean_cosine == pytest.approx(mean, abs=1e-6)
     np.testing.assert_allclose(found.contributions, per_dimension, atol=1e-6)
-
-
-@pytest.mark.parametrize("name, removed", CASES)
-def test_every_rows_neighbours_and_the_overlap_with_raw_equal_brute_force(name, removed):
-    table = anisotropic_table(rows=400, hidden=24, seed=5)
-    fitted = geometry.fit(table, name, removed)
-    rows = explicit(table, name, removed)
-    norms = np.linalg.norm(rows, axis=1)
-    unit = rows / np.where(norms > 0, norms, 1)[:, None]
-    cosines = unit @ unit.T
-    np.fill_diagonal(cosines, -np.inf)
-    expected = np.array([np.lexsort((np.arange(len(c)), -c))[:10] for c in cosines])
-    found = geometry.all_neighbours(table, fitted)
-    np.testing.assert_array_equal(found, expected)
-    raw = geometry.all_neighbours(table, geometry.fit(table, "raw"))
-    brute = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(expected.tolist(), raw.tolist(), strict=True)])
-    assert geometry.overlap(found, raw) == pytest.approx(brute)
-    if name == "raw":
-        assert geometry.overlap(found, raw) == 1.0
-
-
-# Measured in a process of its own: tracemalloc counts every thread's allocations, and a
-# background task another test left in this process (an overlap) would count as this one's.
-RANKING_PEAK = """
-import json, sys, tracemalloc
-import numpy as np
-from bert_embeddings.analysis import geometry
-table = np.load(sys.argv[1])
-fitted = geometry.fit(table, "centred")
-tracemalloc.start()
-found = geometry.all_neighbours(table, fitted)
-peak = tracemalloc.get_traced_memory()[1]
-tracemalloc.stop()
-print(json.dumps({"peak": peak, "nbytes": found.nbytes, "block": 256 * len(table) * 4}))
-"""
-
-
-def test_a_block_of_scores_is_ranked_a_few_rows_at_a_time(tmp_path):
-    """The overlaps run all_neighbours in the server's background: it holds one block's float32
-    scores (``block``) and copies of a few rows' at a time while ranking them, not copies of the
-    whole block's (a partition and a selection, each as big as the block). What it ranks is
-    checked against brute force above."""
-    import json
-    import subprocess
-    import sys
-
-    np.save(tmp_path / "table.npy", anisotropic_table(rows=4000, hidden=16, seed=3))
-    done = subprocess.run(
-        [sys.executable, "-c", RANKING_PEAK, str(tmp_path / "table.npy")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["peak"] <= 1.5 * found["block"] + found["nbytes"], found
 
 
 def test_a_pca_map_is_keyed_as_its_geometry_but_centred_is_raws():
