@@ -8,6 +8,7 @@ They reuse the bundled model's tokenizer files, so ids are real bert-base-uncase
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,9 +24,30 @@ pytest_plugins = ["testkit.pytest_chromium"]
 # servers on 127.0.0.1, or set HF_HUB_OFFLINE (testkit/stand_in_hub.py: use_hub, go_offline).
 # Telemetry would be one more request.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# Folders this process made for the run (the first to read this file: the test processes xdist
+# starts inherit them), removed when the run ends.
+_MADE: list[Path] = []
+
+
+def _run_folder(variable: str, prefix: str, file: str = "") -> None:
+    if variable not in os.environ:
+        _MADE.append(Path(tempfile.mkdtemp(prefix=prefix)))
+        os.environ[variable] = str(_MADE[-1] / file) if file else str(_MADE[-1])
+
+
 # Rooms opened by this run's tests are kept in a file of its own (never the user's cache folder);
 # each server a test starts gets its own file too (testkit/browser.py), unless it names one.
-os.environ.setdefault("BERT_EXPLORER_ROOMS", str(Path(tempfile.mkdtemp(prefix="rooms-")) / "rooms.sqlite3"))
+_run_folder("BERT_EXPLORER_ROOMS", "rooms-", "rooms.sqlite3")
+# So are the maps and stage spaces that the pages' background jobs write (the Geometry page's
+# overlaps start them on opening): shared by this run's test processes, never the user's cache.
+_run_folder("BERT_EXPLORER_CACHE", "explorer-cache-")
+
+
+def pytest_unconfigure(config):
+    for folder in _MADE:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 # A test run keeps both cores busy (two test processes, their servers and browsers): background
 # work at SCHED_IDLE, the app's default, would wait for an idle moment that never comes. The
 # tests of that priority itself (tests/maps/test_neighbour_map.py, test_prepare_command.py) run
