@@ -52,6 +52,8 @@ def main() -> None:
                     env = {
                         "HF_ENDPOINT": url,
                         "HF_HUB_CACHE": str(cache / "hub"),
+                        # the explorer's own downloads too, whatever cache the caller set
+                        "BERT_EXPLORER_CACHE": str(cache / "bert-explorer"),
                         "BERT_EXPLORER_MODEL": REPO,
                     }
                     drawn, _ = time_to_heatmaps(
