@@ -74,6 +74,33 @@ def write_random_bert(
     return folder
 
 
+def keep_first_pieces(folder: Path, pieces: int) -> Path:
+    """Cut a checkpoint that ``write_random_bert`` wrote (safetensors) to the first ``pieces``
+    pieces of its vocabulary: the token table's rows, config.json's vocab_size, tokenizer.json and
+    vocab.txt. Every special piece ([PAD] 0, [UNK] 100 ... [MASK] 103) stays; a word whose pieces
+    are gone reads as [UNK]. A whole-vocabulary computation (a map, a stage space and its
+    neighbour lists) then costs a fraction of 30,522 rows'."""
+    import json
+
+    from safetensors.numpy import load_file, save_file
+
+    if not 104 <= pieces <= 30522:
+        raise ValueError(f"keep from 104 pieces (every special one) to 30,522, not {pieces}")
+    weights = load_file(folder / "model.safetensors")
+    for name in [k for k in weights if k.endswith("word_embeddings.weight")]:
+        weights[name] = weights[name][:pieces].copy()
+    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "vocab_size": pieces}, indent=2))
+    tokenizer = json.loads((folder / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    tokenizer["model"]["vocab"] = {piece: i for piece, i in vocab.items() if i < pieces}
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (folder / "vocab.txt").write_text("".join(f"{line}\n" for line in lines[:pieces]), encoding="utf-8")
+    return folder
+
+
 def write_random_model(folder: Path, config, seed: int = 0) -> Path:
     """Save a randomly initialised model of any family (AutoModel.from_config) as transformers
     exports it, with LayerNorm's gamma and beta moved away from 1 and 0, and BERT's tokenizer."""
