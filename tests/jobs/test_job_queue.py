@@ -24,7 +24,7 @@ from bert_embeddings.maps import map_jobs, neighbour_map
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import aligned, aligned_jobs, space_jobs
 from testkit.brute import random_table
-from testkit.random_models import write_random_bert
+from testkit.random_models import keep_first_pieces, write_random_bert
 from testkit.services import ROOT, job_worker, redis_server
 
 pytestmark = [
@@ -32,7 +32,9 @@ pytestmark = [
     pytest.mark.server("a Redis server and job worker processes"),
 ]
 
-SMALL = neighbour_map.Settings(perplexity=10, iterations=200, seed=3)
+# A map of a few hundred rows: its t-SNE's cost is about its iterations' (the FFT grid's, not the
+# rows'), and what is checked here is who computes it and what is written, not the picture.
+SMALL = neighbour_map.Settings(perplexity=10, iterations=100, seed=3)
 
 
 @pytest.fixture(scope="module")
@@ -93,11 +95,11 @@ def same_files(one: Path, other: Path) -> list[str]:
 
 
 ASK_AT_ONCE = """
-import sys, time
+import json, sys, time
 import numpy as np
 from bert_embeddings.maps import map_jobs, neighbour_map
 table = np.load(sys.argv[1])
-settings = neighbour_map.Settings(perplexity=10, iterations=200, seed=3)
+settings = neighbour_map.Settings(**json.loads(sys.argv[3]))
 time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
 job = map_jobs.start(table, settings)
 print(job.id)
@@ -112,7 +114,7 @@ def test_two_processes_asking_at_once_make_one_job_whose_map_is_the_local_backen
     at = str(time.time() + 3.0)  # both ask at the same moment
     askers = [
         subprocess.Popen(
-            [sys.executable, "-c", ASK_AT_ONCE, str(on_queue / "table.npy"), at],
+            [sys.executable, "-c", ASK_AT_ONCE, str(on_queue / "table.npy"), at, json.dumps(SMALL.as_dict())],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
@@ -139,7 +141,8 @@ def test_two_processes_asking_at_once_make_one_job_whose_map_is_the_local_backen
 def test_a_stage_space_and_an_aligned_pair_on_the_queue_are_the_local_backends_files(
     on_queue, redis_url, monkeypatch
 ):
-    model = checkpoints.load_model(str(write_random_bert(on_queue / "two-layers", layers=2, seed=3)))
+    folder = keep_first_pieces(write_random_bert(on_queue / "two-layers", layers=2, seed=3), 4000)
+    model = checkpoints.load_model(str(folder))  # (each stage's table has 4,000 rows, not 30,522)
     key = space_jobs.model_key(model)
     rows = np.arange(2000, 2800, dtype=np.int64)
     name = space_jobs.rows_name(rows)
@@ -176,7 +179,9 @@ def test_a_worker_killed_mid_job_is_a_failure_with_a_retry_that_a_fresh_worker_f
     on_queue, redis_url, monkeypatch
 ):
     table = random_table(rows=1500, seed=9)
-    settings = neighbour_map.Settings(perplexity=10, iterations=600, seed=5)
+    # long enough to be killed mid-way (its layout takes seconds after its first report, which
+    # the test acts on within about one beat), short enough to be computed twice more
+    settings = neighbour_map.Settings(perplexity=10, iterations=300, seed=5)
     job = map_jobs.start(table, settings)
     with job_worker(redis_url, log=on_queue / "worker.log") as worker:
         deadline = time.monotonic() + 120
