@@ -38,11 +38,25 @@ def files_under(folder) -> list:
     return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
 
 
+# The command computes over a model's whole vocabulary; these random models keep the first 4,000
+# of its 30,522 pieces, so that their maps and stage spaces take a fraction of the time.
+PIECES = 4000
+
+
 @pytest.fixture(scope="module")
 def small_model(tmp_path_factory):
-    from testkit.random_models import write_random_bert
+    from testkit.random_models import keep_first_pieces, write_random_bert
 
-    return write_random_bert(tmp_path_factory.mktemp("small"), hidden=16, seed=4)
+    return keep_first_pieces(write_random_bert(tmp_path_factory.mktemp("small"), hidden=16, seed=4), PIECES)
+
+
+@pytest.fixture(scope="module")
+def two_layers(tmp_path_factory):
+    """A random 2-layer model for ``--stages`` (each test keeps its spaces in a cache of its own)."""
+    from testkit.random_models import keep_first_pieces, write_random_bert
+
+    folder = tmp_path_factory.mktemp("two-layers") / "two"
+    return keep_first_pieces(write_random_bert(folder, layers=2, seed=8, hidden=16), PIECES)
 
 
 def test_help_says_what_it_does_where_and_how_it_ends(tmp_path):
@@ -202,13 +216,14 @@ def test_the_maps_are_the_apps_computed_once_and_kept(tmp_path, small_model, mon
     assert again.returncode == command.DONE and "centred: already there" in again.stdout
 
 
-def test_stages_prepares_every_stage_space_the_page_reads_and_keeps_them(tmp_path, monkeypatch, capsys):
+def test_stages_prepares_every_stage_space_the_page_reads_and_keeps_them(
+    tmp_path, two_layers, monkeypatch, capsys
+):
     """``--stages``: each stage's table and its exact lists, as the page's job makes them; a second
     run finds them all there; a cache folder that is a file exits 3 with the stage spaces named."""
     from bert_embeddings.spaces import compare, pair, space_jobs, stages
-    from testkit.random_models import write_random_bert
 
-    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    folder = two_layers
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     assert command.main(["map", str(folder), "--stages", "--geometry", "centred"]) == command.DONE
     said = capsys.readouterr().out
@@ -232,12 +247,10 @@ def test_stages_prepares_every_stage_space_the_page_reads_and_keeps_them(tmp_pat
     assert "The stage spaces cannot be kept" in capsys.readouterr().err
 
 
-def test_stages_show_the_maps_progress_bar_and_say_each_stage_when_it_is_done(tmp_path):
+def test_stages_show_the_maps_progress_bar_and_say_each_stage_when_it_is_done(tmp_path, two_layers):
     """``--stages`` printed nothing until every stage was done: each stage now has the map's
     progress bar (its table, then its exact neighbours), and is said as soon as it is there."""
-    from testkit.random_models import write_random_bert
-
-    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    folder = two_layers
     env = {**os.environ, "BERT_EXPLORER_CACHE": str(tmp_path / "cache")}
     done = subprocess.run(
         [sys.executable, "-m", "bert_embeddings", "map", str(folder), "--stages", "--geometry", "centred"],
@@ -264,13 +277,14 @@ def test_stages_show_the_maps_progress_bar_and_say_each_stage_when_it_is_done(tm
     assert said == sorted(said) and said[0] < first_bar_of_layer_2
 
 
-def test_stages_interrupted_say_what_was_removed_and_keep_what_was_finished(tmp_path, monkeypatch, capsys):
+def test_stages_interrupted_say_what_was_removed_and_keep_what_was_finished(
+    tmp_path, two_layers, monkeypatch, capsys
+):
     """Ctrl-C during ``--stages`` said "the unfinished map was removed", though no map was made:
     the unfinished stage's half-written files are removed, the stages finished before are kept."""
     from bert_embeddings.spaces import space_jobs
-    from testkit.random_models import write_random_bert
 
-    folder = write_random_bert(tmp_path / "two", layers=2, seed=8, hidden=16)
+    folder = two_layers
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     real, calls = space_jobs.lists_of, []
 
