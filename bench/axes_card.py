@@ -12,7 +12,7 @@ In one run, 2 BLAS threads, medians of interleaved repetitions:
 
     .venv/bin/python -m bench.axes_card [--runs N]
 
-With BENCH_QUICK=1: a small random checkpoint and 2 repetitions.
+With BENCH_QUICK=1: one repetition (after the warm-up run every figure has).
 
 Last line: axes_card card_s=C card_ratio=R weat_s=W
 (targets: R <= 3, W <= 1)
@@ -21,13 +21,13 @@ Last line: axes_card card_s=C card_ratio=R weat_s=W
 from __future__ import annotations
 
 import argparse
-import tempfile
 
 import numpy as np
 
-from bench import bundled_or_quick, full_or_quick
+from bench import full_or_quick
 from bench.vocab_search import median_seconds
 from bert_embeddings.analysis import vocab_search, word_tests
+from bert_embeddings.models import checkpoints
 
 AXES = (("he, him, man", "she, her, woman"), ("small, tiny", "big, huge"), ("cold, cool", "hot, warm"))
 WORDS = (
@@ -40,10 +40,11 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=full_or_quick(5, 2))
+    parser.add_argument("--runs", type=int, default=full_or_quick(5, 1))
     runs = parser.parse_args().runs
-    with tempfile.TemporaryDirectory() as scratch:
-        model = bundled_or_quick(scratch)
+    # (a quick run too: the bundled model is read in a moment, where writing a small random
+    # checkpoint means importing torch and transformers)
+    model = checkpoints.load_bundled()
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
     directions = np.random.default_rng(0).standard_normal((index.table.shape[1], 1000)).astype(np.float32)
     directions /= np.linalg.norm(directions, axis=0)

@@ -22,8 +22,10 @@ the server and the browsers.
 
     .venv/bin/python -m bench.follow
 
-With BENCH_QUICK=1: two followers (unless BENCH_FOLLOWERS says), the first two changes, a 2 s
-idle spell and shorter pauses, on a small random checkpoint (see bench/__init__.py).
+With BENCH_QUICK=1: two followers (unless BENCH_FOLLOWERS says), the first two changes, a 1 s
+idle spell and shorter pauses, on a small random checkpoint (see bench/__init__.py); before the
+control it waits for every follower's page to say the room closed instead of for the browsers'
+fallback check.
 
 With BENCH_REPLICAS=2: the same on the deployment of compose.yaml (bench/follow_replicas.py):
 Redis, two replicas and HAProxy; the leader on the first replica, half of the followers on the
@@ -49,7 +51,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench import full_or_quick
+from bench import QUICK, full_or_quick
 from bench.follow_replicas import REPLICAS, Served, restart_second, servers
 from bench.hostile import cpu_seconds, idle, niced_chromium
 from bench.memory import bert_base_shaped
@@ -58,7 +60,8 @@ from components.rooms.follow import FALLBACK_SECONDS
 from testkit.browser import CHROMIUM_ARGS
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))  # fewer, to tell load from logic
-IDLE_SECONDS = full_or_quick(30, 2)
+IDLE_SECONDS = full_or_quick(30, 1)
+PAUSE_SECONDS = full_or_quick(1, 0.2)  # after each change, before the next one waits for every page
 FIRST_HEADING = "What is an embedding?"  # the leader's page when the room opens (Concepts)
 nan = float("nan")
 TIMEOUT_MS = 30_000
@@ -159,7 +162,7 @@ async def replay(leader, makers: list, watched: list, served: Served) -> dict[st
             f"(median), slowest {max(done or [nan]):.2f} s; CPU: server "
             f"{served.cpu_seconds() - server:.2f} s, browsers {browsers_cpu_seconds() - browsers:.1f} s"
         )
-        await asyncio.sleep(1)
+        await asyncio.sleep(PAUSE_SECONDS)
     return times
 
 
@@ -230,7 +233,7 @@ async def run(checkpoint: Path) -> dict:
             # in their own browser at the same moment. What this machine (two cores for the
             # server and 31 browsers) allows thirty people at best; the room cannot beat it.
             await leader.get_by_role("button", name="Close the room").click()
-            await asyncio.sleep(FALLBACK_SECONDS + 1)  # every follower has heard it close
+            await heard_closed(followers, code)
             print("control, each person making the change themselves:")
             control = await replay(leader, [leader, *followers], followers, served)
             await browser.close()
@@ -244,6 +247,16 @@ async def run(checkpoint: Path) -> dict:
     for line in problems[:5]:
         print(f"  {line[:200]}")
     return {"following": following, "control": control, "cpu_pct": cpu_pct, "wakes": wakes}
+
+
+async def heard_closed(followers: list, code: str) -> None:
+    """Every follower has heard the room close: after the browsers' fallback check (a full run),
+    or once each follower's page says so (a quick run)."""
+    if not QUICK:
+        await asyncio.sleep(FALLBACK_SECONDS + 1)
+        return
+    closed = f"Room {code} was closed by its leader."
+    await asyncio.gather(*(f.get_by_text(closed).first.wait_for(timeout=TIMEOUT_MS) for f in followers))
 
 
 async def join(followers: list, link: str) -> None:
@@ -270,7 +283,7 @@ async def restart_phase(served: Served, leader, followers: list) -> str:
 
 async def idle_cpu(served: Served) -> float:
     """With every follower idle, the servers' CPU time over IDLE_SECONDS, in % of one core."""
-    await asyncio.sleep(full_or_quick(5, 1))
+    await asyncio.sleep(full_or_quick(5, 0.5))
     before, browsers_before = served.cpu_seconds(), browsers_cpu_seconds()
     started = time.perf_counter()
     await asyncio.sleep(IDLE_SECONDS)

@@ -15,9 +15,10 @@ and what is measured is the hostile input, not a first model load.
 
     .venv/bin/python -m bench.hostile
 
-With BENCH_QUICK=1: two cases (a link, and a paste the page refuses) and their controls, on a
-small random checkpoint, with neither the warm-up visits nor the other session's rounds alone
-(see bench/__init__.py).
+With BENCH_QUICK=1: two cases (a link, and a paste the page refuses), on a small random
+checkpoint, with neither the warm-up visits, the other session's rounds alone, nor the control
+(the same code as the cases, with other values), and the other session visiting each page once
+at most (see bench/__init__.py).
 
 Last line: hostile cases=N errors=E worst_s=W other_session_p95_s=S peak_rss_growth_mb=M:
 W the slowest case, S the 95th percentile of the other session's page times while the cases
@@ -103,11 +104,11 @@ CONTROL = (
     Case("k and id", "/neighbours?k=5&mode=id&id=1000"),
     Case("component", "/maps?x=3"),
 )
-# A quick run tries one case of each sort, and its control: a link, and a paste the page refuses
+# A quick run tries one case of each sort, and no control: a link, and a paste the page refuses
 # (typed through the clipboard, and checked for the page's message).
 QUICK_CASES = (0, 4)
 CASES = full_or_quick(CASES, tuple(CASES[i] for i in QUICK_CASES))
-CONTROL = full_or_quick(CONTROL, tuple(CONTROL[i] for i in QUICK_CASES))
+CONTROL = full_or_quick(CONTROL, ())
 # The pages visited once to warm the caches before anything is measured, and the other session's
 # rounds of visits with nobody else on the server. A quick run leaves the caches to warm while it
 # measures, and prints no baseline.
@@ -160,9 +161,11 @@ async def visit(page, path: str) -> float:
 
 
 async def keep_visiting(page, stop: asyncio.Event, times: list[tuple[str, float]]) -> None:
+    """Visit the pages in turn until ``stop``; a quick run visits each once at most, so that its
+    other session does not take the cores from the work it runs beside."""
     paths = list(HEADINGS)
     n = 0
-    while not stop.is_set():
+    while not stop.is_set() and n < full_or_quick(float("inf"), len(paths)):
         path = paths[n % len(paths)]
         times.append((path, await visit(page, path)))
         n += 1

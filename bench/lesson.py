@@ -13,7 +13,8 @@ the model the app uses (handout_s), and its size is handout_mb.
 
     .venv/bin/python -m bench.lesson
 
-With BENCH_QUICK=1: a small random checkpoint, two followers, the lesson's first three steps.
+With BENCH_QUICK=1: a small random checkpoint, one follower, the lesson's first two steps
+(one Next, from a page to another), the learner's pass timed cold (no pass before it).
 
 Last line: lesson steps=N step_p50_s=S follower_step_p95_s=F handout_s=H handout_mb=M.
 Targets: S <= 0.5, F <= 0.5, H <= 15, M <= 8.
@@ -41,9 +42,11 @@ from bert_embeddings.config import ROOM_TRACE
 from bert_embeddings.lessons import builtin
 from testkit.browser import CHARTS_DRAWN
 
-FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))
+FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 1)))
 LESSON = builtin.load("embeddings")
-STEPS = full_or_quick(len(LESSON.steps), 3)
+STEPS = full_or_quick(len(LESSON.steps), 2)
+# The learner's passes through the lesson: the first warms the caches, the second is timed.
+PASSES = full_or_quick((False, True), (True,))
 
 
 def bar_text(number: int) -> str:
@@ -61,10 +64,11 @@ async def on_step(page, number: int, drawn: bool = True) -> None:
 
 
 async def alone(base: str, browser) -> list[float]:
-    """One learner, warm: the lesson once through, then each Next timed to its figures drawn."""
+    """One learner, warm: the lesson once through, then each Next timed to its figures drawn
+    (PASSES: a quick run times its only pass)."""
     page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
     seconds = []
-    for timed in (False, True):
+    for timed in PASSES:
         await page.goto(f"{base}/?lesson=embeddings", wait_until="domcontentloaded")
         await on_step(page, 1)
         for number in range(2, STEPS + 1):

@@ -28,7 +28,8 @@ with all thirty sessions open, less its memory after the single session, over th
 
     .venv/bin/python -m bench.load [--sessions 30]
 
-With BENCH_QUICK=1: two sessions at once, on a small random checkpoint (see bench/__init__.py).
+With BENCH_QUICK=1: two sessions at once, on a small random checkpoint, and no warm-up session
+(the single session loads the model) (see bench/__init__.py).
 
 Last line: load sessions=N errors=E p50_s=A p95_s=B single_s=C server_run_ratio=R
 rss_growth_mb_per_session=M. A and B are over every interaction of every session, C is the
@@ -72,6 +73,10 @@ WORDS = (
     "urban velvet whale crystal youth cloud bridge stone flower horse"
 ).split()
 COLOURS = "red blue green black white brown pink gray purple golden".split()
+# A session alone before the single one, loading the model and its caches; and the seconds the
+# server is left to settle before its memory is read.
+WARM_UP = full_or_quick(True, False)
+SETTLE_SECONDS = full_or_quick(2, 0.5)
 
 
 @dataclass
@@ -103,6 +108,13 @@ def expected_bars(model, index, word: str) -> list[str]:
         index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
     )
     return [f"{rank}. {legible(piece)}" for rank, piece in enumerate(found.pieces, start=1)]
+
+
+def every_expected_bars(checkpoint: Path, sessions: list[Session]) -> dict[str, list[str]]:
+    """What the Neighbours page must list for "king" and for each session's words."""
+    model = checkpoints.load_model(str(checkpoint))
+    index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
+    return {w: expected_bars(model, index, w) for s in sessions for w in ("king", *s.words)}
 
 
 async def timed(session: Session, what: str, action, done) -> bool:
@@ -277,12 +289,10 @@ def print_server_runs(single_runs: list[float], single_cpu: float, crowd_runs: l
 async def main_async(count: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
-        model = checkpoints.load_model(str(checkpoint))
-        index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
         warm, single, *_ = sessions_for(2, offset=count)
         crowd = sessions_for(count)
         everyone = [warm, single, *crowd]
-        expected = {w: expected_bars(model, index, w) for s in everyone for w in ("king", *s.words)}
+        expected = every_expected_bars(checkpoint, everyone)
         log = Path(folder) / "run-times.txt"
         log.touch()
         env = {"BERT_EXPLORER_MODEL": str(checkpoint), "BERT_EXPLORER_RUN_TIMES": str(log)}
@@ -291,9 +301,10 @@ async def main_async(count: int) -> None:
                 browser = await playwright.chromium.launch(
                     executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
                 )
-                await alone(browser, base, warm, expected, log, server.pid)
+                if WARM_UP:
+                    await alone(browser, base, warm, expected, log, server.pid)
                 single_runs, single_cpu = await alone(browser, base, single, expected, log, server.pid)
-                await asyncio.sleep(2)
+                await asyncio.sleep(SETTLE_SECONDS)
                 rss_before = rss_mb(server.pid)
                 _, mark = run_times(log, 0)  # the crowd's runs are the lines from here on
 

@@ -19,7 +19,8 @@ how many of 100 rows drawn at random have the map's lists equal to a brute-force
     .venv/bin/python -m bench.scale [ROWS]
 
 ROWS (default 119,547) gives another size, e.g. 250002 for XLM-R's vocabulary. With
-BENCH_QUICK=1: 3,000 random rows of 64 and 10 t-SNE iterations.
+BENCH_QUICK=1: 1,000 random rows of 64 (300 for the ratio above the last line) and 10 t-SNE
+iterations.
 
 Last line: scale rows=R width=768 cold_s=C neighbours_ratio=N regions_share=S peak_mb=M
 (targets: C <= 180, N <= 1.3, S <= 0.05, M <= 1200)
@@ -41,9 +42,9 @@ from bert_embeddings.jobs import files
 from bert_embeddings.maps import forecast, map_jobs, neighbour_map
 from testkit.browser import rss_mb
 
-ROWS = full_or_quick(119_547, 3000)
+ROWS = full_or_quick(119_547, 1000)
 WIDTH = full_or_quick(768, 64)
-SMALL_ROWS = full_or_quick(30_522, 1000)
+SMALL_ROWS = full_or_quick(30_522, 300)
 SETTINGS = full_or_quick(neighbour_map.Settings(), neighbour_map.Settings(iterations=10))
 BLOCK = 256
 

@@ -18,7 +18,7 @@ every animation frame), the median over several inputs:
 
     .venv/bin/python -m bench.wire
 
-With BENCH_QUICK=1: a small random checkpoint, no warm-up but the first page, two inputs for
+With BENCH_QUICK=1: a small random checkpoint, no warm-up but the first page, one input for
 each time instead of six and nine, and a shorter wait for a run's last messages (see
 bench/__init__.py).
 
@@ -46,8 +46,8 @@ SENTENCES = tuple(f"The {w} appeared near the old bridge yesterday." for w in WO
 LONG = " ".join(f"word{n % 50} and" for n in range(400))  # well over 512 pieces
 # How many inputs each median is taken over (new sentences from the fourth on, and words), and
 # how long a finished run is given for its last messages to arrive.
-SENTENCES_TIMED, WORDS_TIMED = full_or_quick((len(WORDS) - 3, len(WORDS)), (2, 2))
-LAST_MESSAGES_MS = full_or_quick(1500, 300)
+SENTENCES_TIMED, WORDS_TIMED = full_or_quick((len(WORDS) - 3, len(WORDS)), (1, 1))
+LAST_MESSAGES_MS = full_or_quick(1500, 100)
 # The pages opened first to warm every cache; a quick run opens only the last, where it starts.
 WARM_UP = full_or_quick(("positions", "neighbours", "embedding_layer", "tokens"), ("tokens",))
 
