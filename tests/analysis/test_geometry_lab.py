@@ -22,7 +22,7 @@ from bert_embeddings.views import settings
 from components.sections import geometry_view
 from testkit import brute
 from testkit.apptest import ROOT, figures, messages, run_page, shown
-from testkit.random_models import write_random_bert
+from testkit.random_models import keep_first_pieces, write_random_bert
 
 # One test process runs this file: its tests share what it starts (make test runs two); the
 # default model resolves offline at once.
@@ -337,15 +337,27 @@ def test_the_overlap_with_raw_equals_brute_force(shape):
     assert found == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.fixture
-def random_model(tmp_path, monkeypatch, request):
-    """A random 16-wide BERT (30,522 rows) for the page, with weights of this test's own (the
-    server process keeps a model's lists in memory by its weights, whatever the cache folder),
-    and a cache folder of this test's own, where its neighbour lists are computed."""
+def own_random_bert(tmp_path, monkeypatch, request) -> Path:
+    """A random 16-wide BERT with weights of this test's own (the server process keeps a model's
+    lists in memory by its weights, whatever the cache folder), and a cache folder of this test's
+    own, where its neighbour lists are computed."""
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     return write_random_bert(
         tmp_path / "model", hidden=16, seed=zlib.crc32(request.node.name.encode()) % 1000
     )
+
+
+@pytest.fixture
+def random_model(tmp_path, monkeypatch, request):
+    """The vocabulary's first 4,000 pieces of such a model: the jobs and their checks are those
+    of 30,522 rows, on fewer."""
+    return keep_first_pieces(own_random_bert(tmp_path, monkeypatch, request), 4000)
+
+
+@pytest.fixture
+def whole_random_model(tmp_path, monkeypatch, request):
+    """All 30,522 rows, so that a job is surely still computing when the test stops its worker."""
+    return own_random_bert(tmp_path, monkeypatch, request)
 
 
 OVERLAP = geometry_view.OVERLAP_COLUMN
@@ -408,11 +420,11 @@ def test_the_page_shows_each_geometrys_overlap_once_computed(random_model):
 
 
 @pytest.mark.server("stage-space worker processes")
-def test_a_failed_overlap_job_shows_its_reason_and_try_again_computes_it(random_model):
+def test_a_failed_overlap_job_shows_its_reason_and_try_again_computes_it(whole_random_model):
     """A worker stopped outright: the page says so, and Try again computes the figures."""
-    at = run_page("pages/geometry.py", model=str(random_model))
-    until(at, lambda at: [job for job in jobs_of(random_model) if job.running() and not job.waiting()])
-    running = next(job for job in jobs_of(random_model) if job.running() and not job.waiting())
+    at = run_page("pages/geometry.py", model=str(whole_random_model))
+    until(at, lambda at: [job for job in jobs_of(whole_random_model) if job.running() and not job.waiting()])
+    running = next(job for job in jobs_of(whole_random_model) if job.running() and not job.waiting())
     running.process.kill()
     running.process.wait()
     until(at, lambda at: any(button.key == "geo_overlaps_again" for button in at.button))
