@@ -13,7 +13,7 @@ from components.caches import map_state
 from components.frame import routing, runs, sidebar
 from components.lessons import maker, opening, player
 from components.rooms import follow, lead, room_section, room_wake
-from components.settings import inputs, links, persistence
+from components.view_state import inputs, links, persistence
 
 APP_NAME = "BERT Embedding Explorer"
 

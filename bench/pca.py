@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA
 from bench import full_or_quick
 from bench.vocab_search import median_seconds, token_table
 from bert_embeddings.analysis import projection, vocab_search
-from bert_embeddings.figures import map_marks, maps
+from bert_embeddings.figures import map_charts, map_marks
 from bert_embeddings.models import checkpoints
 
 
@@ -48,16 +48,16 @@ def main() -> None:
     # The sentence marked as the Maps page marks it (pages/maps.py), in a fixed dark colour
     # where the page takes the theme's text colour.
     sentence = np.unique(tokenizer.encode("The river bank flooded after the storm.").ids)
-    request = maps.VocabularyMap(
+    request = map_charts.VocabularyMap(
         projection.project(basis, table),
         index.pieces,
         index.kinds,
         (0, 1),
         basis.explained_variance_ratio,
         range(len(vocab_search.KINDS)),
-        [map_marks.Highlight("your sentence", sentence, "#111111", maps.SENTENCE_SYMBOL)],
+        [map_marks.Highlight("your sentence", sentence, "#111111", map_charts.SENTENCE_SYMBOL)],
     )
-    figure = maps.vocabulary_map(request)
+    figure = map_charts.vocabulary_map(request)
     payload_mb = len(plotly.io.to_json(figure, validate=False)) / 1e6
     print(f"pca fit_ratio={medians['fit'] / medians['gram']:.2f} payload_mb={payload_mb:.2f}")
 

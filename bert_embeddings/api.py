@@ -270,7 +270,7 @@ def geometry_shape(model: LoadedModel, name: str, d: int | None = None) -> tuple
     """
     hidden = _model(model, "geometry_shape").tables.word_embeddings.shape[1]
     name = geometry.check_name(name)
-    return geometry.shape(name, geometry.default_removed(hidden) if d is None else geometry.check_d(d))
+    return geometry.key(name, geometry.default_removed(hidden) if d is None else geometry.check_d(d))
 
 
 def space(model: LoadedModel, stage: str | int = "token") -> pair.Space:
@@ -324,17 +324,23 @@ def compare(
     if not isinstance(a, pair.Space) or not isinstance(b, pair.Space):
         raise TypeError("compare takes two spaces, e.g. compare(space(model, 'token'), space(model, 6))")
     name = geometry.check_name(geometry_name)
-    shape = geometry.shape(
+    geometry_key = geometry.key(
         name, geometry.default_removed(a.vectors.shape[1]) if d is None else geometry.check_d(d)
     )
     shared = spaces_compare.shared_pieces(a.pieces, b.pieces)
     k = spaces_compare.check_k(k, len(shared.pieces))
     rows = (pair.subset(shared, 0, len(a.pieces)), pair.subset(shared, 1, len(b.pieces)))
     for side, side_rows in zip((a, b), rows, strict=True):  # where the lists will be kept: checked first
-        if space_jobs.lists_for(space_jobs.folder_for(side.key), pair.spec(side, shape, side_rows)) is None:
+        if (
+            space_jobs.lists_for(space_jobs.folder_for(side.key), pair.spec(side, geometry_key, side_rows))
+            is None
+        ):
             files.ensure_writable(space_jobs.folder_for(side.key), "The neighbour lists", on_server=False)
-    lists = (pair.lists_now(a, shape, rows[0], threads=2), pair.lists_now(b, shape, rows[1], threads=2))
-    found = pair.compare_spaces(a, b, shape, lists, k, shared)
+    lists = (
+        pair.lists_now(a, geometry_key, rows[0], threads=2),
+        pair.lists_now(b, geometry_key, rows[1], threads=2),
+    )
+    found = pair.compare_spaces(a, b, geometry_key, lists, k, shared)
     figures = (found.overlap, found.second_order, found.mean_overlap_10, found.cka, found.procrustes)
     return Compared(shared.pieces, *figures, lists[0][:, :k], lists[1][:, :k])
 

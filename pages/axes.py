@@ -7,11 +7,11 @@ from bert_embeddings import limits
 from bert_embeddings.analysis import axes, axis_card, decompose
 from bert_embeddings.figures import views
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, echo, exports, filters, widgets
 from components.sections import card_view, geometry_view
-from components.settings import links
+from components.view_state import links
 
 routing.through_app()
 st.title("Your own axes")
@@ -22,8 +22,8 @@ st.markdown(
     "a bias from its training text."
 )
 
-model = state.require_model()
-index = state.vocab_index()
+model = model_caches.require_model()
+index = model_caches.vocab_index()
 
 st.header("Axes and words")
 ends = {}
@@ -66,8 +66,8 @@ st.caption(
     "**standardised** transform the words and the axes' ends alike first, which can turn the axes too."
 )
 
-with state.friendly_errors():
-    space = state.space(*shape)
+with model_caches.friendly_errors():
+    space = model_caches.space(*shape)
     chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
     placed, problems = axes.words_to_place(index, model.tokenizer, text)
 if problems:
@@ -89,8 +89,8 @@ described = geometry_view.described(shape)
 
 with chart_tab:
     sentence = None
-    if stage != settings.NO_SENTENCE and (encoding := state.require_encoding(stop=False)) is not None:
-        sentence = (encoding.labels, decompose.stage_vectors(state.breakdown(model, encoding))[stage])
+    if stage != settings.NO_SENTENCE and (encoding := model_caches.require_encoding(stop=False)) is not None:
+        sentence = (encoding.labels, decompose.stage_vectors(model_caches.breakdown(model, encoding))[stage])
     placed_groups = views.axis_groups(chosen, placed, space, sentence)
     draw.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
     st.caption(
@@ -171,8 +171,8 @@ with furthest_tab:
     for axis in chosen if kept.valid else []:
         st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
         found = None
-        with state.friendly_errors(stop=False):
-            found = axes.extremes(index, axis, space, kept.filters(axis.ids), match=state.pattern_rows)
+        with model_caches.friendly_errors(stop=False):
+            found = axes.extremes(index, axis, space, kept.filters(axis.ids), match=model_caches.pattern_rows)
         if found is None:
             continue
         for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):

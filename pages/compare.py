@@ -6,10 +6,10 @@ import streamlit as st
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import echo, exports, models, widgets
-from components.settings import inputs
+from components.view_state import inputs
 
 routing.through_app()
 st.title("Compare two models")
@@ -18,8 +18,8 @@ st.markdown(
     "vocabulary, how many they share, and how each tokenizer splits your sentence."
 )
 
-left_model = state.require_model()
-left_index = state.vocab_index()
+left_model = model_caches.require_model()
+left_index = model_caches.vocab_index()
 right = models.second_model("compare")
 if right is None:
     st.stop()
@@ -40,7 +40,7 @@ for (side, model, index), column in zip(shown_models, st.columns(2), strict=Fals
             f"**{echo.plain(model.name)}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})"
         )
         found = None
-        with state.friendly_errors(stop=False):
+        with model_caches.friendly_errors(stop=False):
             query = vocab_search.word_query(index, model.tokenizer, word)
             found = vocab_search.nearest(
                 index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
@@ -63,7 +63,7 @@ st.header("Your sentence, as each tokenizer splits it")
 text = inputs.current()
 sides = st.columns(2)
 for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):
-    with column, state.friendly_errors(stop=False):
+    with column, model_caches.friendly_errors(stop=False):
         encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
         st.markdown(f"**{echo.plain(model.name)}**: {len(encoding)} pieces")
         pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})

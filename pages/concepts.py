@@ -6,7 +6,7 @@ from bert_embeddings import limits
 from bert_embeddings.analysis import concepts, cosine
 from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.lessons import opening
 from components.parts import draw, echo, exports, widgets
@@ -27,7 +27,7 @@ text = st.text_area(
     **widgets.seeded(settings.TOY_ITEMS),
     help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
-with state.friendly_errors():
+with model_caches.friendly_errors():
     space = concepts.parse(text)
 left, right = st.columns([3, 2])
 with left:

@@ -6,10 +6,10 @@ import streamlit as st
 from bert_embeddings.analysis import contextual, vocab_search
 from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, exports, widgets
-from components.settings import links
+from components.view_state import links
 
 routing.through_app()
 st.title("Context: after the embedding layer")
@@ -19,19 +19,19 @@ st.markdown(
     "sentences. Compare one word in two sentences, layer by layer."
 )
 
-model = state.require_model()
-index = state.vocab_index()
+model = model_caches.require_model()
+index = model_caches.vocab_index()
 left, right = st.columns(2)
 first = left.text_input("Sentence 1", **widgets.seeded(settings.CTX_FIRST))
 second = right.text_input("Sentence 2", **widgets.seeded(settings.CTX_SECOND))
 word = st.text_input("Word to follow", **widgets.seeded(settings.CTX_WORD))
-full = state.full_model()
+full = model_caches.full_model()
 
-with state.friendly_errors():
+with model_caches.friendly_errors():
     encodings = [model.encode(s) for s in (first, second)]
 for number, encoding in enumerate(encodings, start=1):
-    state.show_notices(encoding, f"Sentence {number}")  # e.g. that it was cut at the model's positions
-with state.friendly_errors():
+    model_caches.show_notices(encoding, f"Sentence {number}")  # e.g. that it was cut at the model's positions
+with model_caches.friendly_errors():
     piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
     where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
 if first.strip() == second.strip():

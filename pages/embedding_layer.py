@@ -5,25 +5,25 @@ import streamlit as st
 
 from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, exports, widgets
-from components.settings import links
+from components.view_state import links
 
 routing.through_app()
 st.title("The embedding layer, stage by stage")
-model = state.require_model()
+model = model_caches.require_model()
 segment_term = r" + \text{segment}[s_i]" if model.family.has_segments else ""
 st.latex(
     rf"\text{{output}}_i = \mathrm{{LayerNorm}}\big(\text{{token}}[x_i]{segment_term}"
     r" + \text{position}[p_i]\big)"
 )
-encoding = state.require_encoding()
+encoding = model_caches.require_encoding()
 # The check needs torch and transformers, which take seconds to import on a cold start, so
 # its panel is placed here but filled at the end, after the heatmaps are drawn.
 proof = st.container(border=True)
 
-parts = state.breakdown(model, encoding)
+parts = model_caches.breakdown(model, encoding)
 labels = encoding.labels
 stages = page_figures.layer_stages(model, parts)
 if parts.segment is None:
@@ -90,7 +90,7 @@ exports.matrix(
 with proof:
     st.markdown("**Proof: this page's output equals the model's own embedding module**")
     with st.spinner("Running the same input through transformers' own embedding module..."):
-        check = state.verification()
+        check = model_caches.verification()
     left, right = st.columns([1, 2])
     left.metric("max |shown − module output|", f"{check.max_abs_error:.2e}")
     if check.passed:

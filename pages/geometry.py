@@ -5,7 +5,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose, geometry_lab
 from bert_embeddings.figures import views
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, echo, exports
 from components.sections import geometry_view
@@ -13,10 +13,10 @@ from components.sections import geometry_view
 routing.through_app()
 st.title("Geometry: why every vector looks alike")
 
-model = state.require_model()
-index = state.vocab_index()
+model = model_caches.require_model()
+index = model_caches.vocab_index()
 shape = geometry_view.switch(index.table.shape[1])
-lab = state.lab(shape[1])
+lab = model_caches.lab(shape[1])
 st.markdown(echo.plain(geometry_view.finding(model.name, lab)))
 st.caption(
     "The mean is over every pair of different rows, nothing sampled: with each row scaled to length 1, "
@@ -24,11 +24,11 @@ st.caption(
 )
 
 st.header("How alike: the mean cosine in each geometry")
-encoding = state.require_encoding(stop=False, notices=False)
+encoding = model_caches.require_encoding(stop=False, notices=False)
 sentence = {}
 if encoding is not None:
     sentence = geometry_lab.sentence_cosines(
-        lab, decompose.stage_vectors(state.breakdown(model, encoding)), decompose.STAGES[-1]
+        lab, decompose.stage_vectors(model_caches.breakdown(model, encoding)), decompose.STAGES[-1]
     )
 table = geometry_view.cosine_table(lab, sentence)
 exports.dataframe(

@@ -5,14 +5,14 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose, projection
 from bert_embeddings.errors import ExplorerError, MapStorageError
-from bert_embeddings.figures import map_marks, maps, views
+from bert_embeddings.figures import map_charts, map_marks, views
 from bert_embeddings.maps import map_jobs
 from bert_embeddings.views import settings
-from components.caches import map_state, state
+from components.caches import map_state, model_caches
 from components.frame import routing
 from components.parts import draw, echo, exports, job_panel, widgets
 from components.sections import geometry_view, map_view
-from components.settings import links, memory
+from components.view_state import links, memory
 
 routing.through_app()
 st.title("Maps")
@@ -23,14 +23,14 @@ st.markdown(
     "table, so clusters (numbers, word endings, names, topics) show. Every row is used, nothing sampled."
 )
 
-model = state.require_model()
-index = state.vocab_index()
-encoding = state.require_encoding(stop=False)  # the maps that do not need the sentence still draw
+model = model_caches.require_model()
+index = model_caches.vocab_index()
+encoding = model_caches.require_encoding(stop=False)  # the maps that do not need the sentence still draw
 
 
 def export_map(what: str, coords: np.ndarray, axes: tuple[int, ...], rows=None, corner: str = "") -> None:
     """Download buttons for a map: the coordinates on the components it shows, named as its axes."""
-    names, columns = maps.shown_components(coords, axes)
+    names, columns = map_charts.shown_components(coords, axes)
     exports.matrix(f"{model.name} {what} on {'-'.join(names)}", columns, rows, names, corner)
 
 
@@ -39,9 +39,9 @@ def highlight_marks() -> list[map_marks.Highlight]:
     pattern = widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
     widgets.pattern_syntax()
     highlights = []
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         if pattern:
-            matches = np.flatnonzero(state.pattern_rows(index, pattern))
+            matches = np.flatnonzero(model_caches.pattern_rows(index, pattern))
             if matches.size:
                 highlights.append(views.pattern_mark(pattern, matches))
             else:
@@ -86,7 +86,7 @@ def tsne_map(shape: tuple[str, int], kinds: list[int], highlights: list[map_mark
     if found is None:
         return
     (result,) = found
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         finished_tsne_map(shape, result, kinds, highlights)
 
 
@@ -169,9 +169,9 @@ def pca_map(
     shape: tuple[str, int], wanted: tuple[float, ...], kinds: list[int], highlights: list[tuple]
 ) -> None:
     """Every row of the token table on the chosen components, and the variance of each."""
-    basis, coords = state.vocabulary_pca(shape)
+    basis, coords = model_caches.vocabulary_pca(shape)
     described = geometry_view.described(shape)
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         request = views.pca_vocabulary(
             index, shape, (basis, coords), wanted, shown_kinds=kinds, highlights=highlights
         )
@@ -182,7 +182,7 @@ def pca_map(
     exports.matrix(
         f"{model.name} vocabulary PCA explained variance ({described})",
         basis.explained_variance_ratio,
-        [maps.component_name(c) for c in range(len(basis.explained_variance_ratio))],
+        [map_charts.component_name(c) for c in range(len(basis.explained_variance_ratio))],
         ["explained variance ratio"],
         "component",
     )
@@ -191,8 +191,8 @@ def pca_map(
 def positions_section() -> None:
     """The position table's rows, joined in order."""
     wanted = map_view.map_axes()
-    basis, coords = state.position_pca()
-    with state.friendly_errors(stop=False):
+    basis, coords = model_caches.position_pca()
+    with model_caches.friendly_errors(stop=False):
         axes = projection.check_components(basis, *wanted)
         draw.chart(views.position_path((basis, coords), axes), key="pca_positions")
         export_map("positions", coords, axes, corner="position")
@@ -212,9 +212,9 @@ def journey_section() -> None:
         choice = st.radio(
             "Project onto", settings.JOURNEY_BASES, horizontal=True, key=settings.PCA_JOURNEY_BASIS
         )
-        stages = decompose.stage_vectors(state.breakdown(model, encoding))
+        stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
         if choice == settings.JOURNEY_BASES[0]:
-            basis, _ = state.vocabulary_pca()
+            basis, _ = model_caches.vocabulary_pca()
             st.caption(
                 "The vocabulary's components show where your sentence sits among all pieces. Adding the "
                 "position and segment rows, and above all LayerNorm's rescaling, carries the vectors far "
@@ -227,7 +227,7 @@ def journey_section() -> None:
                 "possible: the picture shows how the stages differ from each other, not where they sit "
                 "in the vocabulary, so it looks quite different."
             )
-        with state.friendly_errors(stop=False):
+        with model_caches.friendly_errors(stop=False):
             axes = projection.check_components(basis, *wanted)
             stage_coords = views.journey_coordinates(basis, stages)
             draw.chart(views.journey(stage_coords, encoding.labels, axes, basis), key="pca_journey")

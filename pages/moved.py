@@ -5,11 +5,11 @@ import streamlit as st
 
 from bert_embeddings.spaces import compare, pair, stages
 from bert_embeddings.views import settings
-from components.caches import spaces, state
+from components.caches import model_caches, spaces
 from components.frame import routing
 from components.parts import echo, job_panel, models, widgets
 from components.sections import aligned_view, geometry_view, layers_view, space_view
-from components.settings import links
+from components.view_state import links
 
 routing.through_app()
 st.title("What moved")
@@ -20,8 +20,8 @@ st.markdown(
     "sidebar's model, or the same stage of another model."
 )
 
-model_a = state.require_model()
-index_a = state.vocab_index()
+model_a = model_caches.require_model()
+index_a = model_caches.vocab_index()
 pick = st.columns(3)
 with pick[0]:
     second = models.second_model("moved")
@@ -51,7 +51,7 @@ k_box, _ = st.columns([1, 2])
 k_typed = widgets.whole_number_box(
     "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
 )
-with state.friendly_errors():
+with model_caches.friendly_errors():
     shared = spaces.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
     k = compare.check_k(k_typed, len(shared.pieces))
 left_out = (
@@ -84,7 +84,7 @@ offer = job_panel.Offer(
     if layer_models
     else None,
 )
-with state.friendly_errors():
+with model_caches.friendly_errors():
     found = job_panel.wait_for(
         "mv_compute",
         lambda start: [space_view.lists(side, shape, start) for side in sides],
@@ -95,7 +95,7 @@ with state.friendly_errors():
 if found is None:
     st.stop()
 
-with state.friendly_errors():
+with model_caches.friendly_errors():
     space_a, space_b = spaces.space(model_a, stage_a), spaces.space(model_b, stage_b)
     if space_a is None or space_b is None:  # its table went missing after its lists were made
         raise spaces.TableMissingError()

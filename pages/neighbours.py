@@ -8,12 +8,12 @@ from bert_embeddings.analysis import decompose, vocab_search
 from bert_embeddings.figures import views
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing, runs
 from components.parts import draw, echo, exports, filters, widgets
 from components.rooms import follow
 from components.sections import geometry_view
-from components.settings import links, memory, persistence
+from components.view_state import links, memory, persistence
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -22,8 +22,8 @@ st.markdown(
     "is scored by **cosine similarity**, exactly, nothing sampled. Click a neighbour to search from it next."
 )
 
-model = state.require_model()
-index = state.vocab_index()
+model = model_caches.require_model()
+index = model_caches.vocab_index()
 
 
 def word_query_ui() -> vocab_search.Query:
@@ -61,8 +61,8 @@ def arithmetic_query_ui() -> vocab_search.Query:
 def sentence_token_query_ui() -> vocab_search.Query:
     # What is worth knowing about the sentence (truncation, unknown pieces) is said once, above
     # the grid of every token below, which each query mode shows.
-    encoding = state.require_encoding(notices=False)
-    stages = decompose.stage_vectors(state.breakdown(model, encoding))
+    encoding = model_caches.require_encoding(notices=False)
+    stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
     # The first word rather than [CLS]; a linked token or stage this sentence or model lacks
     # falls back to the default, with a notice.
     links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
@@ -126,7 +126,7 @@ def search() -> filters.SearchOptions:
         persistence.hold("neighbours")
         follow.publish("neighbours")
     query = result = None
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         query = QUERY_UIS[filters.query_mode()]()
     options = filters.search_options(geometry_view.switch(index.table.shape[1]))
     st.caption(
@@ -134,9 +134,9 @@ def search() -> filters.SearchOptions:
         "geometries take it out in different ways. The Geometry page measures why and how much."
     )
     if query is not None and options.patterns_valid:
-        with state.friendly_errors(stop=False):
+        with model_caches.friendly_errors(stop=False):
             chosen = options.filters(query.ids)
-            result = state.nearest(query.vector, options.k, options.shape, chosen, weight=query.weight)
+            result = model_caches.nearest(query.vector, options.k, options.shape, chosen, weight=query.weight)
             geometry_view.changed_from_raw(query, options.shape, chosen)
     if result is not None:
         memory.remember_search(query.description, result.ids)
@@ -150,15 +150,15 @@ options = search()
 memory.remember_grid_options((options.shape, options.filters()))
 
 st.header("Every token of your sentence at once")
-encoding = state.require_encoding()
-stages = decompose.stage_vectors(state.breakdown(model, encoding))
+encoding = model_caches.require_encoding()
+stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
 grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
 vectors = stages[grid_stage]
 if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
-with state.friendly_errors(stop=False):
-    grid = state.nearest(vectors, 5, options.shape, options.filters(), each=True)
+with model_caches.friendly_errors(stop=False):
+    grid = model_caches.nearest(vectors, 5, options.shape, options.filters(), each=True)
     cells = [
         [label, *(f"{glyphs.legible(p)}  {score:.2f}" for p, score in zip(n.pieces, n.scores, strict=True))]
         for label, n in zip(encoding.labels, grid, strict=True)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.figures import views
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, exports
 
@@ -28,9 +28,9 @@ sentence in the sidebar and follow it through the pages.
 """
 )
 
-model = state.require_model()
-encoding = state.require_encoding()
-parts = state.breakdown(model, encoding)
+model = model_caches.require_model()
+encoding = model_caches.require_encoding()
+parts = model_caches.breakdown(model, encoding)
 stages = views.overview_panels(parts, encoding.labels)
 n, d = stages[0][1].shape
 draw.chart(views.overview(stages, encoding.labels), key="overview")

@@ -6,7 +6,7 @@ import streamlit as st
 from bert_embeddings.analysis import cosine, positions
 from bert_embeddings.figures import page_figures
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, exports, widgets
 
@@ -17,7 +17,7 @@ st.markdown(
     "**learns one row per position**, like a vocabulary of places. Here are both, at the same size."
 )
 
-model = state.require_model()
+model = model_caches.require_model()
 learned, formula = page_figures.position_tables(model)  # each (positions, hidden)
 n, hidden = learned.shape
 cosines = (cosine.matrix(learned), cosine.matrix(formula))
@@ -45,7 +45,7 @@ st.header("Compare two positions")
 a, b = st.columns(2)
 first = widgets.whole_number_box("First position", a, **widgets.seeded(settings.POS_FIRST))
 second = widgets.whole_number_box("Second position", b, **widgets.seeded(settings.POS_SECOND))
-with state.friendly_errors(stop=False):
+with model_caches.friendly_errors(stop=False):
     p, q = positions.check_position(first, n), positions.check_position(second, n)
     pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
     a.metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}")

@@ -5,10 +5,10 @@ import streamlit as st
 
 from bert_embeddings.analysis import decompose
 from bert_embeddings.figures import page_figures
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, echo, exports
-from components.settings import inputs
+from components.view_state import inputs
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -18,7 +18,7 @@ st.markdown(
     "sentence A, row 1 for sentence B."
 )
 
-model = state.require_model()
+model = model_caches.require_model()
 rows = model.tables.token_type_embeddings  # (segments, hidden)
 if rows is None or rows.shape[0] < 2:
     what = "no segment table" if rows is None else "a single segment row"
@@ -40,7 +40,7 @@ b.metric("norm of row 1", f"{np.linalg.norm(rows[1]):.3f}")
 c.metric("norm of B - A", f"{np.linalg.norm(difference):.3f}")
 
 st.header("How far the segment moves each token")
-encoding = state.require_encoding()
+encoding = model_caches.require_encoding()
 if not inputs.current().text_b.strip():
     st.info(
         "There is no sentence B, so every piece is in segment A. Add sentence B in the sidebar to see a "

@@ -7,7 +7,7 @@ import streamlit as st
 
 from bert_embeddings.figures import charts, page_figures
 from bert_embeddings.models import glyphs
-from components.caches import state
+from components.caches import model_caches
 from components.frame import routing
 from components.parts import exports
 
@@ -20,8 +20,8 @@ st.markdown(
     "**position** (its row in the position table)."
 )
 
-model = state.require_model()
-encoding = state.require_encoding()
+model = model_caches.require_model()
+encoding = model_caches.require_encoding()
 
 chips = []
 for i, piece in enumerate(encoding.pieces):

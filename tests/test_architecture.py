@@ -148,16 +148,16 @@ def test_the_layers_import_one_way():
         if "rooms" not in path.relative_to(ROOT / "components").parts:
             assert not any(n.startswith("components.rooms") for n in found), path.name
     loaded = modules_after_import(
-        "from bert_embeddings.figures import charts, lab_charts, map_marks, maps, notebook, views"
+        "from bert_embeddings.figures import charts, lab_charts, map_charts, map_marks, notebook, views"
     )
     assert "plotly" in loaded and not {"streamlit", "components"} & loaded
 
 
-# components/ by concern: what a person sets and where it lives (settings/), every st.cache_*
+# components/ by concern: what a person sets and where it lives (view_state/), every st.cache_*
 # (caches/), what one page draws around its figures (sections/), the small parts every page uses
 # (parts/), the frame's plumbing and the one place that touches Streamlit's private names
 # (frame/), and the workshop rooms (rooms/).
-COMPONENT_FOLDERS = {"settings", "caches", "sections", "parts", "frame", "rooms", "lessons"}
+COMPONENT_FOLDERS = {"view_state", "caches", "sections", "parts", "frame", "rooms", "lessons"}
 
 
 def test_components_are_in_folders_by_concern():
@@ -262,11 +262,12 @@ def test_the_environment_is_read_only_by_the_configuration_module():
 
 
 def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_state():
-    """components/caches/state.py gets the sidebar's inputs as one value (components.settings.inputs), never
-    from the widget layer; pages keep no state of their own in st.session_state."""
+    """components/caches/model_caches.py gets the sidebar's inputs as one value
+    (components.view_state.inputs), never from the widget layer; pages keep no state of their own
+    in st.session_state."""
     import ast
 
-    tree = ast.parse((ROOT / "components" / "caches" / "state.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "components" / "caches" / "model_caches.py").read_text(encoding="utf-8"))
     imported = {
         alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
     } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
@@ -291,7 +292,7 @@ def test_every_table_is_drawn_with_its_download():
 
 
 def test_a_setting_is_cleared_only_through_the_one_that_holds_them():
-    """Settings keep their values until changed (components/settings/persistence.py brings back what
+    """Settings keep their values until changed (components/view_state/persistence.py brings back what
     Streamlit drops); code that clears one on purpose says so there, or it would come back."""
     import re
 
@@ -320,7 +321,7 @@ INPUT_WIDGETS = (
 
 
 def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
-    """Each input widget on each page has its key in components.settings, and, where the table
+    """Each input widget on each page has its key in bert_embeddings.views.settings, and, where the table
     gives a default, the widget starts at exactly that default: no key or default is made up
     anywhere else."""
     from streamlit.testing.v1 import AppTest
@@ -398,7 +399,7 @@ def _dotted(node) -> str:
 
 
 def _keys_in(value) -> set[str]:
-    """The setting keys a value of components.settings holds: a key, or keys in a dict, tuple or
+    """The setting keys a value of bert_embeddings.views.settings holds: a key, or keys in a dict, tuple or
     FilterKeys (flattened)."""
     from dataclasses import astuple
 
@@ -471,7 +472,7 @@ class _Scan:
         return None
 
     def _resolve(self, expr, scope) -> set[str]:
-        """The keys an expression may hold: literal text, anything of components.settings, a
+        """The keys an expression may hold: literal text, anything of bert_embeddings.views.settings, a
         FilterKeys field, or a name bound in the same function to an expression of those."""
         from bert_embeddings.views import settings
 
@@ -568,7 +569,7 @@ def test_the_input_check_finds_an_unlinked_input():
 
     page = (
         "import streamlit as st\n"
-        "from components import settings, widgets\n"
+        "from bert_embeddings.views import settings; from components.parts import widgets\n"
         'st.slider("No key", 0, 5)\n'
         'st.text_input("Made up", key="made_up")\n'
         'k = widgets.whole_number_box("k", **widgets.seeded(settings.NB_K))\n'

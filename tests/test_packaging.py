@@ -100,7 +100,7 @@ def test_pip_builds_a_wheel_of_the_whole_core_with_those_dependencies(tmp_path):
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith("METADATA"))).decode()
     modules = {str(p.relative_to(ROOT)) for p in (ROOT / "bert_embeddings").rglob("*.py")}
-    assert "bert_embeddings/figures/maps.py" in modules
+    assert "bert_embeddings/figures/map_charts.py" in modules
     assert modules <= names
     declared = [
         line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")

@@ -137,15 +137,15 @@ def check_removed(removed: float, rows: int, hidden: int) -> int:
     return int(removed)
 
 
-def shape(name: str, removed: int | None) -> tuple[str, int]:
+def key(name: str, removed: int | None) -> tuple[str, int]:
     """The key of a geometry: its name and D, which is 0 for every geometry but all-but-the-top."""
     return (name, int(removed or 0) if name == "all-but-the-top" else 0)
 
 
-def pca_shape(name: str, removed: int | None) -> tuple[str, int]:
-    """The key of a geometry's PCA map: as ``shape``, but centred is raw's (PCA centres the rows
+def pca_key(name: str, removed: int | None) -> tuple[str, int]:
+    """The key of a geometry's PCA map: as ``key``, but centred is raw's (PCA centres the rows
     itself, so the two maps are the same, computed and kept once)."""
-    name, removed = shape(name, removed)
+    name, removed = key(name, removed)
     return ("raw" if name == "centred" else name, removed)
 
 

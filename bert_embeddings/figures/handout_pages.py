@@ -4,7 +4,7 @@ results, for the view's values (bert_embeddings.views.check.values: a view stand
 setting it does not name at its default, as a link opens it); its tables; and notes in words
 where the page says something a figure does not, or computes in the background.
 
-``Sources`` computes what the app's caches hold (components/caches/state.py), in the same way,
+``Sources`` computes what the app's caches hold (components/caches/model_caches.py), in the same way,
 once each per model; ``shown(page, model, values, sources)`` gives a page's parts in the page's
 order. A page's own message (a word the model lacks, a position beyond its table) becomes a note,
 as the page shows it instead of a figure.
@@ -25,7 +25,7 @@ from bert_embeddings.analysis import (
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import maps, page_figures, views
+from bert_embeddings.figures import map_charts, page_figures, views
 from bert_embeddings.figures.handout_parts import (
     INK,
     Chart,
@@ -39,8 +39,7 @@ from bert_embeddings.figures.handout_parts import (
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
-from bert_embeddings.views import link_text
-from bert_embeddings.views import settings as s
+from bert_embeddings.views import link_text, settings
 from bert_embeddings.views.sources import Sources
 
 
@@ -59,7 +58,7 @@ def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list
 
 
 def _concepts(model, values, sources) -> list[Part]:
-    space = concepts.parse(values[s.TOY_ITEMS])
+    space = concepts.parse(values[settings.TOY_ITEMS])
     similarity = cosine.matrix(space.vectors)
     return [
         Chart("toy_space", page_figures.toy_space(space)),
@@ -85,9 +84,9 @@ def _embedding_layer(model, values, sources) -> list[Part]:
     encoding = sources.encoding(values)
     parts, labels = sources.breakdown(encoding), encoding.labels
     stages = page_figures.layer_stages(model, parts)
-    stage = stages[within(values[s.LAYER_STAGE], stages, next(iter(stages)))]
+    stage = stages[within(values[settings.LAYER_STAGE], stages, next(iter(stages)))]
     every = page_figures.every_dimension(model)
-    first, last = within(values[s.DIMENSIONS], link_text.Span(*every), every)
+    first, last = within(values[settings.DIMENSIONS], link_text.Span(*every), every)
     dims = range(first, last + 1)
     check = sources.verification(encoding)
     said = "within" if check.passed else "more than"
@@ -117,7 +116,10 @@ def _positions(model, values, sources) -> list[Part]:
     found.append(Chart("pos_norms", page_figures.position_norms(learned, formula)))
     found.append(Note(page_figures.position_norms_caption(learned, formula)))
     try:
-        p, q = (positions.check_position(values[key], len(learned)) for key in (s.POS_FIRST, s.POS_SECOND))
+        p, q = (
+            positions.check_position(values[key], len(learned))
+            for key in (settings.POS_FIRST, settings.POS_SECOND)
+        )
     except ExplorerError as problem:
         return [*found, Note(f"The page says: {problem}")]
     pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
@@ -140,14 +142,14 @@ def _segments(model, values, sources) -> list[Part]:
 
 def _context(model, values, sources) -> list[Part]:
     index, full = sources.index(), sources.full_model()
-    first, second, word = values[s.CTX_FIRST], values[s.CTX_SECOND], values[s.CTX_WORD]
+    first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
     encodings = [model.encode(text) for text in (first, second)]
     notes = [Note(f"Sentence {n}: {note}") for n, e in enumerate(encodings, 1) for note in e.notices]
     piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
     where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
     found = page_figures.word_in_context(model, encodings, where, full)
     last = len(found.states) - 1
-    layer = within(values[s.CTX_LAYER], range(last + 1), last)
+    layer = within(values[settings.CTX_LAYER], range(last + 1), last)
     return [
         *notes,
         Chart("ctx_similarity", page_figures.context_similarity(found, word)),
@@ -163,55 +165,59 @@ def _neighbours(model, values, sources) -> list[Part]:
     query = _query(model, values, sources, index)
     shape = geometry_of(values, index.table.shape[1])
     filters = vocab_search.Filters(
-        hide_continuation=values[s.NB_HIDE_CONTINUATION],
-        hide_special=values[s.NB_HIDE_SPECIAL],
-        include=values[s.NB_INCLUDE],
-        exclude=values[s.NB_EXCLUDE],
-        exclude_ids=query.ids if values[s.NB_LEAVE_OUT] else (),
+        hide_continuation=values[settings.NB_HIDE_CONTINUATION],
+        hide_special=values[settings.NB_HIDE_SPECIAL],
+        include=values[settings.NB_INCLUDE],
+        exclude=values[settings.NB_EXCLUDE],
+        exclude_ids=query.ids if values[settings.NB_LEAVE_OUT] else (),
     )
-    result = sources.nearest(query.vector, values[s.NB_K], shape, filters, weight=query.weight)
+    result = sources.nearest(query.vector, values[settings.NB_K], shape, filters, weight=query.weight)
     return [Chart("nb_bars", views.neighbours(query, result))]
 
 
 def _query(model, values, sources, index) -> vocab_search.Query:
     """The query the page's query mode makes of the view's values."""
-    mode = values[s.NB_MODE] or s.QUERY_MODES[0]
+    mode = values[settings.NB_MODE] or settings.QUERY_MODES[0]
     if mode == "token id":
-        return vocab_search.id_query(index, values[s.NB_ID])
+        return vocab_search.id_query(index, values[settings.NB_ID])
     if mode == "arithmetic":
-        return vocab_search.arithmetic_query(index, model.tokenizer, values[s.NB_EXPRESSION])
+        return vocab_search.arithmetic_query(index, model.tokenizer, values[settings.NB_EXPRESSION])
     if mode == "sentence token":
         encoding = sources.encoding(values)
         stages = decompose.stage_vectors(sources.breakdown(encoding))
-        position = within(values[s.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
-        stage = within(values[s.NB_STAGE], stages, decompose.STAGES[0])
+        position = within(values[settings.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
+        stage = within(values[settings.NB_STAGE], stages, decompose.STAGES[0])
         label = f"{encoding.labels[position]} at {stage}"
         return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
-    word = values[s.NB_WORD]
+    word = values[settings.NB_WORD]
     count = len(vocab_search.word_ids(index, model.tokenizer, word))
-    piece = within(values[s.NB_PIECE], range(count), None) if count > 1 else None
+    piece = within(values[settings.NB_PIECE], range(count), None) if count > 1 else None
     return vocab_search.word_query(index, model.tokenizer, word, piece)
 
 
 def _components(values: dict) -> tuple[float, ...]:
     """The components asked for on x and y (and z for a 3-D map), numbered from 1."""
-    keys = (s.PCA_X, s.PCA_Y, s.PCA_Z) if values[s.PCA_DIMS] == s.MAP_DIMS[1] else (s.PCA_X, s.PCA_Y)
+    keys = (
+        (settings.PCA_X, settings.PCA_Y, settings.PCA_Z)
+        if values[settings.PCA_DIMS] == settings.MAP_DIMS[1]
+        else (settings.PCA_X, settings.PCA_Y)
+    )
     return tuple(values[key] for key in keys)
 
 
 def _maps(model, values, sources) -> list[Part]:
     """The map of the tab the view opens: the vocabulary's, the sentence's journey or the positions'."""
-    tab = values[s.MAP_TAB] or s.MAP_TABS[0]
+    tab = values[settings.MAP_TAB] or settings.MAP_TABS[0]
     try:
         encoding = sources.encoding(values)
     except ExplorerError:  # the maps that do not need the sentence still draw
         encoding = None
     found: list[Part] = [] if encoding is None else notices(encoding)
-    if tab == s.MAP_TABS[2]:
+    if tab == settings.MAP_TABS[2]:
         basis, coords = sources.position_pca()
         chosen = projection.check_components(basis, *_components(values))
         return [*found, Chart("pca_positions", views.position_path((basis, coords), chosen))]
-    if tab == s.MAP_TABS[1]:
+    if tab == settings.MAP_TABS[1]:
         return [*found, *_journey(values, sources, encoding)]
     return [*found, *_vocabulary(values, sources, encoding)]
 
@@ -219,7 +225,7 @@ def _maps(model, values, sources) -> list[Part]:
 def _vocabulary(values, sources, encoding) -> list[Part]:
     index = sources.index()
     shape = geometry_of(values, index.table.shape[1])
-    if (values[s.MAP_METHOD] or s.MAP_METHODS[0]) == s.MAP_METHODS[1]:
+    if (values[settings.MAP_METHOD] or settings.MAP_METHODS[0]) == settings.MAP_METHODS[1]:
         return [
             Note(
                 f"The page shows the t-SNE map of all {index.size:,} pieces in the {views.described(shape)} "
@@ -228,7 +234,7 @@ def _vocabulary(values, sources, encoding) -> list[Part]:
         ]
     found: list[Part] = []
     highlights = []
-    if pattern := values[s.PCA_HIGHLIGHT]:
+    if pattern := values[settings.PCA_HIGHLIGHT]:
         matches = np.flatnonzero(vocab_search.matching_rows(index, pattern))
         if matches.size:
             highlights.append(views.pattern_mark(pattern, matches))
@@ -237,13 +243,13 @@ def _vocabulary(values, sources, encoding) -> list[Part]:
     if encoding is not None:
         highlights.append(views.sentence_mark(encoding.ids, INK))
     pca = sources.vocabulary_pca(shape)
-    kinds = list(values[s.PCA_KINDS] or [])
+    kinds = list(values[settings.PCA_KINDS] or [])
     request = views.pca_vocabulary(
         index, shape, pca, _components(values), shown_kinds=kinds, highlights=highlights
     )
     return [
         *found,
-        Chart("pca_vocabulary", maps.vocabulary_map(request)),
+        Chart("pca_vocabulary", map_charts.vocabulary_map(request)),
         Chart("pca_variance", views.explained_variance(pca[0])),
     ]
 
@@ -252,7 +258,7 @@ def _journey(values, sources, encoding) -> list[Part]:
     if encoding is None:
         return [Note("The journey needs a sentence: sentence A is empty.")]
     stages = decompose.stage_vectors(sources.breakdown(encoding))
-    if values[s.PCA_JOURNEY_BASIS] == s.JOURNEY_BASES[1]:
+    if values[settings.PCA_JOURNEY_BASIS] == settings.JOURNEY_BASES[1]:
         basis = projection.fit(np.concatenate(list(stages.values())))
     else:
         basis, _ = sources.vocabulary_pca()
@@ -277,9 +283,9 @@ def _axes(model, values, sources) -> list[Part]:
     index = sources.index()
     shape = geometry_of(values, index.table.shape[1])
     space = sources.space(*shape)
-    ends = {name: tuple(values[key] for key in s.AX_ENDS[name]) for name in axes.NAMES}
+    ends = {name: tuple(values[key] for key in settings.AX_ENDS[name]) for name in axes.NAMES}
     chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
-    placed, problems = axes.words_to_place(index, model.tokenizer, values[s.AX_WORDS])
+    placed, problems = axes.words_to_place(index, model.tokenizer, values[settings.AX_WORDS])
     found: list[Part] = [Note(f"Left off the chart: {'; '.join(problems)}")] if problems else []
     groups = views.axis_groups(chosen, placed, space, _sentence(model, values, sources))
     found.append(Chart("ax_chart", views.words_on_axes(chosen, groups, model.name)))
@@ -302,11 +308,11 @@ def _axes(model, values, sources) -> list[Part]:
 
 def _sentence(model, values, sources):
     """The sentence's pieces at the stage asked for, or None (none asked, or none to be had)."""
-    stages = [s.NO_SENTENCE, *decompose.STAGES]
+    stages = [settings.NO_SENTENCE, *decompose.STAGES]
     if model.tables.token_type_embeddings is None:
         stages.remove(decompose.STAGES[2])
-    stage = within(values[s.AX_STAGE], stages, s.NO_SENTENCE)
-    if stage == s.NO_SENTENCE:
+    stage = within(values[settings.AX_STAGE], stages, settings.NO_SENTENCE)
+    if stage == settings.NO_SENTENCE:
         return None
     try:
         encoding = sources.encoding(values)
@@ -320,11 +326,11 @@ def _moved(model, values, sources) -> list[Part]:
     server computes in the background and keeps: the handout says so, in words."""
     last = space_stages.stage_names(model)[-1]
     stages = []
-    for key in (s.MV_STAGE_A, s.MV_STAGE_B):
+    for key in (settings.MV_STAGE_A, settings.MV_STAGE_B):
         stage = last if values[key] == link_text.LAST_LAYER else str(values[key])
         label = space_stages.stage_label(stage)
         stages.append(f"the {label}" if stage in (space_stages.TOKEN, space_stages.OUTPUT) else label)
-    k = int(values[s.MV_K])
+    k = int(values[settings.MV_K])
     return [
         Note(
             f"This step's figures are not in the handout. What moved compares every piece's {k} nearest "

@@ -19,7 +19,7 @@ from bert_embeddings.analysis import (
 )
 from bert_embeddings.figures import charts
 from bert_embeddings.models.tokenize import Encoding
-from bert_embeddings.views import settings as s
+from bert_embeddings.views import settings
 
 INK = charts.INK["light"]  # a handout is light: marks drawn as text take the light theme's ink
 
@@ -49,10 +49,10 @@ def notices(encoding: Encoding) -> list[Part]:
 
 def geometry_of(values: dict, hidden: int) -> tuple[str, int]:
     """The geometry and D, as the geometry switch reads them (D outside 1 to the most: the model's)."""
-    removed = values.get(s.GEOMETRY_REMOVED)
+    removed = values.get(settings.GEOMETRY_REMOVED)
     if removed not in range(1, geometry.MOST_REMOVED + 1):
         removed = geometry.default_removed(hidden)
-    return values.get(s.GEOMETRY) or s.GEOMETRIES[0], int(removed)
+    return values.get(settings.GEOMETRY) or settings.GEOMETRIES[0], int(removed)
 
 
 def within(value, options, default):

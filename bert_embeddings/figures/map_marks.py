@@ -1,7 +1,7 @@
 """What a vocabulary map can show beyond its points: a colour per piece (neighbours kept,
 hubness), the labels of its regions, and a clicked piece's true and apparent neighbours.
 
-Pure figure pieces (numpy in, Plotly out, no Streamlit); figures/maps.py draws them.
+Pure figure pieces (numpy in, Plotly out, no Streamlit); figures/map_charts.py draws them.
 """
 
 from __future__ import annotations

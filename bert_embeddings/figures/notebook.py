@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from bert_embeddings import api
 from bert_embeddings.analysis import axes, decompose, geometry, projection, vocab_search
 from bert_embeddings.errors import OutOfRangeError
-from bert_embeddings.figures import charts, maps, views
+from bert_embeddings.figures import charts, map_charts, views
 from bert_embeddings.models.model import LoadedModel
 
 __all__ = ["overview", "neighbours", "words_on_axes", "pca_map", "tsne_map"]
@@ -136,4 +136,4 @@ def _vocabulary(model, index, coords, shown, ratios, shape, texts, underlays=())
     request = views.vocabulary(
         index, shape, coords, shown, ratios, shown_kinds=every_kind, highlights=marks, underlays=underlays
     )
-    return charts.finish(maps.vocabulary_map(request))
+    return charts.finish(map_charts.vocabulary_map(request))

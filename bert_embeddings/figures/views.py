@@ -25,7 +25,7 @@ from bert_embeddings.analysis import (
     word_tests,
 )
 from bert_embeddings.analysis.decompose import EmbeddingBreakdown
-from bert_embeddings.figures import charts, lab_charts, map_marks, maps, space_charts
+from bert_embeddings.figures import charts, lab_charts, map_charts, map_marks, space_charts
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
 
@@ -80,7 +80,7 @@ def words_on_axes(
 ) -> go.Figure:
     """Your own axes' chart: every group placed on the axes, each axis titled by its ends."""
     titles = [f"{a.name}: {a.label}"[:80] for a in chosen]
-    return maps.on_axes(groups, titles, f"{model_name}: words on your axes")
+    return map_charts.on_axes(groups, titles, f"{model_name}: words on your axes")
 
 
 def described(shape: tuple[str, int]) -> str:
@@ -99,13 +99,13 @@ def vocabulary(
     axes: tuple[int, ...],
     ratios: np.ndarray | None = None,
     **shown,
-) -> maps.VocabularyMap:
+) -> map_charts.VocabularyMap:
     """The Maps page's map of every vocabulary row, as its record: PCA (with each component's
     share, ``ratios``) or, without ``ratios``, the t-SNE map, titled with the method and the
     geometry; ``shown``: the record's other fields (the kinds shown, highlights, colouring,
-    underlays). maps.vocabulary_map draws it."""
+    underlays). map_charts.vocabulary_map draws it."""
     method = "PCA" if ratios is not None else TSNE
-    return maps.VocabularyMap(
+    return map_charts.VocabularyMap(
         coords,
         index.pieces,
         index.kinds,
@@ -119,7 +119,7 @@ def vocabulary(
 
 def sentence_mark(ids: np.ndarray, ink: str) -> map_marks.Highlight:
     """A map's mark for a sentence's pieces (each piece once), in the text colour ``ink``."""
-    return map_marks.Highlight("your sentence", np.unique(ids), ink, maps.SENTENCE_SYMBOL)
+    return map_marks.Highlight("your sentence", np.unique(ids), ink, map_charts.SENTENCE_SYMBOL)
 
 
 def map_labels(done: map_jobs.Done, index: vocab_search.VocabIndex) -> tuple[map_reading.Label, ...]:
@@ -134,12 +134,12 @@ def region_labels(done: map_jobs.Done, labels: Sequence[map_reading.Label], ink:
 
 def pattern_mark(pattern: str, matches: np.ndarray) -> map_marks.Highlight:
     """A map's mark for the pieces a highlight pattern matches (``matches``: their rows)."""
-    return map_marks.Highlight(f"matching {pattern}", matches, *maps.PATTERN_MARK)
+    return map_marks.Highlight(f"matching {pattern}", matches, *map_charts.PATTERN_MARK)
 
 
 def search_mark(description: str, ids: Sequence[int]) -> map_marks.Highlight:
     """A map's mark for the latest neighbour search (its query's description, its neighbours)."""
-    return map_marks.Highlight(f"neighbours of {description}", np.array(ids), *maps.NEIGHBOURS_MARK)
+    return map_marks.Highlight(f"neighbours of {description}", np.array(ids), *map_charts.NEIGHBOURS_MARK)
 
 
 def pca_vocabulary(
@@ -148,7 +148,7 @@ def pca_vocabulary(
     pca: tuple[projection.PcaBasis, np.ndarray],
     wanted: tuple[float, ...],
     **shown,
-) -> maps.VocabularyMap:
+) -> map_charts.VocabularyMap:
     """The Maps page's PCA map of every vocabulary row in the geometry ``shape``, as its record:
     ``pca`` the basis and every row's coordinates, ``wanted`` the components asked for (numbered
     from 1; checked, an error naming the range); ``shown`` as for ``vocabulary``."""
@@ -159,7 +159,9 @@ def pca_vocabulary(
 
 def explained_variance(basis: projection.PcaBasis) -> go.Figure:
     """The share of variance of each component a PCA map can show."""
-    return maps.explained_variance(basis.explained_variance_ratio, "Variance explained by each component")
+    return map_charts.explained_variance(
+        basis.explained_variance_ratio, "Variance explained by each component"
+    )
 
 
 def journey_coordinates(
@@ -173,13 +175,13 @@ def journey(
     stage_coords: list[tuple[str, np.ndarray]], labels: Sequence[str], chosen: tuple[int, ...], basis
 ) -> go.Figure:
     """The sentence's journey through the stages, on the components ``chosen`` of ``basis``."""
-    return maps.sentence_journey(stage_coords, labels, chosen, basis.explained_variance_ratio)
+    return map_charts.sentence_journey(stage_coords, labels, chosen, basis.explained_variance_ratio)
 
 
 def position_path(pca: tuple[projection.PcaBasis, np.ndarray], chosen: tuple[int, ...]) -> go.Figure:
     """The position rows joined in order, on the components ``chosen`` of the position table's PCA."""
     basis, coords = pca
-    return maps.position_path(coords, chosen, basis.explained_variance_ratio)
+    return map_charts.position_path(coords, chosen, basis.explained_variance_ratio)
 
 
 def dimension_parts(lab: geometry_lab.Lab, name: str) -> dict[str, np.ndarray] | None:

@@ -105,9 +105,9 @@ _AXIS_ARGS = dict(start=Arg(some_words), end=Arg(some_words), geometry=GEOMETRY_
 def _card(facts: Facts, a: dict, figure_name: str | None = None) -> axis_card.Card | Missing:
     """The axis' report card as Your own axes computes it (no words placed: the card is the axis');
     Missing where the card does not give ``figure_name`` (one word at an end), with the card's why."""
-    shape = geometry.shape(a["geometry"], facts.default_d())
+    geometry_key = geometry.key(a["geometry"], facts.default_d())
     try:
-        card = facts.sources.card((a["start"], a["end"], ""), shape).card
+        card = facts.sources.card((a["start"], a["end"], ""), geometry_key).card
     except ExplorerError as problem:
         return Missing(str(problem).rstrip("."))
     why = card.why_not(figure_name) if figure_name else None

@@ -36,10 +36,10 @@ def default_settings() -> neighbour_map.Settings:
     return neighbour_map.Settings(iterations=config.map_iterations())
 
 
-def map_name(table_fingerprint: str, shape: tuple[str, int]) -> str:
+def map_name(table_fingerprint: str, geometry_key: tuple[str, int]) -> str:
     """What a map is of: the table (its fingerprint) and, for any geometry but raw, the geometry
     (name and D) fitted to that table, which together name the rows mapped."""
-    name, removed = shape
+    name, removed = geometry_key
     return table_fingerprint if name == "raw" else f"{table_fingerprint}-{name}{removed or ''}"
 
 

@@ -36,7 +36,7 @@ def shapes(names: list[str], removed: int | None, hidden: int) -> list[tuple[str
     default about the width / 100, as the app's)."""
     names = list(geometry.GEOMETRIES) if "all" in names else list(dict.fromkeys(names))
     d = geometry.default_removed(hidden) if removed is None else removed
-    return [geometry.shape(name, d) for name in names]
+    return [geometry.key(name, d) for name in names]
 
 
 def prepare_map(

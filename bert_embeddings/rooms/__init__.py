@@ -1,7 +1,7 @@
 """Workshop rooms: one person leads, everyone who joins sees what the leader shows.
 
 A room holds one *view*: the page and every setting that decides what a page shows, as text
-(components/settings/links.py writes it and checks it on the way in, exactly as for a link; a room is
+(components/view_state/links.py writes it and checks it on the way in, exactly as for a link; a room is
 not limited by a URL's length, so it also carries a long sentence). Only the leader can
 change the view: they hold the room's token, a secret that never appears in a follow link.
 Followers read the view by the room's short code; each change raises its version.

@@ -61,7 +61,7 @@ def rows_name(rows: np.ndarray | None) -> str:
 
 
 def lists_name(stage: str, shape: tuple[str, int], rows: str = ALL) -> str:
-    name, removed = geometry.shape(*shape)
+    name, removed = geometry.key(*shape)
     code = {"all-but-the-top": f"abtt{removed}"}.get(name, name)
     return f"lists-{stage}-{code}-{rows}"
 

@@ -5,7 +5,7 @@ settings a shareable link carries (all but those in NOT_IN_VIEW), its name in th
 parser that checks a link's text (raising ValueError with the reason) and the writer that
 turns a value back into text.
 Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
-through here (components/settings/links.py), and so will the presenter's broadcast. No other module
+through here (components/view_state/links.py), and so will the presenter's broadcast. No other module
 defines a setting's key or default.
 """
 
@@ -18,7 +18,7 @@ from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, vocab_search, word_tests
 from bert_embeddings.analysis.geometry import GEOMETRIES
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import link_text as read
+from bert_embeddings.views import link_text
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -113,7 +113,7 @@ def _kinds(text: str) -> list[int]:
     """Kinds of vocabulary piece, by code, separated by commas ("" for none)."""
     if len(text) > len(",".join(_KINDS)):
         raise ValueError("longer than every kind of piece once")
-    kinds = [read.one_of(_KINDS)(code) for code in text.split(",")] if text else []
+    kinds = [link_text.one_of(_KINDS)(code) for code in text.split(",")] if text else []
     if len(set(kinds)) < len(kinds):
         raise ValueError("a kind of piece is named twice")
     return kinds
@@ -132,7 +132,10 @@ _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
-_COMPONENT = read.whole_number(1, 10, "A component")
+_COMPONENT = link_text.whole_number(1, 10, "A component")
+_SENTENCE = link_text.text_of(limits.SENTENCE)
+_POSITION = link_text.whole_number(0, None, "A position")
+_K = link_text.whole_number(1, vocab_search.MAX_K, "k")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
@@ -159,15 +162,20 @@ def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
     return Setting(key, default, page, url, read, write, mode)
 
 
+def _coded(codes: dict[str, object]) -> tuple[Callable[[str], object], Callable[[object], str]]:
+    """A choice's reader and writer in a link, by each option's code there."""
+    return link_text.one_of(codes), link_text.code_of(codes)
+
+
 def _filter_settings(keys: FilterKeys, prefix: str, page: str, leave_out: bool) -> tuple[Setting, ...]:
     """One page's vocabulary filters, named in links with the page's ``prefix``."""
-    flags = (read.one_of(_FLAGS), read.code_of(_FLAGS))
+    flags = _coded(_FLAGS)
     return (
         _linked(f"{prefix}hide_pieces", keys.hide_continuation, False, page, *flags),
         _linked(f"{prefix}hide_special", keys.hide_special, True, page, *flags),
         _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, *flags),
-        _linked(f"{prefix}only", keys.include, "", page, read.pattern),
-        _linked(f"{prefix}not", keys.exclude, "", page, read.pattern),
+        _linked(f"{prefix}only", keys.include, "", page, link_text.pattern),
+        _linked(f"{prefix}not", keys.exclude, "", page, link_text.pattern),
     )
 
 
@@ -176,29 +184,30 @@ TABLE = (
     Setting(CUSTOM_MODEL_KEY, "", None),
     # An empty sentence A is a view like any other (the pages say what is missing), so a link
     # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
-    _linked(
-        "a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, read.text_of(limits.SENTENCE)
-    ),
-    _linked(
-        "b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, read.text_of(limits.SENTENCE)
-    ),
-    _linked("special", SPECIAL_TOKENS_KEY, True, None, read.one_of(_FLAGS), read.code_of(_FLAGS)),
+    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, _SENTENCE),
+    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _SENTENCE),
+    _linked("special", SPECIAL_TOKENS_KEY, True, None, *_coded(_FLAGS)),
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", read.one_of(_MODES), read.code_of(_MODES)),
-    _linked("q", NB_WORD, "king", "neighbours", read.text_of(limits.WORD), mode="word"),
+    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", *_coded(_MODES)),
+    _linked("q", NB_WORD, "king", "neighbours", link_text.text_of(limits.WORD), mode="word"),
     # The piece of a split word to search with, by position (absent: the mean of its pieces).
     _linked(
-        "piece", NB_PIECE, None, "neighbours", read.integer(0, limits.WORD.most, "The piece"), mode="word"
+        "piece",
+        NB_PIECE,
+        None,
+        "neighbours",
+        link_text.integer(0, limits.WORD.most, "The piece"),
+        mode="word",
     ),
     _linked(
         "id",
         NB_ID,
         2054.0,
         "neighbours",
-        read.whole_number(0, None, "A token id"),
-        read.whole_text,
+        link_text.whole_number(0, None, "A token id"),
+        link_text.whole_text,
         "token id",
     ),
     _linked(
@@ -206,92 +215,86 @@ TABLE = (
         NB_EXPRESSION,
         "king - man + woman",
         "neighbours",
-        read.text_of(limits.ARITHMETIC),
+        link_text.text_of(limits.ARITHMETIC),
         mode="arithmetic",
     ),
-    _linked("token", NB_TOKEN, None, "neighbours", read.integer(0, None, "The token"), mode="sentence token"),
+    _linked(
+        "token", NB_TOKEN, None, "neighbours", link_text.integer(0, None, "The token"), mode="sentence token"
+    ),
     _linked(
         "stage",
         NB_STAGE,
         decompose.STAGES[0],
         "neighbours",
-        read.one_of(_STAGES),
-        read.code_of(_STAGES),
+        *_coded(_STAGES),
         "sentence token",
     ),
-    _linked("k", NB_K, 10.0, "neighbours", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
+    _linked("k", NB_K, 10.0, "neighbours", _K, link_text.whole_text),
     *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
-    _linked(
-        "grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", read.one_of(_STAGES), read.code_of(_STAGES)
-    ),
+    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", *_coded(_STAGES)),
     _linked(
         "geometry",
         GEOMETRY,
         GEOMETRIES[0],
         GEOMETRY_PAGES,
-        read.one_of(_GEOMETRIES),
-        read.code_of(_GEOMETRIES),
+        *_coded(_GEOMETRIES),
     ),
     # None: about the model's width / 100 (the page works it out, and links leave it out).
-    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, read.removed),
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", read.one_of(_MAP_DIMS), read.code_of(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", read.one_of(_MAP_TABS), read.code_of(_MAP_TABS)),
-    _linked(
-        "method", MAP_METHOD, MAP_METHODS[0], "maps", read.one_of(_MAP_METHODS), read.code_of(_MAP_METHODS)
-    ),
-    _linked(
-        "colour", MAP_COLOUR, MAP_COLOURS[0], "maps", read.one_of(_MAP_COLOURS), read.code_of(_MAP_COLOURS)
-    ),
-    _linked("labels", MAP_LABELS, True, "maps", read.one_of(_FLAGS), read.code_of(_FLAGS)),
-    _linked("x", PCA_X, 1.0, "maps", _COMPONENT, read.whole_text),
-    _linked("y", PCA_Y, 2.0, "maps", _COMPONENT, read.whole_text),
-    _linked("z", PCA_Z, 3.0, "maps", _COMPONENT, read.whole_text),
+    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, link_text.removed),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", *_coded(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", *_coded(_MAP_TABS)),
+    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", *_coded(_MAP_METHODS)),
+    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", *_coded(_MAP_COLOURS)),
+    _linked("labels", MAP_LABELS, True, "maps", *_coded(_FLAGS)),
+    _linked("x", PCA_X, 1.0, "maps", _COMPONENT, link_text.whole_text),
+    _linked("y", PCA_Y, 2.0, "maps", _COMPONENT, link_text.whole_text),
+    _linked("z", PCA_Z, 3.0, "maps", _COMPONENT, link_text.whole_text),
     _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "maps", _kinds, _kinds_text),
-    _linked("highlight", PCA_HIGHLIGHT, "", "maps", read.pattern),
-    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", read.one_of(_BASES), read.code_of(_BASES)),
+    _linked("highlight", PCA_HIGHLIGHT, "", "maps", link_text.pattern),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", *_coded(_BASES)),
     # None: every dimension of the model in use (the page works it out, and links leave it out).
-    _linked("dims", DIMENSIONS, None, "embedding_layer", read.span, read.span_text),
+    _linked("dims", DIMENSIONS, None, "embedding_layer", link_text.span, link_text.span_text),
     _linked(
-        "detail", LAYER_STAGE, LAYER_STAGES[0], "embedding_layer", read.one_of({c: c for c in LAYER_STAGES})
+        "detail",
+        LAYER_STAGE,
+        LAYER_STAGES[0],
+        "embedding_layer",
+        link_text.one_of({c: c for c in LAYER_STAGES}),
     ),
-    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", read.text_of(limits.TOY_TEXT)),
+    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", link_text.text_of(limits.TOY_TEXT)),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
-    _linked("p1", POS_FIRST, 5.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
-    _linked("p2", POS_SECOND, 6.0, "positions", read.whole_number(0, None, "A position"), read.whole_text),
-    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", read.text_of(limits.SENTENCE)),
-    _linked(
-        "s2", CTX_SECOND, "She paid the cash into her bank account.", "context", read.text_of(limits.SENTENCE)
-    ),
-    _linked("word", CTX_WORD, "bank", "context", read.text_of(limits.WORD)),
+    _linked("p1", POS_FIRST, 5.0, "positions", _POSITION, link_text.whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", _POSITION, link_text.whole_text),
+    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _SENTENCE),
+    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _SENTENCE),
+    _linked("word", CTX_WORD, "bank", "context", link_text.text_of(limits.WORD)),
     # None: the model's last layer (the page works it out, and links leave it out).
-    _linked("layer", CTX_LAYER, None, "context", read.integer(0, read.MOST_LAYERS, "The layer")),
-    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", read.listed_model),
-    _linked("cmp_id", CMP_CUSTOM, "", "compare", read.hub_id),  # only where the host allows any model
-    _linked("cmp_word", CMP_WORD, "bank", "compare", read.text_of(limits.WORD)),
-    _linked("cmp_k", CMP_K, 10.0, "compare", read.whole_number(1, vocab_search.MAX_K, "k"), read.whole_text),
-    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", read.listed_model_or(SAME)),
-    _linked("vs_id", MV_CUSTOM, "", "moved", read.hub_id),  # only where the host allows any model
-    _linked("from", MV_STAGE_A, "token", "moved", read.stage),
-    _linked("to", MV_STAGE_B, "output", "moved", read.stage),
-    _linked("mv_k", MV_K, 10.0, "moved", read.whole_number(1, 100, "k"), read.whole_text),
-    _linked("mv_piece", MV_PIECE, "", "moved", read.text_of(limits.WORD)),
+    _linked("layer", CTX_LAYER, None, "context", link_text.integer(0, link_text.MOST_LAYERS, "The layer")),
+    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", link_text.listed_model),
+    _linked("cmp_id", CMP_CUSTOM, "", "compare", link_text.hub_id),  # only where the host allows any model
+    _linked("cmp_word", CMP_WORD, "bank", "compare", link_text.text_of(limits.WORD)),
+    _linked("cmp_k", CMP_K, 10.0, "compare", _K, link_text.whole_text),
+    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", link_text.listed_model_or(SAME)),
+    _linked("vs_id", MV_CUSTOM, "", "moved", link_text.hub_id),  # only where the host allows any model
+    _linked("from", MV_STAGE_A, "token", "moved", link_text.stage),
+    _linked("to", MV_STAGE_B, "output", "moved", link_text.stage),
+    _linked("mv_k", MV_K, 10.0, "moved", link_text.whole_number(1, 100, "k"), link_text.whole_text),
+    _linked("mv_piece", MV_PIECE, "", "moved", link_text.text_of(limits.WORD)),
     *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
-    _linked("mv_step", MV_STEP, "0", "moved", read.one_of(MV_STEPS)),
+    _linked("mv_step", MV_STEP, "0", "moved", link_text.one_of(MV_STEPS)),
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
-        _linked(f"{name}_{end}", key, text, "axes", read.text_of(limits.AXIS_TEXT))
+        _linked(f"{name}_{end}", key, text, "axes", link_text.text_of(limits.AXIS_TEXT))
         for name in axes.NAMES
         for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
     ),
-    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", read.text_of(limits.AXIS_TEXT)),
-    _linked(
-        "pieces", AX_STAGE, NO_SENTENCE, "axes", read.one_of(_SENTENCE_STAGES), read.code_of(_SENTENCE_STAGES)
-    ),
+    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", link_text.text_of(limits.AXIS_TEXT)),
+    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", *_coded(_SENTENCE_STAGES)),
     *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True),
     *(
-        _linked(f"weat_{group.lower()}", AX_WEAT[group], text, "axes", read.text_of(limits.AXIS_TEXT))
+        _linked(f"weat_{group.lower()}", AX_WEAT[group], text, "axes", link_text.text_of(limits.AXIS_TEXT))
         for group, text in word_tests.FLOWERS_INSECTS.items()
     ),
     Setting(AX_WEAT_CLASSIC, None, "axes"),  # an action, not a view: see NOT_IN_VIEW

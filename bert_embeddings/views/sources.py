@@ -1,5 +1,5 @@
 """The core results a page's view is drawn from, for one model: computed here as the app's caches
-compute them (components/caches/state.py), each once, so that whatever is drawn or stated from them
+compute them (components/caches/model_caches.py), each once, so that whatever is drawn or stated from them
 outside a page (a lesson's handout, a lesson's figures) is the page's to the last bit. The app
 hands in its own subclass, which reads its caches (components/caches/handouts.py)."""
 
@@ -20,7 +20,7 @@ from bert_embeddings.analysis import (
 )
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.models.tokenize import Encoding
-from bert_embeddings.views import settings as s
+from bert_embeddings.views import settings
 
 
 class Sources:
@@ -36,7 +36,11 @@ class Sources:
         return self._kept[key]
 
     def encoding(self, values: dict) -> Encoding:
-        texts = (values[s.SENTENCE_A_KEY], values[s.SENTENCE_B_KEY], bool(values[s.SPECIAL_TOKENS_KEY]))
+        texts = (
+            values[settings.SENTENCE_A_KEY],
+            values[settings.SENTENCE_B_KEY],
+            bool(values[settings.SPECIAL_TOKENS_KEY]),
+        )
         return self._once(
             ("encoding", *texts), lambda: self.model.encode(*texts[:2], add_special_tokens=texts[2])
         )
@@ -55,11 +59,11 @@ class Sources:
         return self._once(("index",), lambda: vocab_search.build_index(table, self.model.tokenizer))
 
     def space(self, name: str, removed: int) -> geometry.Geometry:
-        shape = geometry.shape(name, removed)
-        return self._once(("space", *shape), lambda: geometry.fit(self.index().table, *shape))
+        geometry_key = geometry.key(name, removed)
+        return self._once(("space", *geometry_key), lambda: geometry.fit(self.index().table, *geometry_key))
 
-    def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
-        name, removed = geometry.pca_shape(*shape)
+    def vocabulary_pca(self, geometry_key: tuple[str, int] = ("raw", 0)):
+        name, removed = geometry.pca_key(*geometry_key)
         table = self.model.tables.word_embeddings
         return self._once(("pca", name, removed), lambda: geometry.pca(table, self.space(name, removed)))
 
@@ -72,10 +76,12 @@ class Sources:
 
         return self._once(("position pca",), fitted)
 
-    def nearest(self, query: np.ndarray, k: float, shape: tuple[str, int], filters, weight: float = 1.0):
+    def nearest(
+        self, query: np.ndarray, k: float, geometry_key: tuple[str, int], filters, weight: float = 1.0
+    ):
         vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)  # as the cache keys it
-        shape = geometry.shape(*shape)
-        fitted = self.space(*shape)
+        geometry_key = geometry.key(*geometry_key)
+        fitted = self.space(*geometry_key)
         return vocab_search.nearest(
             self.index(), vectors[0], vocab_search.check_k(k), fitted, filters, weight=weight
         )
@@ -90,9 +96,9 @@ class Sources:
     def full_model(self):
         return self._once(("full",), lambda: contextual.load_full_model(self.model))
 
-    def card(self, texts: tuple[str, str, str], shape: tuple[str, int]) -> word_tests.CardResult:
-        space, index = self.space(*shape), self.index()
+    def card(self, texts: tuple[str, str, str], geometry_key: tuple[str, int]) -> word_tests.CardResult:
+        space, index = self.space(*geometry_key), self.index()
         return self._once(
-            ("card", texts, shape),
+            ("card", texts, geometry_key),
             lambda: word_tests.card_for(index, self.model.tokenizer, *texts, space=space),
         )

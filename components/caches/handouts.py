@@ -2,7 +2,7 @@
 
 The handout's figures are drawn by the pages' own figure functions
 (bert_embeddings.figures.handout). Here their inputs come from the caches of
-components/caches/state.py, for the model in use, so a handout adds no second vocabulary index,
+components/caches/model_caches.py, for the model in use, so a handout adds no second vocabulary index,
 geometry or whole model to the server's memory, and its numbers are the pages' to the bit. One
 handout is made at a time per server process (a click waits for the one before it), and the last
 few are kept: thirty people downloading the same lesson's handout in a workshop make it once.
@@ -20,7 +20,7 @@ from bert_embeddings.figures import handout
 from bert_embeddings.lessons import lesson
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.views.sources import Sources
-from components.caches import state
+from components.caches import model_caches
 
 _one_at_a_time = threading.Lock()
 
@@ -33,34 +33,34 @@ class PageCaches(Sources):
         self._key = key
 
     def index(self):
-        return state._vocab_index(*self._key)
+        return model_caches._vocab_index(*self._key)
 
     def space(self, name: str, removed: int):
-        return state._space(*self._key, *geometry.shape(name, removed))
+        return model_caches._space(*self._key, *geometry.key(name, removed))
 
-    def vocabulary_pca(self, shape: tuple[str, int] = ("raw", 0)):
-        return state._vocabulary_pca(*self._key, *geometry.pca_shape(*shape))
+    def vocabulary_pca(self, geometry_key: tuple[str, int] = ("raw", 0)):
+        return model_caches._vocabulary_pca(*self._key, *geometry.pca_key(*geometry_key))
 
     def position_pca(self):
-        return state._position_pca(*self._key)
+        return model_caches._position_pca(*self._key)
 
     def lab(self, removed: int):
-        return state._lab(*self._key, removed)
+        return model_caches._lab(*self._key, removed)
 
     def full_model(self):
-        return state._full_model(*self._key)
+        return model_caches._full_model(*self._key)
 
     def reference_module(self):
-        return state._reference_module(*self._key)
+        return model_caches._reference_module(*self._key)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _made(source: str, spec: str, revision: str) -> bytes:
     # The bar is drawn before the page loads its model: the name is resolved here, on the click
     # (the page has loaded the model by then; this finds it in the cache).
-    resolution = state._resolution(spec, revision)
+    resolution = model_caches._resolution(spec, revision)
     key = resolution.key
-    model = state._model(key, revision, resolution)
+    model = model_caches._model(key, revision, resolution)
 
     def computed(used: LoadedModel) -> Sources:
         # A step naming another model has it loaded apart (handout's own loader), computed apart.
@@ -74,5 +74,5 @@ def maker(found: lesson.Lesson) -> Callable[[], bytes]:
     """What makes the handout of ``found`` with the model in use, as one HTML file's bytes, when
     called: a download button calls it on the click, outside the page's run, so the model in
     use is read now (its name, or the model the page last loaded instead)."""
-    source, key = lesson.write(found), state.model_key()
+    source, key = lesson.write(found), model_caches.model_key()
     return lambda: _made(source, *key)

@@ -15,7 +15,7 @@ import streamlit as st
 
 from bert_embeddings.lessons import expressions, figures, text
 from bert_embeddings.spaces import compare, pair, space_jobs
-from components.caches import handouts, spaces, state
+from components.caches import handouts, model_caches, spaces
 
 log = logging.getLogger("bert_explorer")
 
@@ -29,7 +29,7 @@ class _WaitingError(Exception):
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _rendered(key: str, revision: str, source: str) -> figures.Rendered:
-    sources = handouts.PageCaches(state._model(key, revision), (key, revision))
+    sources = handouts.PageCaches(model_caches._model(key, revision), (key, revision))
     facts = figures.Facts(sources, PageStages(sources.model))  # stages only as the page's jobs made them
     found = figures.render(source, facts)
     if found.pending:
@@ -73,10 +73,10 @@ def rendered(source: str) -> figures.Rendered:
     said in words, never a traceback."""
     if expressions.OPEN not in source:
         return figures.Rendered(tuple(tuple(p) for p in text.paragraphs(source)), False)
-    state.require_model()  # the model the pages run (the bundled one, where it stands in) is the key
+    model_caches.require_model()  # the model the pages run (the bundled one, where it stands in) is the key
     try:
         with st.spinner("Computing this step's figures for the model in use..."):
-            return _rendered(*state.model_key(), source)
+            return _rendered(*model_caches.model_key(), source)
     except _WaitingError as waiting:
         return waiting.rendered
     except Exception:  # a figure's computation failed in a way the core did not foresee

@@ -1,5 +1,5 @@
 """The t-SNE map's caches: which map the model in use has, read from disk once per process,
-and its region labels (the caches of components/caches/state.py, continued for maps)."""
+and its region labels (the caches of components/caches/model_caches.py, continued for maps)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from bert_embeddings.figures import views
 from bert_embeddings.jobs import backend, files
 from bert_embeddings.maps import forecast, map_jobs, map_reading, neighbour_map, pace
 from bert_embeddings.models import checkpoints
-from components.caches.state import _active, _model, _open, _vocab_index, friendly_errors, space
+from components.caches.model_caches import _active, _model, _open, _vocab_index, friendly_errors, space
 
 RAW = ("raw", 0)
 
@@ -36,21 +36,21 @@ def _finished_map(folder: str) -> map_jobs.Done:
     return done
 
 
-def _fingerprint(key: str, revision: str, shape: tuple[str, int]) -> str:
-    return map_jobs.map_name(_table_fingerprint(key, revision), shape)
+def _fingerprint(key: str, revision: str, geometry_key: tuple[str, int]) -> str:
+    return map_jobs.map_name(_table_fingerprint(key, revision), geometry_key)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _map_labels(
-    key: str, revision: str, settings: neighbour_map.Settings, shape: tuple[str, int]
+    key: str, revision: str, settings: neighbour_map.Settings, geometry_key: tuple[str, int]
 ) -> tuple[map_reading.Label, ...]:
-    done = _finished_map(str(map_jobs.folder_for(_fingerprint(key, revision, shape), settings)))
+    done = _finished_map(str(map_jobs.folder_for(_fingerprint(key, revision, geometry_key), settings)))
     return views.map_labels(done, _vocab_index(key, revision))
 
 
-def map_labels(shape: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:
+def map_labels(geometry_key: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:
     """The finished t-SNE map's region labels, made once per process (after the map is read)."""
-    return _map_labels(*_active(), map_settings(), geometry.shape(*shape))
+    return _map_labels(*_active(), map_settings(), geometry.key(*geometry_key))
 
 
 def map_settings() -> neighbour_map.Settings:
@@ -74,16 +74,16 @@ def cost() -> tuple[forecast.TimeLeft, float, bool]:
 
 
 def neighbour_map_of_model(
-    shape: tuple[str, int] = RAW, start: bool = True
+    geometry_key: tuple[str, int] = RAW, start: bool = True
 ) -> map_jobs.Done | backend.Job | None:
-    """The t-SNE map of the model in use in the geometry ``shape`` (its name and D): finished
+    """The t-SNE map of the model in use in the geometry ``geometry_key`` (its name and D): finished
     (read from disk once), or the job computing it, which this call starts (unless ``start`` is
     False and this process knows no job for it: None then) unless it already runs for any session
     of this process. A geometry's map
     is of the transformed rows, made only for the worker to read, so that its cosine neighbours
     are that geometry's."""
-    shape = geometry.shape(*shape)
-    table, print_ = _model(*_active()).tables.word_embeddings, _fingerprint(*_active(), shape)
+    geometry_key = geometry.key(*geometry_key)
+    table, print_ = _model(*_active()).tables.word_embeddings, _fingerprint(*_active(), geometry_key)
     folder = str(map_jobs.folder_for(print_, map_settings()))
     try:
         return _finished_map(folder)
@@ -91,7 +91,7 @@ def neighbour_map_of_model(
         pass
     if not start and backend.job_in(Path(folder)) is None:
         return None  # (a job this process knows of is joined: running, waiting its turn, or failed)
-    fitted = None if shape == RAW else space(*shape)
+    fitted = None if geometry_key == RAW else space(*geometry_key)
     prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
     result = map_jobs.start(table, map_settings(), print_, prepare)
     return _finished_map(folder) if isinstance(result, map_jobs.Done) else result

@@ -67,19 +67,19 @@ def lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def comparison(
-    key: tuple, shape: tuple[str, int], k: int, _a: pair.Space, _b: pair.Space, _lists: tuple, _shared
+    key: tuple, geometry_key: tuple[str, int], k: int, _a: pair.Space, _b: pair.Space, _lists: tuple, _shared
 ) -> compare.Comparison:
     """Every figure of the comparison, once per process for each pair of spaces, geometry and k
     (``key`` names the two spaces)."""
-    return pair.compare_spaces(_a, _b, shape, _lists, k, _shared)
+    return pair.compare_spaces(_a, _b, geometry_key, _lists, k, _shared)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def fitted(key: tuple, shape: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
+def fitted(key: tuple, geometry_key: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
     # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
-    if shape[0] == "raw":
+    if geometry_key[0] == "raw":
         return None
-    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *shape)
+    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *geometry_key)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -91,7 +91,9 @@ def aligned_maps(name: str, _folder) -> aligned.AlignedMaps:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def through_the_stages(key: str, shape: tuple[str, int], _model: LoadedModel, _lists: tuple) -> np.ndarray:
+def through_the_stages(
+    key: str, geometry_key: tuple[str, int], _model: LoadedModel, _lists: tuple
+) -> np.ndarray:
     """(stages, 2): each stage's mean overlap@10 with the token rows and its mean cosine, read a
     stage at a time (one table in memory at once); kept per process, a few floats."""
     rows = []
@@ -101,5 +103,5 @@ def through_the_stages(key: str, shape: tuple[str, int], _model: LoadedModel, _l
             raise TableMissingError()
         k = min(compare.WHOLE_K, lists.shape[1])
         overlap = float(compare.overlap(_lists[0], lists, k).mean())
-        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *shape))))
+        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *geometry_key))))
     return np.array(rows)

@@ -1,6 +1,6 @@
 """The frame's sidebar, drawn once by app.py on every run: the model picker, sentence A and B,
 special tokens, presenter mode; it returns their values as one plain value, which app.py hands to
-components.settings.inputs. Also the frame's notices about the host's settings and the styles
+components.view_state.inputs. Also the frame's notices about the host's settings and the styles
 every page shares."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from bert_embeddings.views import settings
 from components.parts import echo, models
 from components.parts.draw import FOCUS_STYLE, PRESENTER_SCALE
 from components.parts.widgets import seeded
-from components.settings.inputs import Inputs
+from components.view_state.inputs import Inputs
 
 
 def sidebar() -> Inputs:

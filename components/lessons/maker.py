@@ -18,7 +18,7 @@ from bert_embeddings.views import check, settings
 from bert_embeddings.views import pages as registry
 from components.lessons import player
 from components.parts import echo, exports
-from components.settings import links
+from components.view_state import links
 
 DRAFT = "_lesson_draft"  # the Lesson being made
 

@@ -12,7 +12,7 @@ from bert_embeddings.lessons import builtin, lesson
 from bert_embeddings.views import settings
 from components.lessons import player
 from components.parts import echo
-from components.settings import links
+from components.view_state import links
 
 
 def from_link(params: dict[str, str]) -> None:

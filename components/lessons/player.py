@@ -25,7 +25,7 @@ from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages as registry
 from components.caches import handouts, lesson_figures
 from components.parts import echo, exports
-from components.settings import links
+from components.view_state import links
 
 PLAYING = "_lesson"  # the Playing record of this session's lesson
 PENDING = "_lesson_pending"  # a step whose view the next run applies first

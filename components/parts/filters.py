@@ -12,7 +12,7 @@ from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
 from components.parts import echo
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
-from components.settings import persistence
+from components.view_state import persistence
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from components.frame import runs
 from components.lessons import player
 from components.parts import echo
 from components.rooms import room_wake, room_watch, roomstore
-from components.settings import links
+from components.view_state import links
 
 LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
 APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"

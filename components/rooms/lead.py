@@ -19,7 +19,7 @@ from components.frame import runs
 from components.parts import echo
 from components.rooms import follow, room_watch
 from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, TAKEN, USED
-from components.settings import links
+from components.view_state import links
 
 SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
 RESUMED = "_room_resumed"

@@ -15,7 +15,7 @@ from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, aligned_jobs, compare
 from bert_embeddings.views import settings
-from components.caches import spaces, state
+from components.caches import model_caches, spaces
 from components.parts import draw, echo, exports, job_panel, widgets
 
 CHART = "mv_aligned"
@@ -59,7 +59,7 @@ def section(
     rows = (shared.rows_a, shared.rows_b)
     offer = job_panel.Offer("Draw the aligned maps", note=NOTE + " About a minute for 30,522 pieces.")
     found = None
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         found = job_panel.wait_for(
             "mv_draw_maps", lambda start: [_found(spec, rows, start)], ["The aligned maps"], offer, NOTE
         )

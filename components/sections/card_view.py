@@ -15,7 +15,7 @@ import streamlit as st
 from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
 from bert_embeddings.figures import views
 from bert_embeddings.views import settings
-from components.caches import axes, state
+from components.caches import axis_tests, model_caches
 from components.parts import draw, echo, exports, widgets
 from components.sections import geometry_view
 
@@ -26,7 +26,7 @@ def _other_shape(shape: tuple[str, int], hidden: int) -> tuple[str, int]:
     """The geometry the card is set beside: all-but-the-top (raw when that is the one shown)."""
     if shape[0] == "all-but-the-top":
         return ("raw", 0)
-    return geometry.shape("all-but-the-top", geometry.default_removed(hidden))
+    return geometry.key("all-but-the-top", geometry.default_removed(hidden))
 
 
 def card(
@@ -35,12 +35,16 @@ def card(
     """Axis ``name``'s card: the verdict and its figures, then, folded, the words' intervals, the
     same card under the other geometry and the files. ``texts``: the ends and the words placed
     (only words that can be placed)."""
-    index, model = state.vocab_index(), state.require_model()
+    index, model = model_caches.vocab_index(), model_caches.require_model()
     found, other = None, None
-    with state.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
-        found = axes.card(state.model_key(), texts, shape, index, model.tokenizer, state.space(*shape))
+    with model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
+        found = axis_tests.card(
+            model_caches.model_key(), texts, shape, index, model.tokenizer, model_caches.space(*shape)
+        )
         second = _other_shape(shape, index.table.shape[1])
-        other = axes.card(state.model_key(), texts, second, index, model.tokenizer, state.space(*second))
+        other = axis_tests.card(
+            model_caches.model_key(), texts, second, index, model.tokenizer, model_caches.space(*second)
+        )
     if found is None:
         return
     c = found.card
@@ -130,8 +134,13 @@ def weat_section(model_name: str) -> None:
         for box, g in zip(boxes, word_tests.WEAT_GROUPS, strict=True)
     )
     found = None
-    with state.friendly_errors(stop=False):
-        found = axes.weat(state.model_key(), texts, state.vocab_index(), state.require_model().tokenizer)
+    with model_caches.friendly_errors(stop=False):
+        found = axis_tests.weat(
+            model_caches.model_key(),
+            texts,
+            model_caches.vocab_index(),
+            model_caches.require_model().tokenizer,
+        )
     if found is None:
         return
     w = found.test

@@ -13,10 +13,10 @@ from bert_embeddings.jobs import backend
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, stages
 from bert_embeddings.views import settings
-from components.caches import state
+from components.caches import model_caches
 from components.parts import echo, exports, job_panel, widgets
 from components.sections import space_view
-from components.settings import links, persistence
+from components.view_state import links, persistence
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
 MEANINGS = {
@@ -31,7 +31,7 @@ HELP = "  \n".join(f"**{name}**: {meaning}." for name, meaning in MEANINGS.items
 def switch(hidden: int) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
     for the others). The same keys on every page that shows it, held
-    from page to page (components/settings/persistence.py)."""
+    from page to page (components/view_state/persistence.py)."""
     default = geometry.default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True
@@ -68,8 +68,8 @@ def changed_from_raw(
     are not among its 10 nearest by raw cosine."""
     if shape[0] == settings.GEOMETRIES[0]:
         return
-    raw = state.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), filters)
-    here = state.nearest(query.vector, COMPARED, shape, filters, weight=query.weight)
+    raw = model_caches.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), filters)
+    here = model_caches.nearest(query.vector, COMPARED, shape, filters, weight=query.weight)
     changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
     st.caption(
         f"{changed} of the {len(here.ids)} nearest change from raw cosine in the {described(shape)} geometry."
@@ -128,7 +128,7 @@ def overlaps(model: LoadedModel, lab: geometry_lab.Lab) -> None:
     What moved reads the same lists). A figure is shown once raw's lists and its geometry's are
     there; meanwhile one job panel, for the job computing (or a failed one, with Try again)."""
     removed, unfit = lab.removed, lab.problems[geometry_lab.TABLES[0]]
-    shapes = {name: geometry.shape(name, removed) for name in geometry.GEOMETRIES if name not in unfit}
+    geometry_keys = {name: geometry.key(name, removed) for name in geometry.GEOMETRIES if name not in unfit}
     side = space_view.Side(model, stages.TOKEN, None)
     table = st.container()  # the figures go above the panel, drawn once the lists are read
     found, labels = {}, []
@@ -138,14 +138,17 @@ def overlaps(model: LoadedModel, lab: geometry_lab.Lab) -> None:
         # others wait until asked again); the panel is given the failed jobs, else the one
         # computing, and ``labels`` (which wait_for reads after this call) is filled to match,
         # counting what is left.
-        found.update((name, space_view.lists(side, shape, start)) for name, shape in shapes.items())
+        found.update(
+            (name, space_view.lists(side, geometry_key, start))
+            for name, geometry_key in geometry_keys.items()
+        )
         jobs = {name: item for name, item in found.items() if backend.is_job(item)}
         failed = [name for name, job in jobs.items() if job.failure()]
         computing = [name for name, job in jobs.items() if not job.waiting()]
         shown = failed or (computing or list(jobs))[:1]
         labels[:] = [
-            f"Neighbours in the {described(shapes[name])} geometry "
-            f"({len(jobs)} of {len(shapes)} geometries still to compute)"
+            f"Neighbours in the {described(geometry_keys[name])} geometry "
+            f"({len(jobs)} of {len(geometry_keys)} geometries still to compute)"
             for name in shown
         ]
         return [jobs[name] for name in shown]
@@ -155,11 +158,11 @@ def overlaps(model: LoadedModel, lab: geometry_lab.Lab) -> None:
         "geometry after another at the lowest priority, and kept for everyone. This part fills in by "
         "itself; the rest of the app is free meanwhile."
     )
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         job_panel.wait_for("geo_overlaps", find, labels, None, note)
     raw = found.get("raw")
     rows = [
-        {"geometry": described(shapes[name]), OVERLAP_COLUMN: overlap_with_raw(raw, lists)}
+        {"geometry": described(geometry_keys[name]), OVERLAP_COLUMN: overlap_with_raw(raw, lists)}
         for name, lists in found.items()
         if name != "raw" and isinstance(raw, np.ndarray) and isinstance(lists, np.ndarray)
     ]

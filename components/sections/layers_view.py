@@ -9,7 +9,7 @@ import streamlit as st
 from bert_embeddings.figures import space_charts
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages
-from components.caches import spaces, state
+from components.caches import model_caches, spaces
 from components.parts import draw, echo, exports, job_panel
 from components.sections import space_view
 
@@ -31,7 +31,7 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
         ),
     )
     found = None
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         found = job_panel.wait_for(
             "mv_layers",
             lambda start: [space_view.lists(side, shape, start) for side in sides],
@@ -41,7 +41,7 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
         )
     if found is None:  # (the panel, or a message, is shown)
         return
-    with state.friendly_errors(stop=False):
+    with model_caches.friendly_errors(stop=False):
         rows = spaces.through_the_stages(sides[0].key, shape, model, tuple(found))
         labels = [stages.stage_label(s) for s in names]
         series = {"mean overlap@10 with the token rows": rows[:, 0], "mean cosine (anisotropy)": rows[:, 1]}

@@ -16,11 +16,11 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
-from bert_embeddings.figures import map_marks, maps
+from bert_embeddings.figures import map_charts, map_marks
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
 from bert_embeddings.views import settings
-from components.caches import map_state, state
+from components.caches import map_state, model_caches
 from components.parts import draw, echo, exports, filters, job_panel, widgets
 
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
@@ -82,7 +82,7 @@ def click_marks(
     row = clicked(key)
     if row is None or row >= index.size:
         return [], [], None
-    true = state.nearest(
+    true = model_caches.nearest(
         index.table[row], 10, shape, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
     )
     on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]
@@ -97,7 +97,7 @@ def click_marks(
 
 
 def vocabulary(
-    key: str, request: maps.VocabularyMap, index: vocab_search.VocabIndex, shape: tuple[str, int]
+    key: str, request: map_charts.VocabularyMap, index: vocab_search.VocabIndex, shape: tuple[str, int]
 ) -> None:
     """The vocabulary map ``request`` (views.vocabulary), made clickable: the piece clicked last
     is marked (its lines drawn with the request's underlays, its marks over its highlights),
@@ -112,7 +112,7 @@ def vocabulary(
     st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
         index.kinds, request.shown_kinds, request.colouring, len(request.underlays), request.highlights
     )
-    draw.chart(maps.vocabulary_map(request), key=key, on_select=True)
+    draw.chart(map_charts.vocabulary_map(request), key=key, on_select=True)
     clicked_notes(key, sentence, index)
 
 

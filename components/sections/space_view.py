@@ -17,7 +17,7 @@ from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
 from bert_embeddings.views import link_text, settings
-from components.caches import spaces, state
+from components.caches import model_caches, spaces
 from components.parts import draw, echo, exports, filters, widgets
 
 
@@ -223,8 +223,10 @@ def movers(name: str, shared: compare.Shared, result: compare.Comparison, index)
     choices = filters.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
     allowed = np.ones(len(shared.pieces), dtype=bool)
     if choices.valid:
-        with state.friendly_errors(stop=False):
-            allowed = vocab_search.allowed_rows(index, choices.filters(), state.pattern_rows)[shared.rows_a]
+        with model_caches.friendly_errors(stop=False):
+            allowed = vocab_search.allowed_rows(index, choices.filters(), model_caches.pattern_rows)[
+                shared.rows_a
+            ]
     if choices.leave_out:
         allowed &= result.overlap < 1
     ranked = result.movers(allowed)

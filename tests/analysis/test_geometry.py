@@ -186,6 +186,6 @@ def test_the_layer_output_of_every_piece_is_the_modules_and_its_mean_cosine_is_e
 
 def test_a_pca_map_is_keyed_as_its_geometry_but_centred_is_raws():
     """PCA centres the rows itself: centred's map is raw's; every other geometry keeps its key."""
-    assert geometry.pca_shape("centred", 3) == ("raw", 0) == geometry.pca_shape("raw", 5)
-    assert geometry.pca_shape("all-but-the-top", 3) == ("all-but-the-top", 3)
-    assert geometry.pca_shape("standardised", 2) == geometry.shape("standardised", 2)
+    assert geometry.pca_key("centred", 3) == ("raw", 0) == geometry.pca_key("raw", 5)
+    assert geometry.pca_key("all-but-the-top", 3) == ("all-but-the-top", 3)
+    assert geometry.pca_key("standardised", 2) == geometry.key("standardised", 2)

@@ -9,7 +9,7 @@ from bert_embeddings.analysis import geometry
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import settings
 from components.parts import filters, models
-from components.settings import links
+from components.view_state import links
 from testkit.apptest import ROOT, figures, messages, open_link, shown
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once

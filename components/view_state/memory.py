@@ -4,7 +4,7 @@ Widget values live under the keys of the settings table (bert_embeddings/views/s
 when their widget is not drawn; these records are kept under plain keys, so they survive
 page switches: the Neighbours page's latest search, which the Maps page marks, and the
 options its sentence grid was drawn with, which its search (rerun alone, as a fragment)
-compares with its own. Caches shared by every session are components/caches/state.py's.
+compares with its own. Caches shared by every session are components/caches/model_caches.py's.
 """
 
 from __future__ import annotations

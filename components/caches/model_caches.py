@@ -34,7 +34,7 @@ from bert_embeddings.errors import ExplorerError
 from bert_embeddings.models import checkpoints, threads, tokenize
 from components.frame import runs
 from components.parts import echo
-from components.settings import inputs
+from components.view_state import inputs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
@@ -294,7 +294,7 @@ def space(name: str, removed: int) -> geometry.Geometry:
     """The geometry ``name`` fitted to the model in use's token table (``removed``: D for
     all-but-the-top), once per model for every session."""
     with st.spinner(f"Fitting the {name} geometry to the token table..."):
-        return _space(*_active(), *geometry.shape(name, removed))
+        return _space(*_active(), *geometry.key(name, removed))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -319,7 +319,7 @@ def _nearest(
     queries: bytes,
     hidden: int,
     k: int,
-    shape: tuple[str, int],
+    geometry_key: tuple[str, int],
     filters,
     each: bool,
     weight: float,
@@ -327,7 +327,7 @@ def _nearest(
     # Keyed by the query vectors' float32 bytes (the search reads them as float32 anyway): a
     # workshop's followers all ask for the same search, and only the first one pays for it.
     vectors = np.frombuffer(queries, dtype=np.float32).reshape(-1, hidden)
-    index, fitted = _vocab_index(key, revision), _space(key, revision, *shape)
+    index, fitted = _vocab_index(key, revision), _space(key, revision, *geometry_key)
     if each:
         return vocab_search.nearest_for_each(index, vectors, k, fitted, filters, match=pattern_rows)
     return vocab_search.nearest(index, vectors[0], k, fitted, filters, pattern_rows, weight)
@@ -336,25 +336,27 @@ def _nearest(
 def nearest(
     query: np.ndarray,
     k: float,
-    shape: tuple[str, int],
+    geometry_key: tuple[str, int],
     filters: vocab_search.Filters,
     each: bool = False,
     weight: float = 1.0,
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
-    """vocab_search.nearest over the model in use under the geometry ``shape`` (its name and
+    """vocab_search.nearest over the model in use under the geometry ``geometry_key`` (its name and
     D), or with ``each``, nearest_for_each for every row of ``query``; cached for every
     session: the same search gives the same answer. ``weight`` as vocab_search.Query has it."""
     vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)
     k = vocab_search.check_k(k)
-    shape = geometry.shape(*shape)
-    space(*shape)  # fitted here, with its spinner, if no session has yet
-    return _nearest(*_active(), vectors.tobytes(), vectors.shape[1], k, shape, filters, each, float(weight))
+    geometry_key = geometry.key(*geometry_key)
+    space(*geometry_key)  # fitted here, with its spinner, if no session has yet
+    return _nearest(
+        *_active(), vectors.tobytes(), vectors.shape[1], k, geometry_key, filters, each, float(weight)
+    )
 
 
-def vocabulary_pca(shape: tuple[str, int] = ("raw", 0)) -> tuple[projection.PcaBasis, np.ndarray]:
-    """PCA of the whole token table in the geometry ``shape`` (its name and D): fitted once
+def vocabulary_pca(geometry_key: tuple[str, int] = ("raw", 0)) -> tuple[projection.PcaBasis, np.ndarray]:
+    """PCA of the whole token table in the geometry ``geometry_key`` (its name and D): fitted once
     per model, shared by every session. PCA centres the rows itself, so centred is raw's map."""
-    name, removed = geometry.pca_shape(*shape)
+    name, removed = geometry.pca_key(*geometry_key)
     with friendly_errors(), st.spinner("Fitting PCA on every row of the vocabulary..."):
         space(name, removed)
         return _vocabulary_pca(*_active(), name, removed)

@@ -9,7 +9,9 @@ from bert_embeddings.analysis import word_tests
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def card(model_key: tuple, texts: tuple[str, str, str], shape: tuple[str, int], _index, _tokenizer, _space):
+def card(
+    model_key: tuple, texts: tuple[str, str, str], geometry_key: tuple[str, int], _index, _tokenizer, _space
+):
     return word_tests.card_for(_index, _tokenizer, *texts, space=_space)
 
 

@@ -18,9 +18,9 @@ import streamlit as st
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import link_text, settings
-from components.caches import state as caches
+from components.caches import model_caches
 from components.parts import echo, models
-from components.settings import persistence
+from components.view_state import persistence
 
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
 LINK_TEXT_LIMIT = 2000
@@ -135,7 +135,7 @@ def differs_from(params: dict[str, str]) -> bool:
             continue
         now = state.get(setting.key, settings.default(setting.key))
         if wanted == link_text.LAST_LAYER:  # a stage named for any model: its last layer, once read
-            wanted = now if now == wanted else stages.stage_names(caches.require_model())[-1]
+            wanted = now if now == wanted else stages.stage_names(model_caches.require_model())[-1]
         if now != wanted:
             return True
     return False
