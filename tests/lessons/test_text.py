@@ -118,11 +118,12 @@ HOSTILE = {
 @pytest.mark.parametrize("unit", HOSTILE.values(), ids=HOSTILE.keys())
 def test_reading_is_linear_in_the_text_whatever_it_holds(unit):
     """A hostile text as long as a lesson's text may be is read in well under a tenth of a second
-    of the CPU (a reader quadratic in it would take seconds)."""
+    of the CPU (a reader quadratic in it would take seconds). The time is this thread's: another
+    thread of the test process (a BLAS pool spinning after a previous test) is not the reader's."""
     hostile = (unit * limits.LESSON_TEXT.most)[: limits.LESSON_TEXT.most]
-    started = time.process_time()
+    started = time.thread_time()
     found = text.paragraphs(hostile)
-    assert time.process_time() - started < 0.1
+    assert time.thread_time() - started < 0.1
     assert sum(len(s.text) for p in found for s in p) <= len(hostile)
 
 
