@@ -205,10 +205,12 @@ async def cold_alone(checkpoint: Path, cache: Path) -> tuple[float, float]:
 
 def worker_stages(cache: Path) -> dict:
     """The stages' seconds the worker recorded with the map (under whatever else ran)."""
-    import json
+    from bert_embeddings.maps import map_jobs
 
-    for meta in (cache / "maps").glob("*/*/meta.json"):
-        return json.loads(meta.read_text())["seconds"]
+    for folder in (cache / "maps").glob("*/*"):
+        done = map_jobs.load(folder) if folder.is_dir() else None
+        if done is not None:
+            return done.meta["seconds"]
     return {}
 
 

@@ -87,7 +87,7 @@ def bare_products(table: np.ndarray, threads: int = 2) -> float:
 
 def worker_run(table: np.ndarray, folder: Path) -> tuple[float, float, dict]:
     """The map as the app computes it: the table saved for the map worker, which runs as its own
-    process. (Seconds until it is done, its peak resident MB, the map's meta.json.)"""
+    process. (Seconds until it is done, its peak resident MB, the map's record's metadata.)"""
     folder.mkdir(parents=True, exist_ok=True)
     np.save(folder / files.TABLE, table)
     began, peak = time.perf_counter(), 0.0
@@ -103,7 +103,10 @@ def worker_run(table: np.ndarray, folder: Path) -> tuple[float, float, dict]:
     seconds = time.perf_counter() - began
     if process.returncode:
         raise SystemExit(f"the map worker stopped with exit code {process.returncode}")
-    return seconds, peak, json.loads((folder / map_jobs.META).read_text())
+    done = map_jobs.load(folder)
+    if done is None:
+        raise SystemExit("the map worker left no map that matches its record")
+    return seconds, peak, done.meta
 
 
 def sampled_rows_equal_brute_force(table: np.ndarray, found: np.ndarray, count: int = 100) -> int:

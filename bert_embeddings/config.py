@@ -108,7 +108,8 @@ VARIABLES = (
     ),
     Variable(
         MAP_ITERATIONS,
-        f"t-SNE iterations for the vocabulary map, {MAP_ITERATIONS_RANGE[0]} to {MAP_ITERATIONS_RANGE[1]:,} "
+        "t-SNE iterations for the vocabulary map and What moved's aligned maps, "
+        f"{MAP_ITERATIONS_RANGE[0]} to {MAP_ITERATIONS_RANGE[1]:,} "
         f"(default {DEFAULT_MAP_ITERATIONS}; the first third, at most 250, with early exaggeration); "
         "fewer give a quicker, rougher map",
         readers.whole(*MAP_ITERATIONS_RANGE),

@@ -3,10 +3,10 @@ vouched for by checksums, and swept when a killed worker leaves something behind
 
 Every file a job writes is written under a name of the writing process's own first
 (``*.<pid>.part``) and renamed into place (``write_atomically``): replicas share the cache
-folder, and a reader never sees half a file. An array that others will trust comes with a record
-of its sha256 (``save_array``); one whose bytes do not match is removed and made again, never
-used (``load_array``). A job's input (``table.npy``) and its progress are removed on every way
-out of its worker; what a worker killed outright left is swept once it is a day old.
+folder, and a reader never sees half a file. A job's result (its arrays and the record that
+vouches for them with their checksums) is written and read by jobs.records. A job's input
+(``table.npy``) and its progress are removed on every way out of its worker; what a worker
+killed outright left is swept once it is a day old.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
-import json
 import os
 import time
 from pathlib import Path
@@ -59,44 +58,6 @@ def save_table(path: Path, table: np.ndarray) -> None:
     with open(part, "wb") as handle:
         np.save(handle, np.ascontiguousarray(table), allow_pickle=False)
     os.replace(part, path)
-
-
-def checked_array(path: Path, sha256: str, dtype) -> np.ndarray:
-    """The array in ``path`` if its bytes match ``sha256`` and it holds ``dtype``; else ValueError."""
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise ValueError("checksum")
-    array = np.load(io.BytesIO(data), allow_pickle=False)
-    if array.dtype != dtype:
-        raise ValueError("dtype")
-    return array
-
-
-def save_array(folder: Path, name: str, array: np.ndarray, dtype) -> None:
-    """``<name>.npy``, then ``<name>.json`` vouching for it with its checksum and shape."""
-    data = npy_bytes(array, dtype)
-    write_atomically(folder / f"{name}.npy", data)
-    meta = {"sha256": hashlib.sha256(data).hexdigest(), "shape": list(np.shape(array))}
-    write_atomically(folder / f"{name}.json", json.dumps(meta).encode())
-
-
-def load_array(folder: Path, name: str, dtype) -> np.ndarray | None:
-    """The array if it is there whole (its checksum matching), read-only; else None (a damaged
-    one is removed, so that it is made again)."""
-    meta_file = folder / f"{name}.json"
-    if not meta_file.exists():
-        return None
-    try:
-        meta = json.loads(meta_file.read_text())
-        array = checked_array(folder / f"{name}.npy", meta["sha256"], dtype)
-        if list(array.shape) != meta["shape"]:
-            raise ValueError("shape")
-    except (OSError, ValueError, KeyError, TypeError):
-        meta_file.unlink(missing_ok=True)
-        (folder / f"{name}.npy").unlink(missing_ok=True)
-        return None
-    array.flags.writeable = False
-    return array
 
 
 def clear_inputs(folder: Path, pid: int | None = None) -> None:

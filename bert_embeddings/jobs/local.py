@@ -7,9 +7,8 @@ A t-SNE map's worker or a stage space's holds some hundred MB and a host's memor
 one job computes at a time, maps and spaces alike; a job asked for meanwhile waits, queued, and
 starts at the first request after the other is done.
 
-The rule that every page's job panel inherits: a job this process knows of, running, waiting its
-turn or failed, is shown to everyone who looks (``job_in``), until it finishes or someone tries
-again; ``retry`` forgets a failure, and the caller asks for the job again in the same step.
+``job_in`` and ``retry`` keep the rule every job follows (bert_embeddings.jobs) for the jobs this
+process knows of.
 """
 
 from __future__ import annotations

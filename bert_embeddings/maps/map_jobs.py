@@ -2,20 +2,19 @@
 
 A map is a folder named by the model's table (a fingerprint of its bytes) and the settings:
 its arrays (``coords.npy``; ``neighbours.npy``, each row's exact 10 nearest cosine neighbours;
-``kept.npy``, how many of them the map keeps; ``regions.npy``, each row's region) and
-``meta.json``, which holds the sha256 of each array, the faithfulness and the regions. A map whose
-files are missing, cut short, or do not match their checksum is not a map: it is removed and
-computed again, never shown.
+``kept.npy``, how many of them the map keeps; ``regions.npy``, each row's region) and its
+record, ``map.json`` (jobs.records: each array's checksum, dtype and shape; the settings, the
+faithfulness and the regions). A map whose files are missing, cut short, or do not match their
+record is not a map: it is removed and computed again, never shown.
 
-The computation is a background job (bert_embeddings.jobs): ``python -m
-bert_embeddings.maps.map_worker FOLDER``, started by jobs.local at background work's priority;
-it reads the table from ``table.npy`` in the folder, writes ``progress.json`` as it goes, and the
-finished map last.
+The computation is a background job, wherever the host runs them (jobs.backend): ``python -m
+bert_embeddings.maps.map_worker FOLDER SETTINGS``, whose life is jobs.worker.run's; it reads the
+table from ``table.npy`` in the folder, writes ``progress.json`` as it goes, and the finished map
+last (``save``, through jobs.records).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,10 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from bert_embeddings import config
-from bert_embeddings.jobs import backend, files
+from bert_embeddings.jobs import backend, files, records
 from bert_embeddings.maps import map_reading, neighbour_map
 
-COORDS, META = "coords.npy", "meta.json"
+COORDS, RECORD = "coords.npy", "map"  # (the record: map.json)
 NEIGHBOURS, KEPT, REGIONS = "neighbours.npy", "kept.npy", "regions.npy"
 
 
@@ -71,17 +70,11 @@ ARRAYS = {
 
 
 def load(folder: Path, rows: int | None = None) -> Done | None:
-    """The finished map in ``folder``, each file checked against its checksum; None if there is
+    """The finished map in ``folder``, each file checked against its record; None if there is
     none. A damaged or partial map is removed, so that it is computed again."""
-    meta_file = folder / META
-    if not meta_file.exists():
-        return None
-    try:
-        meta = json.loads(meta_file.read_text())
-        arrays = {
-            name: files.checked_array(folder / name, meta["sha256"][name], kind[0])
-            for name, kind in ARRAYS.items()
-        }
+
+    def checked(record: records.Record) -> Done:
+        arrays, meta = record.arrays, record.meta
         n = len(arrays[COORDS])
         if rows is not None and n != rows:
             raise ValueError("rows")
@@ -91,17 +84,13 @@ def load(folder: Path, rows: int | None = None) -> Done | None:
         if not np.isfinite(arrays[COORDS]).all():
             raise ValueError("values")
         regions = _regions(meta["regions"], arrays[REGIONS], n)
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        for name in (META, *ARRAYS):
-            (folder / name).unlink(missing_ok=True)
-        return None
-    for array in arrays.values():
-        array.flags.writeable = False
-    return Done(arrays[COORDS], meta, arrays[NEIGHBOURS], arrays[KEPT], regions)
+        return Done(arrays[COORDS], meta, arrays[NEIGHBOURS], arrays[KEPT], regions)
+
+    return records.read(folder, RECORD, {name: kind[0] for name, kind in ARRAYS.items()}, checked)
 
 
 def _regions(kept: dict, of_row: np.ndarray, n: int) -> map_reading.Regions:
-    """The regions from meta.json's record of them, checked against the rows."""
+    """The regions from the map's record of them, checked against the rows."""
     central = tuple(tuple(int(i) for i in ids) for ids in kept["central"])
     sizes = tuple(int(s) for s in kept["sizes"])
     anchors = np.asarray(kept["anchors"], dtype=np.float32).reshape(-1, 2)
@@ -113,8 +102,7 @@ def _regions(kept: dict, of_row: np.ndarray, n: int) -> map_reading.Regions:
 
 
 def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_map.Settings) -> None:
-    """The arrays first, then the meta file that vouches for them with their checksums (so a
-    crash before it leaves no map rather than a wrong one)."""
+    """The arrays, then the record that vouches for them (jobs.records.write)."""
     regions = result.regions
     values = {
         COORDS: result.coords,
@@ -122,11 +110,6 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
         KEPT: result.kept,
         REGIONS: regions.of_row,
     }
-    sums = {}
-    for name, (dtype, _) in ARRAYS.items():
-        data = files.npy_bytes(values[name], dtype)
-        files.write_atomically(folder / name, data)
-        sums[name] = hashlib.sha256(data).hexdigest()
     meta = {
         "method": "t-SNE",
         "settings": settings.as_dict(),
@@ -139,9 +122,14 @@ def save(folder: Path, result: neighbour_map.NeighbourMap, settings: neighbour_m
             "sizes": list(regions.sizes),
             "anchors": regions.anchors.tolist(),
         },
-        "sha256": sums,
     }
-    files.write_atomically(folder / META, json.dumps(meta, indent=1).encode())
+    arrays = {name: (values[name], dtype) for name, (dtype, _) in ARRAYS.items()}
+    records.write(folder, RECORD, arrays, meta)
+
+
+def remove(folder: Path) -> None:
+    """The map in ``folder``, record and arrays, if they are there."""
+    records.remove(folder, RECORD, ARRAYS)
 
 
 def start(

@@ -1,10 +1,12 @@
-"""The map worker: the process a server starts to compute one t-SNE map (bert_embeddings/maps/map_jobs.py),
-``python -m bert_embeddings.maps.map_worker FOLDER SETTINGS``, at background work's priority.
+"""The map worker: the process that computes one t-SNE map (bert_embeddings/maps/map_jobs.py),
+``python -m bert_embeddings.maps.map_worker FOLDER SETTINGS``, started at background work's
+priority wherever the host runs background jobs (jobs.backend).
 
 It reads the table from ``table.npy`` in the folder, writes ``progress.json`` as it goes (each
-stage's history, for the forecast of the time left) and the finished map last; its life and its
-way out, whatever happens, are jobs.worker.run's (its input, a 47 MB copy of the table for
-bert-base, is removed on every way out).
+stage's history, for the forecast of the time left) and the finished map last, its arrays and
+then their record (map_jobs.save, through jobs.records); its life and its way out, whatever
+happens, are jobs.worker.run's (its input, a 47 MB copy of the table for bert-base, is removed on
+every way out).
 """
 
 from __future__ import annotations

@@ -79,8 +79,7 @@ def queue_map(table: np.ndarray, shape: tuple[str, int], settings: neighbour_map
 def _remove_unfinished(folder: Path) -> None:
     if not folder.is_dir():
         return
-    for name in (map_jobs.META, *map_jobs.ARRAYS):
-        (folder / name).unlink(missing_ok=True)
+    map_jobs.remove(folder)
     for part in folder.glob(f"*.{os.getpid()}.part"):
         part.unlink(missing_ok=True)
     try:

@@ -2,7 +2,7 @@
 one picture, so that a piece that moved is seen to move.
 
 1. A's t-SNE map, from A's exact neighbour lists and the PCA start, as the Maps page draws it
-   (bert_embeddings.maps.neighbour_map, same settings).
+   (bert_embeddings.maps.neighbour_map, the same settings: aligned_jobs passes the maps' own).
 2. B's map, laid out from B's own neighbour lists but *started from A's map* (its coordinates
    rescaled to the start's scale): t-SNE keeps the large arrangement it starts from, so what B
    keeps of A stays where it was.
@@ -28,7 +28,7 @@ from bert_embeddings.maps import neighbour_map
 
 GAP = 0.02  # how far the aligned map's recall@10 may fall below the independent map's
 START_SCALE = 1e-4  # the standard deviation of a start's first column, as pca_start scales it
-DEFAULT = neighbour_map.Settings()  # the Maps page's t-SNE settings
+DEFAULT = neighbour_map.Settings()  # t-SNE's defaults (the app's jobs pass the host's: aligned_jobs)
 STEPS = ("A's map", "B started from A's map", "B's own map")
 
 

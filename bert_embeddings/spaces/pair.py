@@ -86,7 +86,7 @@ def lists_now(
     table = space.vectors if rows is None else space.vectors[rows]
     lists = space_jobs.lists_of(table, shape, threads, progress)
     folder.mkdir(parents=True, exist_ok=True)
-    files.save_array(folder, space_jobs.lists_name(job.stage, job.shape, job.rows), lists, np.int32)
+    space_jobs.save_lists(folder, job, lists)
     return lists
 
 

@@ -10,13 +10,16 @@ stages depend on more than the token rows, so a fine-tune with frozen embeddings
   geometry, ``MAX_K`` of them (fewer for a tiny table), int32 - over the whole vocabulary
   (``rows`` = ``all``) or over the rows another model shares with it (``rows`` the fingerprint of
   those row numbers, which are then the lists' rows and what they index);
-- beside each, ``<name>.json`` with its sha256, written after it: an array whose bytes do not
-  match is removed and computed again, never used.
+- beside each, its record ``<name>.json`` (jobs.records: the array's checksum, dtype and shape),
+  written after it: an array whose bytes do not match is removed and computed again, never used.
+  A stage's table is a result of its own, shared by every job that needs that stage; a job's
+  result is its lists.
 
-The computation runs as ``python -m bert_embeddings.spaces.space_worker`` through map_jobs'
-launcher: at the lowest CPU priority, one heavy job at a time per server process (maps and
-spaces alike), each in a folder of its own under ``jobs/`` for its progress and log. A layer's
-table needs the whole model, run once over every piece; that one pass keeps every layer's table.
+The computation runs as ``python -m bert_embeddings.spaces.space_worker``, wherever the host runs
+background jobs (jobs.backend: one heavy job at a time per server process, maps and spaces alike,
+or a queue's workers), in a folder of its own under ``jobs/`` for its progress and log; its life
+is jobs.worker.run's. A layer's table needs the whole model, run once over every piece; that one
+pass keeps every layer's table.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
-from bert_embeddings.jobs import backend, files
+from bert_embeddings.jobs import backend, files, records
 from bert_embeddings.spaces import compare, stages
 
 ALL = "all"  # the lists of the whole vocabulary
@@ -90,7 +93,12 @@ class Spec:
 
 
 def lists_for(folder: Path, spec: Spec) -> np.ndarray | None:
-    return files.load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
+    return records.load_array(folder, lists_name(spec.stage, spec.shape, spec.rows), np.int32)
+
+
+def save_lists(folder: Path, spec: Spec, lists: np.ndarray) -> None:
+    """The job's result: its lists and their record."""
+    records.save_array(folder, lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
 
 
 def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | backend.Job:
@@ -114,7 +122,7 @@ def start(key: str, spec: Spec, rows: np.ndarray | None = None) -> np.ndarray | 
 def table_in(folder: Path, stage: str) -> np.ndarray | None:
     """A stage's table if it is on disk (the token and output stages are cheap; the page may
     compute them itself)."""
-    return files.load_array(folder, stage_name(stage), np.float32)
+    return records.load_array(folder, stage_name(stage), np.float32)
 
 
 def lists_of(table: np.ndarray, shape: tuple[str, int], threads: int = 2, progress=None) -> np.ndarray:
@@ -129,7 +137,7 @@ def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) 
     if stage in (stages.TOKEN, stages.OUTPUT):
         report(f"the {stages.stage_label(stage)}", 0.0)
         table = stages.token_table(model) if stage == stages.TOKEN else stages.output_table(model)
-        files.save_array(folder, stage_name(stage), table, np.float32)
+        records.save_array(folder, stage_name(stage), table, np.float32)
         return table
     shape = (model.vocab_size, stages.layer_width(model))
     layers = range(1, stages.layer_count(model) + 1)
@@ -138,7 +146,7 @@ def make_stage(folder: Path, model, stage: str, report=lambda step, done: None) 
     try:
         stages.layer_tables(model, progress=lambda fraction: report("every layer", fraction), out=out)
         for layer, table in enumerate(out, start=1):
-            files.save_array(folder, stage_name(str(layer)), table, np.float32)
+            records.save_array(folder, stage_name(str(layer)), table, np.float32)
     finally:
         for part in parts:
             part.unlink(missing_ok=True)

@@ -1,12 +1,12 @@
 """The stage spaces' worker: ``python -m bert_embeddings.spaces.space_worker FOLDER JOB_FOLDER SPEC``,
-started by bert_embeddings/spaces/space_jobs.py at the lowest CPU priority.
+started for bert_embeddings/spaces/space_jobs.py wherever the host runs background jobs (jobs.backend).
 
 It loads the model from its folder, makes the stage's table unless ``FOLDER`` holds it (a layer
 stage makes every layer's, in one pass of the whole model, written straight to files mapped into
 memory), then the exact neighbour lists in the geometry, over the whole vocabulary or the rows in
-``JOB_FOLDER/table.npy``; it reports progress in ``JOB_FOLDER/progress.json`` and writes each
-array before the record that vouches for it. Its input is removed on every way out
-(worker.run).
+``JOB_FOLDER/table.npy``; it reports progress in ``JOB_FOLDER/progress.json`` (jobs.worker.reporter)
+and writes each array before the record that vouches for it (jobs.records). Its input is removed
+on every way out (jobs.worker.run).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def work(folder: Path, job_folder: Path, spec: space_jobs.Spec, threads: int = 2
     if spec.rows != space_jobs.ALL:
         table = table[np.load(job_folder / files.TABLE, allow_pickle=False)]
     lists = space_jobs.lists_of(table, spec.shape, threads, lambda _, done: report("neighbours", done))
-    files.save_array(folder, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), lists, np.int32)
+    space_jobs.save_lists(folder, spec, lists)
 
 
 def main(folder: Path, job_folder: Path, spec_json: str) -> int:

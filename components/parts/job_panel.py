@@ -2,11 +2,9 @@
 aligned maps): the offer to start it, its progress with the time left, its failure with the
 reason, and "Try again", which starts it again.
 
-The rule every job follows (bert_embeddings.maps.map_jobs): a job this server process knows of,
-running, waiting its turn or failed, is shown to everyone who opens its view, until it finishes
-or someone tries again. So a failure is seen at once, by whoever watches, and in any new tab;
-and "Try again" forgets the failure and asks for the job in the same click, so the next run
-starts it.
+It shows what the rule every job follows promises (bert_embeddings.jobs, whichever backend runs
+it): a failure is seen at once, by whoever watches, and in any new tab; and "Try again" forgets
+the failure and asks for the job in the same click, so the next run starts it.
 """
 
 from __future__ import annotations

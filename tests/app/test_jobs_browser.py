@@ -67,24 +67,42 @@ THE_MAP = f"The t-SNE map of all {PIECES:,} pieces"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory, browser):
-    """The app on a random 2-layer BERT (narrow and of a small vocabulary, so its jobs are quick)
-    and a cache of its own. Its maps take the most t-SNE iterations a host may set: a map is
-    never needed to the end here, and so long a one is surely still running when it is killed."""
+def model(tmp_path_factory) -> Path:
+    """A random 2-layer BERT, narrow and of a small vocabulary, so that its jobs are quick."""
+    root = tmp_path_factory.mktemp("model")
+    return keep_first_pieces(write_random_bert(root / "two-layers", layers=2, seed=5), PIECES)
+
+
+def server(tmp_path_factory, model: Path, iterations: int):
+    """The app on ``model``, with a cache of its own and ``iterations`` for its t-SNE maps (the
+    Maps page's and the aligned maps' alike); its workers are killed when it stops."""
     root = tmp_path_factory.mktemp("jobs")
-    model = keep_first_pieces(write_random_bert(root / "two-layers", layers=2, seed=5), PIECES)
     cache = root / "cache"
     env = {
         "BERT_EXPLORER_MODEL": str(model),
         "BERT_EXPLORER_CACHE": str(cache),
-        "BERT_EXPLORER_MAP_ITERATIONS": str(config.MAP_ITERATIONS_RANGE[1]),
+        "BERT_EXPLORER_MAP_ITERATIONS": str(iterations),
         "HF_HUB_OFFLINE": "1",
     }
     with streamlit_server(env=env, log=root / "server.log") as (base, _):
-        yield base, cache, browser, model
+        yield base, cache
     for module in (MAP, SPACE, ALIGNED):
         for pid in workers(module, cache):
             kill(pid)
+
+
+@pytest.fixture(scope="module")
+def long_maps(tmp_path_factory, model):
+    """A server whose maps take the most t-SNE iterations a host may set: a map is never needed
+    to the end here, and so long a one is surely still running when it is killed."""
+    yield from server(tmp_path_factory, model, config.MAP_ITERATIONS_RANGE[1])
+
+
+@pytest.fixture(scope="module")
+def short_maps(tmp_path_factory, model):
+    """A server whose maps take few t-SNE iterations, so that the aligned maps, which must
+    finish here, are quick."""
+    yield from server(tmp_path_factory, model, 100)
 
 
 def failure_shown(page, what: str) -> None:
@@ -104,9 +122,9 @@ def try_again(page, module: str, cache: Path, killed: int) -> int:
     return started
 
 
-def test_a_killed_map_worker_is_seen_at_once_and_try_again_starts_it_again(app, browser):
+def test_a_killed_map_worker_is_seen_at_once_and_try_again_starts_it_again(long_maps, browser):
     """Maps, t-SNE: the worker killed mid-way; the page and a new tab say so, Try again restarts it."""
-    base, cache, _, model = app
+    base, cache = long_maps
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     open_page(page, f"{base}/maps?method=tsne")
@@ -125,10 +143,12 @@ def test_a_killed_map_worker_is_seen_at_once_and_try_again_starts_it_again(app, 
     context.close()
 
 
-def test_killed_space_and_aligned_workers_are_seen_at_once_and_try_again_finishes_them(app, browser):
+def test_killed_space_and_aligned_workers_are_seen_at_once_and_try_again_finishes_them(
+    short_maps, model, browser
+):
     """What moved: the neighbour lists' worker and then the aligned maps' worker killed; each
     failure is shown at once, and Try again computes each to the end."""
-    base, cache, _, model = app
+    base, cache = short_maps
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     open_page(page, f"{base}/moved?to=1&vs={quote(str(model))}")

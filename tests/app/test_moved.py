@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
 from bert_embeddings.figures import export
-from bert_embeddings.jobs import files, local
+from bert_embeddings.jobs import local
 from bert_embeddings.views import settings
 from components.parts import echo
 from components.sections import space_view
@@ -97,7 +97,7 @@ def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_st
     """The page's side of the aligned maps: the button starts the job (its own computation is
     pinned in tests/spaces); finished maps on disk are drawn at the link's step between A and B,
     with each map's recall and the chosen piece's path."""
-    from bert_embeddings.spaces import aligned_jobs, space_jobs
+    from bert_embeddings.spaces import aligned, aligned_jobs, space_jobs
 
     at = run_page("pages/moved.py")
     at.selectbox(key=settings.MV_MODEL).set_value(str(two_layer_model)).run()
@@ -121,8 +121,7 @@ def test_aligned_maps_drawn_from_the_kept_files_with_each_maps_recall_and_the_st
     local._jobs.clear()
     rng = np.random.default_rng(0)
     maps = rng.standard_normal((3, model.vocab_size, 2)).astype(np.float32)
-    files.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
-    files.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
+    aligned_jobs.save(folder, aligned.AlignedMaps(*maps, 0.41, 0.385, 0.39))
     at.text_input(key=settings.MV_PIECE).set_value("river").run()
     at.select_slider(key=settings.MV_STEP).set_value("50").run()
     assert not at.exception and not at.error, messages(at)
@@ -231,7 +230,7 @@ def test_at_k_100_the_next_piece_buttons_are_each_sides_10_nearest(compared):
 def test_the_aligned_maps_numbers_come_as_files(compared, downloads):
     """The aligned maps had no download: the points at the step shown, A's and B's maps and each
     piece's overlap, for every shared piece, as CSV and .npy."""
-    from bert_embeddings.spaces import aligned_jobs, space_jobs
+    from bert_embeddings.spaces import aligned, aligned_jobs, space_jobs
 
     model = api.load(str(compared))
     key = space_jobs.model_key(model)
@@ -244,8 +243,7 @@ def test_the_aligned_maps_numbers_come_as_files(compared, downloads):
     folder = aligned_jobs.folder_for(spec)  # stand-in maps where the finished job keeps its own
     maps = np.random.default_rng(1).standard_normal((3, model.vocab_size, 2)).astype(np.float32)
     folder.mkdir(parents=True, exist_ok=True)
-    files.save_array(folder, aligned_jobs.MAPS, maps, np.float32)
-    files.save_array(folder, aligned_jobs.RECALLS, np.array([0.41, 0.385, 0.39]), np.float64)
+    aligned_jobs.save(folder, aligned.AlignedMaps(*maps, 0.41, 0.385, 0.39))
     at = compared_page(compared)
     at.select_slider(key=settings.MV_STEP).set_value("50").run()
     assert not at.exception and not at.error, messages(at)

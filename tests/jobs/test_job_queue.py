@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from bert_embeddings.errors import JobQueueError
-from bert_embeddings.jobs import backend, files, local, queue
+from bert_embeddings.jobs import backend, files, local, queue, records
 from bert_embeddings.maps import map_jobs, neighbour_map
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import aligned, aligned_jobs, space_jobs
@@ -80,16 +80,16 @@ def locally(monkeypatch, tmp_path: Path, ask):
 
 
 def same_files(one: Path, other: Path) -> list[str]:
-    """Every array and checksum record of two job results, compared byte for byte (a map's
-    meta.json is compared but for the seconds it took); the names compared."""
+    """Every array and record of two job results, compared byte for byte (a map's record is
+    compared but for the seconds it took); the names compared."""
     names = sorted(p.name for p in one.iterdir() if p.suffix in (".npy", ".json"))
     assert names == sorted(p.name for p in other.iterdir() if p.suffix in (".npy", ".json"))
     for name in names:
         mine, theirs = (one / name).read_bytes(), (other / name).read_bytes()
-        if name == map_jobs.META:
-            mine, theirs = (
-                {k: v for k, v in json.loads(b).items() if k != "seconds"} for b in (mine, theirs)
-            )
+        if name == records.path(one, map_jobs.RECORD).name:
+            mine, theirs = (json.loads(b) for b in (mine, theirs))
+            for record in (mine, theirs):
+                del record["meta"]["seconds"]
         assert mine == theirs, name
     return names
 
@@ -134,7 +134,8 @@ def test_two_processes_asking_at_once_make_one_job_whose_map_is_the_local_backen
     assert not (job.folder / files.TABLE).exists()
     here = locally(monkeypatch, on_queue, lambda: map_jobs.start(table, SMALL))
     names = same_files(job.folder, map_jobs.folder_for(files.fingerprint(table), SMALL))
-    assert {"coords.npy", "neighbours.npy", "meta.json"} <= set(names)
+    record = records.path(job.folder, map_jobs.RECORD).name
+    assert {map_jobs.COORDS, map_jobs.NEIGHBOURS, record} <= set(names)
     np.testing.assert_array_equal(here.coords, done.coords)
 
 
@@ -147,7 +148,7 @@ def test_a_stage_space_and_an_aligned_pair_on_the_queue_are_the_local_backends_f
     rows = np.arange(2000, 2800, dtype=np.int64)
     name = space_jobs.rows_name(rows)
     sides = [space_jobs.Spec(str(model.folder), stage, ("centred", 0), name) for stage in ("token", "output")]
-    pair = aligned_jobs.PairSpec(key, sides[0], key, sides[1])
+    pair = aligned_jobs.PairSpec(key, sides[0], key, sides[1], SMALL)
 
     def everything():
         lists = [until_done(lambda side=side: space_jobs.start(key, side, rows)) for side in sides]
@@ -200,7 +201,7 @@ def test_a_worker_killed_mid_job_is_a_failure_with_a_retry_that_a_fresh_worker_f
         time.sleep(0.2)
     assert "stopped answering" in (job.failure() or "")
     assert not job.running() and not (job.folder / files.TABLE).exists()
-    assert not (job.folder / map_jobs.META).exists()  # nothing half-written is a map
+    assert not records.path(job.folder, map_jobs.RECORD).exists()  # nothing half-written is a map
     # everyone who looks sees the failure, and asking again before a retry is not a new job
     assert backend.job_in(job.folder).failure() and map_jobs.start(table, settings).failure()
     assert enqueued() == 1

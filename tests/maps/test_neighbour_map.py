@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bert_embeddings.jobs import files, local, progress
+from bert_embeddings.jobs import files, local, progress, records
 from bert_embeddings.maps import forecast, knn, map_jobs, neighbour_map
 from testkit.apptest import ROOT
 from testkit.brute import brute_cosines, random_table
@@ -354,7 +354,7 @@ def test_a_map_is_computed_once_kept_on_disk_and_read_back_by_another_process(ca
         *(("flip a byte", name) for name in map_jobs.ARRAYS),
         ("cut short", map_jobs.COORDS),
         ("cut short", map_jobs.REGIONS),
-        ("no meta", None),
+        ("no record", None),
         ("wrong rows", None),
     ],
 )
@@ -369,8 +369,8 @@ def test_a_damaged_or_partial_map_is_never_shown_but_computed_again(cache, damag
         damaged.write_bytes(bytes(data))
     elif damage == "cut short":
         damaged.write_bytes(bytes(data[: len(data) // 2]))
-    elif damage == "no meta":
-        (folder / map_jobs.META).unlink()
+    elif damage == "no record":
+        records.path(folder, map_jobs.RECORD).unlink()
     if damage == "wrong rows":
         assert map_jobs.load(folder, rows=399) is None  # a map of another size is not this table's
     else:
@@ -546,7 +546,7 @@ def test_a_stopped_worker_leaves_no_copy_of_the_table_behind(cache, signal_name)
     job.process.wait(timeout=60)
     assert job.failure() is not None  # the page says the map's process stopped
     assert not (job.folder / files.TABLE).exists() and not (job.folder / files.PROGRESS).exists()
-    assert not list(job.folder.glob("*.part")) and not (job.folder / map_jobs.META).exists()
+    assert not list(job.folder.glob("*.part")) and not records.path(job.folder, map_jobs.RECORD).exists()
 
 
 @pytest.mark.server("a map worker process")

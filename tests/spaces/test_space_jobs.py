@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from bert_embeddings.analysis import geometry
-from bert_embeddings.jobs import files, local
+from bert_embeddings.jobs import files, local, records
+from bert_embeddings.maps import map_jobs, neighbour_map
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import aligned, aligned_jobs, compare, space_jobs, stages
 from testkit.random_models import keep_first_pieces, write_random_bert
@@ -97,7 +98,7 @@ def test_lists_over_shared_rows_in_a_geometry_and_a_damaged_file_computed_again(
     data = bytearray((folder / f"{name}.npy").read_bytes())
     data[-1] ^= 1
     (folder / f"{name}.npy").write_bytes(bytes(data))
-    assert files.load_array(folder, name, np.int32) is None and not (folder / f"{name}.json").exists()
+    assert space_jobs.lists_for(folder, spec) is None and not records.path(folder, name).exists()
     np.testing.assert_array_equal(finished(fingerprint, spec, rows), lists)
 
 
@@ -151,11 +152,13 @@ def test_aligned_maps_are_made_in_the_background_as_in_this_process_and_kept(cac
     sides = [space_jobs.Spec(str(two_layers.folder), stage, shape, name) for stage in ("token", "output")]
     for side in sides:
         finished(key, side, rows)
-    spec = aligned_jobs.PairSpec(key, sides[0], key, sides[1])
+    # settings other than the defaults: the worker lays the maps out with the spec's own
+    spec = aligned_jobs.PairSpec(key, sides[0], key, sides[1], neighbour_map.Settings(iterations=200, seed=7))
     assert aligned_jobs.PairSpec.from_json(spec.as_json()) == spec
     made = finished_maps(spec, (rows, rows))
     inputs = [aligned_jobs.side_input(key, side, rows) for side in sides]
-    here = aligned.aligned_maps(tuple(i[0] for i in inputs), tuple(i[1] for i in inputs), threads=1)
+    tables, lists = tuple(i[0] for i in inputs), tuple(i[1] for i in inputs)
+    here = aligned.aligned_maps(tables, lists, spec.settings, threads=1)
     for there, mine in ((made.a, here.a), (made.b, here.b), (made.b_alone, here.b_alone)):
         np.testing.assert_array_equal(there, mine)
     assert (made.recall_a, made.recall_b, made.recall_b_alone) == (
@@ -165,8 +168,27 @@ def test_aligned_maps_are_made_in_the_background_as_in_this_process_and_kept(cac
     )
     folder = aligned_jobs.folder_for(spec)
     assert not (folder / "jobs" / "maps" / files.TABLE).exists()
+    # a damaged map is not shown: the pair is computed again
+    data = bytearray((folder / aligned_jobs.MAPS).read_bytes())
+    data[-1] ^= 1
+    (folder / aligned_jobs.MAPS).write_bytes(bytes(data))
+    assert aligned_jobs.finished(folder) is None and not records.path(folder, aligned_jobs.RECORD).exists()
     # another geometry is another pair, not these maps
     other = aligned_jobs.PairSpec(
         key, sides[0], key, space_jobs.Spec(str(two_layers.folder), "output", ("raw", 0), name)
     )
     assert aligned_jobs.folder_for(other) != folder
+
+
+def test_aligned_maps_take_the_maps_settings_that_a_host_may_set(monkeypatch):
+    """The pair's t-SNE settings are the Maps page's (map_jobs.default_settings, whose iterations
+    BERT_EXPLORER_MAP_ITERATIONS sets): they name the pair and travel with its spec to the worker."""
+    sides = [space_jobs.Spec("/models/x", stage, ("centred", 0)) for stage in ("token", "output")]
+    monkeypatch.delenv("BERT_EXPLORER_MAP_ITERATIONS", raising=False)
+    default = aligned_jobs.PairSpec("k", sides[0], "k", sides[1])
+    assert default.settings == map_jobs.default_settings()
+    monkeypatch.setenv("BERT_EXPLORER_MAP_ITERATIONS", "250")
+    hosts = aligned_jobs.PairSpec("k", sides[0], "k", sides[1])
+    assert hosts.settings == map_jobs.default_settings() and hosts.settings.iterations == 250
+    assert hosts.name() != default.name()
+    assert aligned_jobs.PairSpec.from_json(hosts.as_json()).settings.iterations == 250
