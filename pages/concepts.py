@@ -3,13 +3,12 @@
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import concepts, cosine
-from bert_embeddings.figures import page_figures
+from bert_embeddings.figures import input_pages
 from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing
 from components.lessons import opening
-from components.parts import draw, echo, exports, widgets
+from components.parts import draw, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
@@ -28,15 +27,10 @@ text = st.text_area(
     help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
 with model_caches.friendly_errors():
-    space = concepts.parse(text)
+    shown = input_pages.concepts_page({settings.TOY_ITEMS: text})
 left, right = st.columns([3, 2])
 with left:
-    draw.chart(page_figures.toy_space(space), key="toy_space")
-    st.caption("Each item is an arrow from the origin. Drag to turn the space around.")
-    exports.matrix("toy space items", space.vectors, space.names, space.dimensions, "item")
+    draw.parts(shown, "toy_space", "toy_space_caption", "toy_space_download")
 with right:
-    similarity = cosine.matrix(space.vectors)
-    draw.chart(page_figures.toy_similarity(space, similarity), key="toy_similarity")
-    exports.matrix("toy space cosine similarity", similarity, space.names, space.names)
-    st.caption(echo.plain(page_figures.toy_caption(space, similarity)))
+    draw.parts(shown, "toy_similarity", "toy_similarity_download", "toy_similarity_caption")
 st.page_link("pages/overview.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

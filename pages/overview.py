@@ -1,12 +1,11 @@
 """Overview: what the embedding layer does, in a few sentences and one figure."""
 
-import numpy as np
 import streamlit as st
 
-from bert_embeddings.figures import views
+from bert_embeddings.figures import input_pages
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import draw, exports
+from components.parts import draw
 
 routing.through_app()
 st.title("BERT's embedding layer")
@@ -28,24 +27,10 @@ sentence in the sidebar and follow it through the pages.
 """
 )
 
-model = model_caches.require_model()
-encoding = model_caches.require_encoding()
-parts = model_caches.breakdown(model, encoding)
-stages = views.overview_panels(parts, encoding.labels)
-n, d = stages[0][1].shape
-draw.chart(views.overview(stages, encoding.labels), key="overview")
-exports.matrix(
-    f"{model.name} overview panels",
-    np.concatenate([values for _, values in stages]),
-    [f"{stage} | {label}" for stage, _ in stages for label in encoding.labels[:n]],
-    range(d),
-    "panel | token",
-)
-st.caption(
-    f"The first {n} pieces of your input and the first {d} of {model.hidden_size} dimensions of "
-    f"**{model.name}**. Each panel has its own colour scale (blue below zero, red above): the "
-    "raw rows are small numbers, LayerNorm's output is much larger."
-)
+model_caches.require_model()
+with model_caches.friendly_errors():
+    shown = input_pages.overview_page(model_caches.sentence_values(), model_caches.sources())
+draw.parts(shown)
 st.page_link("pages/tokens.py", label="See how your text is split into pieces", icon=":material/segment:")
 st.page_link(
     "pages/embedding_layer.py", label="See every stage in full, and the proof", icon=":material/stacks:"

@@ -2,14 +2,13 @@
 
 import html
 
-import pandas as pd
 import streamlit as st
 
-from bert_embeddings.figures import charts, page_figures
+from bert_embeddings.figures import charts, handout_parts, input_pages
 from bert_embeddings.models import glyphs
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import exports
+from components.parts import draw
 
 routing.through_app()
 st.title("Tokens")
@@ -20,43 +19,46 @@ st.markdown(
     "**position** (its row in the position table)."
 )
 
-model = model_caches.require_model()
-encoding = model_caches.require_encoding()
 
-chips = []
-for i, piece in enumerate(encoding.pieces):
-    group = encoding.word_groups[i]
-    starts_word = i == 0 or group is None or group != encoding.word_groups[i - 1]
-    ends_word = i == len(encoding) - 1 or group is None or group != encoding.word_groups[i + 1]
-    colour = charts.SEGMENT_COLOURS[int(encoding.segment_ids[i]) % 2]
-    style = (
-        f"border:2px solid {colour};padding:4px 8px;margin:6px 0;display:inline-block;"
-        f"background:{'rgba(128,128,128,0.25)' if encoding.is_special[i] else 'transparent'};"
-        f"border-radius:{'8px' if starts_word else '0'} {'8px' if ends_word else '0'} "
-        f"{'8px' if ends_word else '0'} {'8px' if starts_word else '0'};"
-        f"margin-right:{'10px' if ends_word else '0'};"
-        f"{'border-left-style:dashed;' if not starts_word else ''}"
+def pieces(encoding) -> None:
+    """The pieces as chips, joined within a word and bordered by their sentence: the page's own
+    drawing (a handout holds the table below)."""
+    chips = []
+    for i, piece in enumerate(encoding.pieces):
+        group = encoding.word_groups[i]
+        starts_word = i == 0 or group is None or group != encoding.word_groups[i - 1]
+        ends_word = i == len(encoding) - 1 or group is None or group != encoding.word_groups[i + 1]
+        colour = charts.SEGMENT_COLOURS[int(encoding.segment_ids[i]) % 2]
+        style = (
+            f"border:2px solid {colour};padding:4px 8px;margin:6px 0;display:inline-block;"
+            f"background:{'rgba(128,128,128,0.25)' if encoding.is_special[i] else 'transparent'};"
+            f"border-radius:{'8px' if starts_word else '0'} {'8px' if ends_word else '0'} "
+            f"{'8px' if ends_word else '0'} {'8px' if starts_word else '0'};"
+            f"margin-right:{'10px' if ends_word else '0'};"
+            f"{'border-left-style:dashed;' if not starts_word else ''}"
+        )
+        chips.append(
+            f"<span style='{style}' title='position {i} · id {int(encoding.ids[i])} · segment "
+            f"{int(encoding.segment_ids[i])}'><b>{html.escape(glyphs.legible(piece))}</b><br>"
+            f"<small>#{i} · id {int(encoding.ids[i])} · {'AB'[int(encoding.segment_ids[i]) % 2]}"
+            "</small></span>"
+        )
+    st.markdown(
+        "<div style='line-height:2.6;direction:ltr'>" + "".join(chips) + "</div>",
+        unsafe_allow_html=True,
     )
-    chips.append(
-        f"<span style='{style}' title='position {i} · id {int(encoding.ids[i])} · segment "
-        f"{int(encoding.segment_ids[i])}'><b>{html.escape(glyphs.legible(piece))}</b><br>"
-        f"<small>#{i} · id {int(encoding.ids[i])} · {'AB'[int(encoding.segment_ids[i]) % 2]}</small></span>"
+    st.caption(
+        f"{len(encoding)} pieces. Pieces of one word are joined (dashed seams). Each piece ends with its "
+        "sentence: A (segment 0, blue border) or B (segment 1, orange border); special tokens have a grey "
+        "background. Hover a piece for details."
     )
-st.markdown(
-    "<div style='line-height:2.6;direction:ltr'>" + "".join(chips) + "</div>",
-    unsafe_allow_html=True,
-)
-st.caption(
-    f"{len(encoding)} pieces. Pieces of one word are joined (dashed seams). Each piece ends with its "
-    "sentence: A (segment 0, blue border) or B (segment 1, orange border); special tokens have a grey "
-    "background. Hover a piece for details."
-)
 
-table = pd.DataFrame(page_figures.pieces_table(encoding))
-exports.dataframe(
-    f"{model.name} pieces",
-    table,
-    table.assign(piece=table["piece"].map(glyphs.legible)),  # the download keeps the pieces
-    hide_index=True,
-    key="pieces_table",
-)
+
+model_caches.require_model()
+with model_caches.friendly_errors():
+    shown = input_pages.tokens_page(model_caches.sentence_values(), model_caches.sources())
+for part in shown.values():
+    if isinstance(part, handout_parts.Pieces):
+        pieces(part.encoding)
+    else:
+        draw.part(part)

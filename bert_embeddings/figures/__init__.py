@@ -15,6 +15,7 @@ views       whole figures as the pages arrange them (a page and a notebook call 
             the Overview and the pages over the whole vocabulary
 page_figures  the same for the pages about one input (Concepts to Context)
 notebook    those figures from a model and a sentence, for Jupyter
-handout_pages  what each page shows of a lesson step's view, built by those same functions
+input_pages  what each page about one input shows of a view, composed once for the page and a handout
+handout_pages  what the other pages show of a lesson step's view, built by those same functions
 handout     a lesson as one self-contained HTML file, its figures interactive
 """

@@ -238,9 +238,14 @@ def _chosen(key: str, value: object) -> str:
 
 def _part(part: handout_parts.Part, number: int, index: int) -> str:
     if isinstance(part, handout_parts.Note):
-        return f'<p class="note">{_escape(part.text)}</p>'
+        said = f"The page says: {part.text}" if part.kind == handout_parts.ERROR else part.text
+        return f'<p class="note">{_escape(said)}</p>'
+    if isinstance(part, handout_parts.Metric):
+        return f'<p class="note">{_escape(part.label)}: {_escape(part.value)}</p>'
     if isinstance(part, handout_parts.Table):
         return _table(part)
+    if not isinstance(part, handout_parts.Chart):  # a download, the pieces' chips: the page's only
+        return ""
     # A template of the handout's own: a page's figures take the Streamlit theme in the browser,
     # and whatever template a process has made its default must not reach the file.
     figure = charts.finish(go.Figure(part.figure)).update_layout(template=_TEMPLATE)
@@ -255,8 +260,9 @@ def _part(part: handout_parts.Part, number: int, index: int) -> str:
 
 
 def _table(table: handout_parts.Table) -> str:
-    head = "".join(f'<th scope="col">{_escape(name)}</th>' for name in table.columns)
-    rows = zip(*table.columns.values(), strict=True)
+    columns = table.columns if table.shown is None else table.shown
+    head = "".join(f'<th scope="col">{_escape(name)}</th>' for name in columns)
+    rows = zip(*columns.values(), strict=True)
     body = "".join("<tr>" + "".join(f"<td>{_escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
@@ -270,7 +276,7 @@ def _step(number: int, steps: int, step: Step, page: str, model, said: str, part
             f"<details><summary>The answer</summary>{_paragraphs(step.answer, facts=facts)}</details></div>"
         )
     notice = f'<p class="note">{_escape(said)}</p>' if said else ""
-    drawn = "\n".join(_part(part, number, index) for index, part in enumerate(parts))
+    drawn = "\n".join(filter(None, (_part(part, number, index) for index, part in enumerate(parts))))
     return (
         f'<section class="step" id="step-{number}" aria-labelledby="step-{number}-title">\n'
         f'<p class="number">Step {number} of {steps}</p>\n'

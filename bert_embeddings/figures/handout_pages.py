@@ -1,13 +1,15 @@
-"""What each page shows of a view, for a lesson's handout: its figures, built by the very functions
-the page draws them with (bert_embeddings.figures.page_figures and views), from the same core
-results, for the view's values (bert_embeddings.views.check.values: a view stands alone, every
-setting it does not name at its default, as a link opens it); its tables; and notes in words
-where the page says something a figure does not, or computes in the background.
+"""What the pages not yet composed once show of a view, for a lesson's handout (the pages about
+one input are: bert_embeddings.figures.input_pages composes their parts, for the page and the
+handout alike). Its figures are built by the very functions the page draws them with
+(bert_embeddings.figures.page_figures and views), from the same core results, for the view's
+values (bert_embeddings.views.check.values: a view stands alone, every setting it does not name at
+its default, as a link opens it); its tables; and notes in words where the page says something a
+figure does not, or computes in the background.
 
-``Sources`` computes what the app's caches hold (components/caches/model_caches.py), in the same way,
-once each per model; ``shown(page, model, values, sources)`` gives a page's parts in the page's
-order. A page's own message (a word the model lacks, a position beyond its table) becomes a note,
-as the page shows it instead of a figure.
+``Sources`` computes what the app's caches hold (components/caches/model_caches.py), in the same
+way, once each per model; ``shown(page, model, values, sources)`` gives a page's parts in the
+page's order, from the page's composer where it has one. A page's own message (a word the model
+lacks, a position beyond its table) becomes a note, as the page shows it instead of a figure.
 """
 
 from __future__ import annotations
@@ -16,27 +18,23 @@ import numpy as np
 
 from bert_embeddings.analysis import (
     axes,
-    concepts,
     contextual,
-    cosine,
     decompose,
-    positions,
     projection,
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import map_charts, page_figures, views
+from bert_embeddings.figures import input_pages, map_charts, page_figures, views
 from bert_embeddings.figures.handout_parts import (
+    ERROR,
     INK,
     Chart,
     Note,
     Part,
-    Table,
     geometry_of,
     notices,
     within,
 )
-from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
 from bert_embeddings.views import link_text, settings
@@ -45,39 +43,16 @@ from bert_embeddings.views.sources import Sources
 
 def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list[Part]:
     """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
-    draw = PAGES.get(page)
-    if draw is None:
+    composed, draw = input_pages.COMPOSERS.get(page), PAGES.get(page)
+    if composed is None and draw is None:
         return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
     try:
-        return draw(model, values, sources)
+        return list(composed(values, sources).values()) if composed else draw(model, values, sources)
     except ExplorerError as problem:  # what the page shows in place of its figures
-        return [Note(f"The page says: {problem}")]
+        return [Note(str(problem), ERROR)]
 
 
-# --- the pages about one input -------------------------------------------------------------------
-
-
-def _concepts(model, values, sources) -> list[Part]:
-    space = concepts.parse(values[settings.TOY_ITEMS])
-    similarity = cosine.matrix(space.vectors)
-    return [
-        Chart("toy_space", page_figures.toy_space(space)),
-        Chart("toy_similarity", page_figures.toy_similarity(space, similarity)),
-        Note(page_figures.toy_caption(space, similarity)),
-    ]
-
-
-def _overview(model, values, sources) -> list[Part]:
-    encoding = sources.encoding(values)
-    panels = views.overview_panels(sources.breakdown(encoding), encoding.labels)
-    return [*notices(encoding), Chart("overview", views.overview(panels, encoding.labels))]
-
-
-def _tokens(model, values, sources) -> list[Part]:
-    encoding = sources.encoding(values)
-    columns = page_figures.pieces_table(encoding)
-    columns["piece"] = [glyphs.legible(piece) for piece in columns["piece"]]
-    return [*notices(encoding), Table(columns)]
+# --- the pages about one input, not composed once yet -----------------------------------------
 
 
 def _embedding_layer(model, values, sources) -> list[Part]:
@@ -104,39 +79,6 @@ def _embedding_layer(model, values, sources) -> list[Part]:
         ),
         Chart("token_stats", page_figures.token_statistics(parts, labels)),
         Chart("layer_norm_params", page_figures.layer_norm_parameters(model, dims)),
-    ]
-
-
-def _positions(model, values, sources) -> list[Part]:
-    learned, formula = page_figures.position_tables(model)
-    cosines = (cosine.matrix(learned), cosine.matrix(formula))
-    found: list[Part] = [
-        Chart(key, figure) for key, figure in page_figures.position_cosine_charts(model, *cosines)
-    ]
-    found.append(Chart("pos_norms", page_figures.position_norms(learned, formula)))
-    found.append(Note(page_figures.position_norms_caption(learned, formula)))
-    try:
-        p, q = (
-            positions.check_position(values[key], len(learned))
-            for key in (settings.POS_FIRST, settings.POS_SECOND)
-        )
-    except ExplorerError as problem:
-        return [*found, Note(f"The page says: {problem}")]
-    pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
-    said = f"Cosine of the learned rows {p} and {q}: {pair[0, 1]:.3f}; of the sinusoid's: {pair[2, 3]:.3f}."
-    return [*found, Note(said), Chart("pos_pair", page_figures.position_pair(learned, p, q))]
-
-
-def _segments(model, values, sources) -> list[Part]:
-    rows = model.tables.token_type_embeddings
-    if rows is None or rows.shape[0] < 2:
-        return [Note(f"{model.name} has no segment table, or a single row: nothing to compare.")]
-    encoding = sources.encoding(values)
-    swap = decompose.segment_swap(model, encoding)
-    return [
-        Chart("seg_rows", page_figures.segment_rows(rows)),
-        *notices(encoding),
-        Chart("seg_swap", page_figures.segment_swap(encoding, swap)),
     ]
 
 
@@ -350,12 +292,7 @@ def _compare(model, values, sources) -> list[Part]:
 
 
 PAGES = {
-    "concepts": _concepts,
-    "overview": _overview,
-    "tokens": _tokens,
     "embedding_layer": _embedding_layer,
-    "positions": _positions,
-    "segments": _segments,
     "neighbours": _neighbours,
     "maps": _maps,
     "axes": _axes,

@@ -1,10 +1,14 @@
-"""The parts of a lesson's handout, and where their numbers come from.
+"""The parts a page shows of a view, in the page's order, and where their numbers come from.
 
-A page in a handout is a list of parts: a Chart (a figure, under the key the page draws it with),
-a Table, or a Note (plain text). ``Sources`` (bert_embeddings.views.sources) computes, for one
-model, the core results the app's caches hold, in the same way and each once, so that a
-handout's figures are the page's to the last bit. A few readers of a view's values, as the page's widgets
-read them, close the module (bert_embeddings.figures.handout_pages uses them all).
+A page's composer (bert_embeddings.figures.input_pages) returns its parts by name, in order: a
+Chart (a figure, under the key the page draws it with), a Table, a Note (plain text, drawn as
+the page draws it: a caption, an information, a warning or an error), a Metric, a Download (the
+numbers under a figure, which only the page offers) or Pieces (the sentence as coloured chips,
+only on the page). The Streamlit page draws them (components/parts/draw.parts) and a lesson's
+handout writes the same ones (bert_embeddings.figures.handout). ``Sources``
+(bert_embeddings.views.sources) computes, for one model, the core results the app's caches hold,
+in the same way and each once, so that a handout's figures are the page's to the last bit. A few
+readers of a view's values, as the page's widgets read them, close the module.
 """
 
 from __future__ import annotations
@@ -12,16 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 
 from bert_embeddings.analysis import (
     geometry,
 )
-from bert_embeddings.figures import charts
-from bert_embeddings.models.tokenize import Encoding
+from bert_embeddings.figures import charts, export
+from bert_embeddings.models.tokenize import Encoding, Notice
 from bert_embeddings.views import settings
 
 INK = charts.INK["light"]  # a handout is light: marks drawn as text take the light theme's ink
+
+# How a page draws a note: as a caption, an information, a warning (truncated input) or an error
+# (what the page says instead of a figure). A handout writes each as a note.
+CAPTION, INFO, WARNING, ERROR = "caption", "info", "warning", "error"
 
 
 @dataclass(frozen=True)
@@ -33,18 +42,57 @@ class Chart:
 @dataclass(frozen=True)
 class Table:
     columns: dict[str, Sequence]  # each column's name and its cells, as text or numbers
+    name: export.Name = ""  # its download's name on the page
+    shown: dict[str, Sequence] | None = None  # the cells as shown (pieces made legible), if not columns
+    key: str = ""  # the page's key for it
 
 
 @dataclass(frozen=True)
 class Note:
     text: str  # plain text, never markup
+    kind: str = CAPTION
+    bold: str = ""  # a part of the text the page shows in bold (a model's name)
 
 
-Part = Chart | Table | Note
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Download:
+    """The numbers of a figure, offered for download on the page (exports.matrix); not in a handout."""
+
+    name: export.Name
+    values: np.ndarray
+    rows: Sequence[object] | None = None
+    columns: Sequence[object] | None = None
+    corner: str = ""
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The sentence's pieces as chips with their ids, segments and positions: drawn on the page only."""
+
+    encoding: Encoding
+
+
+Part = Chart | Table | Note | Metric | Download | Pieces
+Parts = dict[str, Part]  # a page's parts by name, in the page's order
 
 
 def notices(encoding: Encoding) -> list[Part]:
-    return [Note(str(notice)) for notice in encoding.notices]
+    return [Note(str(notice), _kind(notice)) for notice in encoding.notices]
+
+
+def named_notices(encoding: Encoding) -> Parts:
+    """What is worth knowing about an input, as the page shows it: truncation as a warning."""
+    return {f"notice {n}": Note(str(notice), _kind(notice)) for n, notice in enumerate(encoding.notices)}
+
+
+def _kind(notice: Notice) -> str:
+    return WARNING if notice.kind == Notice.TRUNCATED else INFO
 
 
 def geometry_of(values: dict, hidden: int) -> tuple[str, int]:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from bert_embeddings.analysis import geometry
 from bert_embeddings.figures import handout
 from bert_embeddings.lessons import lesson
 from bert_embeddings.models.model import LoadedModel
@@ -25,46 +24,16 @@ from components.caches import model_caches
 _one_at_a_time = threading.Lock()
 
 
-class PageCaches(Sources):
-    """The results a handout's figures are drawn from, read from the pages' caches."""
-
-    def __init__(self, model: LoadedModel, key: tuple[str, str]) -> None:
-        super().__init__(model)
-        self._key = key
-
-    def index(self):
-        return model_caches._vocab_index(*self._key)
-
-    def space(self, name: str, removed: int):
-        return model_caches._space(*self._key, *geometry.key(name, removed))
-
-    def vocabulary_pca(self, geometry_key: tuple[str, int] = ("raw", 0)):
-        return model_caches._vocabulary_pca(*self._key, *geometry.pca_key(*geometry_key))
-
-    def position_pca(self):
-        return model_caches._position_pca(*self._key)
-
-    def lab(self, removed: int):
-        return model_caches._lab(*self._key, removed)
-
-    def full_model(self):
-        return model_caches._full_model(*self._key)
-
-    def reference_module(self):
-        return model_caches._reference_module(*self._key)
-
-
 @st.cache_data(max_entries=4, show_spinner=False)
 def _made(source: str, spec: str, revision: str) -> bytes:
     # The bar is drawn before the page loads its model: the name is resolved here, on the click
     # (the page has loaded the model by then; this finds it in the cache).
-    resolution = model_caches._resolution(spec, revision)
-    key = resolution.key
-    model = model_caches._model(key, revision, resolution)
+    cached = model_caches.sources_of(spec, revision)
+    model = cached.model
 
     def computed(used: LoadedModel) -> Sources:
         # A step naming another model has it loaded apart (handout's own loader), computed apart.
-        return PageCaches(model, (key, revision)) if used is model else Sources(used)
+        return cached if used is model else Sources(used)
 
     with _one_at_a_time:
         return handout.handout(lesson.read(source), model, computed=computed).encode("utf-8")

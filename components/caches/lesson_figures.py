@@ -2,7 +2,7 @@
 text for every session (bert_embeddings.lessons.figures computes them).
 
 The figures read what the pages already keep (the vocabulary index, the Geometry page's
-measurements, the whole model, the reference module: the handout's ``PageCaches``; and the stage
+measurements, the whole model, the reference module: ``model_caches.sources``; and the stage
 spaces' files), so a step's figures cost little more than its page. A text whose figures wait for a
 background job is not kept, so that it is computed again once the job is done.
 """
@@ -15,7 +15,7 @@ import streamlit as st
 
 from bert_embeddings.lessons import expressions, figures, text
 from bert_embeddings.spaces import compare, pair, space_jobs
-from components.caches import handouts, model_caches, spaces
+from components.caches import model_caches, spaces
 
 log = logging.getLogger("bert_explorer")
 
@@ -29,7 +29,7 @@ class _WaitingError(Exception):
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _rendered(key: str, revision: str, source: str) -> figures.Rendered:
-    sources = handouts.PageCaches(model_caches._model(key, revision), (key, revision))
+    sources = model_caches.sources((key, revision))
     facts = figures.Facts(sources, PageStages(sources.model))  # stages only as the page's jobs made them
     found = figures.render(source, facts)
     if found.pending:

@@ -1,4 +1,4 @@
-"""Every cache of the app, and the one place where errors become messages on the page.
+"""Every cache of the app, and where errors become messages on the page (parts/messages.py).
 
 Caches are keyed by strings and flags (model spec, revision, text), never by arrays or
 tensors, with one exception: a neighbour search is keyed by its query vectors' bytes (at most
@@ -14,9 +14,7 @@ would cost a shared server memory.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
-from contextlib import contextmanager
 
 import numpy as np
 import streamlit as st
@@ -30,15 +28,15 @@ from bert_embeddings.analysis import (
     projection,
     vocab_search,
 )
-from bert_embeddings.errors import ExplorerError
 from bert_embeddings.models import checkpoints, threads, tokenize
+from bert_embeddings.views import settings
+from bert_embeddings.views.sources import Sources
 from components.frame import runs
 from components.parts import echo
+from components.parts.messages import friendly_errors, show_notices  # the pages' through here
 from components.view_state import inputs
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
-
-log = logging.getLogger("bert_explorer")
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -160,29 +158,6 @@ def _verification(
     return decompose.verify(_reference_module(spec, revision), encoding, decompose.decompose(model, encoding))
 
 
-@contextmanager
-def friendly_errors(stop: bool = True):
-    """Show a problem as a message, never a traceback; then stop this page's run, or with
-    ``stop=False`` skip the rest of the block and carry on with the page."""
-    try:
-        yield
-    except ExplorerError as exc:
-        st.error(echo.plain(exc), icon=":material/error:")
-        if stop:
-            st.stop()
-    except Exception as exc:  # anything unforeseen: log it for us, explain it to the user
-        log.exception("Unexpected error while rendering a page")
-        st.error(
-            echo.plain(
-                f"Something unexpected went wrong ({type(exc).__name__}: {str(exc)[:300]}). "
-                "The rest of the explorer keeps working: try another input or model."
-            ),
-            icon=":material/error:",
-        )
-        if stop:
-            st.stop()
-
-
 ACTIVE_MODEL = "active_model"  # (key, revision) of the model this session's pages use
 
 
@@ -238,17 +213,6 @@ def require_encoding(stop: bool = True, notices: bool = True) -> tokenize.Encodi
     if encoding is not None and notices:
         show_notices(encoding)
     return encoding
-
-
-def show_notices(encoding: tokenize.Encoding, about: str = "") -> None:
-    """What is worth knowing about an input (``about`` names it): a warning when truncation
-    dropped pieces, information otherwise."""
-    for note in encoding.notices:
-        text = echo.plain(f"{about}: {note}" if about else note)
-        if note.kind == tokenize.Notice.TRUNCATED:  # truncation loses input: a warning
-            st.warning(text, icon=":material/content_cut:")
-        else:
-            st.info(text, icon=":material/info:")
 
 
 def breakdown(model: checkpoints.LoadedModel, encoding: tokenize.Encoding) -> decompose.EmbeddingBreakdown:
@@ -387,3 +351,48 @@ def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.Vocab
         model, active = _open(spec, revision)
         loaded = (model, _vocab_index(*active))
     return loaded
+
+
+class _Cached(Sources):
+    """The results a view is drawn from, read from these caches: what the pages draw and a
+    handout writes come from one place, and a handout adds nothing to the server's memory.
+    Sources names each result it keeps as the cache that holds it is called, with its arguments."""
+
+    def __init__(self, key: str, revision: str, model: checkpoints.LoadedModel | None = None) -> None:
+        super().__init__(model or _model(key, revision))
+        self._key = (key, revision)
+
+    def _once(self, key: tuple, make):
+        cached = _HELD.get(key[0])
+        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
+
+
+_HELD = {
+    "encoding": _encoding,
+    "module": _reference_module,
+    "index": _vocab_index,
+    "space": _space,
+    "pca": _vocabulary_pca,
+    "position pca": _position_pca,
+    "lab": _lab,
+    "full": _full_model,
+}
+
+
+def sources(key: tuple[str, str] | None = None) -> Sources:
+    """The results the pages draw from, read from these caches, for the model cached under ``key``
+    (model_key's answer; by default the model in use, which require_model has loaded)."""
+    return _Cached(*(key or _active()))
+
+
+def sources_of(spec: str, revision: str) -> Sources:
+    """The same for the model ``spec`` names, resolved and loaded as the pages load it."""
+    resolution = _resolution(spec, revision)
+    return _Cached(resolution.key, revision, _model(resolution.key, revision, resolution))
+
+
+def sentence_values() -> dict:
+    """The sidebar's sentences, as a view's values name them."""
+    i = inputs.current()
+    keys = (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY, settings.SPECIAL_TOKENS_KEY)
+    return dict(zip(keys, (i.text_a, i.text_b, i.add_special_tokens), strict=True))

@@ -1,12 +1,15 @@
 """Drawing a Plotly figure on a page: the theme's text colour, a toolbar a keyboard can reach, and
-every text size enlarged in presenter mode (for a projector)."""
+every text size enlarged in presenter mode (for a projector); and drawing a page's composed parts
+(bert_embeddings.figures.handout_parts), each as the page has always shown it."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from bert_embeddings.figures import charts
+from bert_embeddings.figures import handout_parts as kinds
 from bert_embeddings.views import settings
+from components.parts import echo, exports
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
 
@@ -45,3 +48,40 @@ FOCUS_STYLE = (
 )
 
 CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)
+
+
+def parts(found: kinds.Parts, *names: str) -> None:
+    """Draw the parts ``names`` of a page's composition (all of them without names), in order; a
+    name the composition does not hold (a figure it had no data for) is passed over."""
+    for name in names or found:
+        if name in found:
+            part(found[name])
+
+
+_NOTES = {
+    kinds.INFO: (st.info, ":material/info:"),
+    kinds.WARNING: (st.warning, ":material/content_cut:"),  # only truncation, which loses input, warns
+    kinds.ERROR: (st.error, ":material/error:"),
+}
+
+
+def part(shown: kinds.Part) -> None:
+    if isinstance(shown, kinds.Chart):
+        chart(shown.figure, key=shown.key)
+    elif isinstance(shown, kinds.Download):
+        exports.matrix(shown.name, shown.values, shown.rows, shown.columns, shown.corner)
+    elif isinstance(shown, kinds.Table):
+        import pandas as pd
+
+        frame, legible = pd.DataFrame(shown.columns), shown.shown and pd.DataFrame(shown.shown)
+        exports.dataframe(shown.name, frame, legible, hide_index=True, key=shown.key or None)
+    elif isinstance(shown, kinds.Metric):
+        st.metric(shown.label, shown.value)
+    elif isinstance(shown, kinds.Note) and shown.kind in _NOTES:
+        say, icon = _NOTES[shown.kind]
+        say(echo.plain(shown.text), icon=icon)
+    elif isinstance(shown, kinds.Note):
+        before, bold, after = shown.text.partition(shown.bold) if shown.bold else (shown.text, "", "")
+        st.caption(echo.plain(before) + (f"**{echo.plain(bold)}**" if bold else "") + echo.plain(after))
+    else:
+        raise TypeError(f"{type(shown).__name__} is the page's own to draw")
