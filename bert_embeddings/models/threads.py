@@ -21,7 +21,6 @@ import threading
 from bert_embeddings import config
 
 _lock = threading.Lock()
-_torch_configured = False
 _blas_limits = None
 
 
@@ -30,14 +29,17 @@ def thread_count() -> int:
 
 
 def torch_module():
-    """Import torch, setting its thread count the first time."""
-    global _torch_configured
+    """Import torch, its thread count held to ``thread_count()`` for the call about to be made.
+
+    Checked on every call, not once: another library in the process may set the OpenMP threads
+    torch's sums are shared by (threadpoolctl restoring a count, for one), and a forward pass's
+    last bits depend on that count, so a lesson's handout would no longer give the page's numbers."""
     import torch
 
-    with _lock:
-        if not _torch_configured:
-            torch.set_num_threads(thread_count())
-            _torch_configured = True
+    wanted = thread_count()
+    if torch.get_num_threads() != wanted:
+        with _lock:
+            torch.set_num_threads(wanted)
     return torch
 
 
