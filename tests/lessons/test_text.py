@@ -119,11 +119,10 @@ HOSTILE = {
 @pytest.mark.parametrize("unit", HOSTILE.values(), ids=HOSTILE.keys())
 def test_reading_is_linear_in_the_text_whatever_it_holds(unit):
     """A hostile text as long as a lesson's text may be is read in well under a tenth of a second
-    of the CPU (a reader quadratic in it would take seconds). The time is this thread's: another
-    thread of the test process (a BLAS pool spinning after a previous test) is not the reader's,
-    and, as timeit does, the garbage collector is held off meanwhile: a full collection of the
-    objects earlier tests left in the process (0.5 s in a worker of the whole suite) is not the
-    reader's either."""
+    of the CPU (a reader quadratic in it would take seconds). The time is this thread's, with the
+    garbage collector held off as timeit holds it: in a worker of the whole suite, other threads
+    and a collection of what earlier tests left in the process may fall in the read, and neither
+    is the reader's."""
     hostile = (unit * limits.LESSON_TEXT.most)[: limits.LESSON_TEXT.most]
     gc.collect()
     gc.disable()
