@@ -12,8 +12,9 @@ from bert_embeddings.views import pages as registry
 from components.caches import map_state
 from components.frame import routing, runs, sidebar
 from components.lessons import maker, opening, player
+from components.parts import widgets
 from components.rooms import follow, lead, room_section, room_wake
-from components.view_state import inputs, links, persistence
+from components.view_state import inputs, links
 
 APP_NAME = "BERT Embedding Explorer"
 
@@ -55,7 +56,7 @@ def main() -> None:
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
-    persistence.hold(navigation.url_path)  # first: a setting keeps its value until it is changed
+    widgets.arrive(navigation.url_path)  # first: the page's widgets start at the session's values
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
         if code := st.query_params.get(links.FOLLOW):
             try:

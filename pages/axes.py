@@ -56,6 +56,7 @@ stage = st.selectbox(
     "Add your sentence's pieces",
     choices,
     key=settings.AX_STAGE,
+    persist_state="session",
     format_func=lambda s: "no" if s == settings.NO_SENTENCE else f"yes, taken at: {s}",
 )
 st.caption(

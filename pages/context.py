@@ -56,7 +56,9 @@ last = len(found.states) - 1  # the default: the model's last layer
 links.keep_within(
     settings.CTX_LAYER, range(last + 1), last, "Layer", name=lambda n: f"layer {n}", by_model=True
 )
-layer = st.slider("Layer to show for sentence 1", 0, last, last, key=settings.CTX_LAYER)
+layer = st.slider(
+    "Layer to show for sentence 1", 0, last, last, key=settings.CTX_LAYER, persist_state="session"
+)
 draw.chart(page_figures.context_layer(found, encodings[0].labels, layer), key="ctx_heatmap")
 exports.matrix(
     f"{model.name} sentence 1 layer {layer}", found.states[layer], encodings[0].labels, corner="token"

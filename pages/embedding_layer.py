@@ -45,6 +45,7 @@ code = st.segmented_control(
     list(stages),
     format_func=lambda c: stages[c].title,
     key=settings.LAYER_STAGE,
+    persist_state="session",
 )
 stage = stages[code or next(iter(stages))]  # a second click on the chosen stage clears it: keep showing it
 every = page_figures.every_dimension(model)

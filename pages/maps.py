@@ -210,7 +210,11 @@ def journey_section() -> None:
     else:
         wanted = map_view.map_axes()
         choice = st.radio(
-            "Project onto", settings.JOURNEY_BASES, horizontal=True, key=settings.PCA_JOURNEY_BASIS
+            "Project onto",
+            settings.JOURNEY_BASES,
+            horizontal=True,
+            key=settings.PCA_JOURNEY_BASIS,
+            persist_state="session",
         )
         stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
         if choice == settings.JOURNEY_BASES[0]:
@@ -242,7 +246,7 @@ def journey_section() -> None:
 
 # Only the open tab runs and is sent: each map holds up to tens of thousands of points, and a
 # workshop's thirty browsers need not draw the maps nobody is looking at. The tab is in the link.
-tabs = st.tabs(settings.MAP_TABS, on_change="rerun", **widgets.seeded(settings.MAP_TAB, "default"))
+tabs = widgets.tabs(settings.MAP_TABS, settings.MAP_TAB)
 for tab, section in zip(tabs, (vocabulary_section, journey_section, positions_section), strict=True):
     if tab.open:
         with tab:

@@ -13,7 +13,7 @@ from components.frame import routing, runs
 from components.parts import draw, echo, exports, filters, widgets
 from components.rooms import follow
 from components.sections import geometry_view
-from components.view_state import links, memory, persistence
+from components.view_state import links, memory
 
 routing.through_app()
 st.title("Nearest neighbours in the vocabulary")
@@ -73,8 +73,9 @@ def sentence_token_query_ui() -> vocab_search.Query:
         range(len(encoding)),
         format_func=encoding.labels.__getitem__,
         key=settings.NB_TOKEN,
+        persist_state="session",
     )
-    stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE)
+    stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE, persist_state="session")
     st.caption(
         "The search still runs over the token table. After the token row, the vector also carries "
         "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
@@ -122,8 +123,7 @@ def search() -> filters.SearchOptions:
     """The query, its settings and its results. A new word or k reruns only this part of the
     page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
     alone = runs.fragment_alone()  # this part rerun by itself
-    if alone:  # app.py did not run: it otherwise holds the settings and keeps the address bar current
-        persistence.hold("neighbours")
+    if alone:  # app.py did not run: it otherwise keeps the address bar current
         follow.publish("neighbours")
     query = result = None
     with model_caches.friendly_errors(stop=False):

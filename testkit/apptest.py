@@ -66,13 +66,31 @@ def session(params: dict | None = None) -> AppTest:
     return at.run()
 
 
+def _entry(at: AppTest, name: str) -> dict:
+    return at.session_state[name] if name in at.session_state else {}
+
+
+def room_fields(at: AppTest) -> dict:
+    """A session's room fields (components/rooms/follow.py names them); empty before any."""
+    from components.view_state import session_entries
+
+    return _entry(at, session_entries.ROOM)
+
+
+def lesson_fields(at: AppTest) -> dict:
+    """A session's lesson fields (components/lessons/player.py names them); empty before any."""
+    from components.view_state import session_entries
+
+    return _entry(at, session_entries.LESSON)
+
+
 def lead() -> tuple[AppTest, str]:
     """A session that leads a new workshop room, and the room's code."""
     from components.rooms import follow
 
     leader = session()
     leader.button(key="room_open").click().run()
-    code, _token = leader.session_state[follow.LEAD]
+    code, _token = room_fields(leader)[follow.LEAD]
     return leader, code
 
 

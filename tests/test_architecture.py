@@ -292,19 +292,100 @@ def test_every_table_is_drawn_with_its_download():
 
 
 def test_a_setting_is_cleared_only_through_the_one_that_holds_them():
-    """Settings keep their values until changed (components/view_state/persistence.py brings back what
-    Streamlit drops); code that clears one on purpose says so there, or it would come back."""
+    """Settings keep their values until changed (their widgets persist them for the session);
+    code that clears one on purpose says so through widgets.forget."""
     import re
 
     clearing = re.compile(r"(session_state|state)\.pop\(settings\.|del (st\.session_state|state)\[")
     found = [
         f"{path.name}: {line.strip()}"
         for path in _app_files()
-        if path.name != "persistence.py"
+        if path.name != "widgets.py"
         for line in path.read_text(encoding="utf-8").splitlines()
         if clearing.search(line)
     ]
     assert found == []
+
+
+def _setting_widgets(tree) -> list[tuple[str, bool]]:
+    """(where, whether it persists) for each widget call keyed by a setting (``key=settings.X``
+    or ``**seeded(...)``) in ``tree``; actions (cleared by their own callback) left out."""
+    from bert_embeddings.views import settings
+
+    actions = {"NB_NEXT", "MV_NEXT", "AX_WEAT_CLASSIC"}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        keyed = seeded = False
+        for keyword in node.keywords:
+            value = keyword.value
+            if (
+                keyword.arg == "key"
+                and isinstance(value, ast.Attribute)
+                and ast.unparse(value.value) == "settings"
+            ):
+                keyed = value.attr not in actions and value.attr.isupper() and hasattr(settings, value.attr)
+            if (
+                keyword.arg is None
+                and isinstance(value, ast.Call)
+                and ast.unparse(value.func).endswith("seeded")
+            ):
+                seeded = True
+        if keyed or seeded:
+            persists = seeded or any(
+                k.arg == "persist_state" and isinstance(k.value, ast.Constant) and k.value.value == "session"
+                for k in node.keywords
+            )
+            found.append((f"line {node.lineno}: {ast.unparse(node.func)}", persists))
+    return found
+
+
+def test_every_widget_of_a_setting_keeps_its_value_for_the_session():
+    """A setting keeps its value across pages, tabs and runs that do not draw its widget: every
+    widget keyed by a setting is drawn with persist_state="session" (seeded adds it), and
+    seeded's own keyword arguments say so."""
+    from components.parts import widgets
+
+    checked = 0
+    for path in _app_files():
+        for where, persists in _setting_widgets(ast.parse(path.read_text(encoding="utf-8"))):
+            assert persists, f"{path.relative_to(ROOT)} {where}"
+            checked += 1
+    assert checked >= 40
+    assert widgets.seeded.__code__ and "persist_state" in ast.unparse(
+        ast.parse((ROOT / "components" / "parts" / "widgets.py").read_text(encoding="utf-8"))
+    )
+    bare = ast.parse("st.selectbox('k', [1], key=settings.NB_K)\nst.toggle('t', **seeded(settings.NB_K))")
+    assert [p for _, p in _setting_widgets(bare)] == [False, True]
+
+
+def test_the_session_s_own_entries_are_declared_once_and_named_in_the_docs():
+    """Every private session-state entry of the app (a string starting with "_" used as a key) is
+    declared in components/view_state/session_entries.py, there are at most eight, and
+    docs/architecture.md names each."""
+    from components.view_state import session_entries
+
+    declared = {
+        value for name, value in vars(session_entries).items() if name.isupper() and isinstance(value, str)
+    }
+    private = re.compile(r"^_[a-z][a-z_]*$")
+    used = set()
+    for path in _app_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        inner = {
+            id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values[1:]
+        }
+        for node in ast.walk(tree):
+            # a text, or the start of an f-string (its later parts are not a key's start)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inner:
+                if private.match(node.value.split("{")[0]) or private.match(node.value):
+                    used.add((path.relative_to(ROOT).as_posix(), node.value))
+    stray = {(where, value) for where, value in used if value not in declared}
+    assert stray == set()
+    assert {value for _, value in used} == declared and len(declared) <= 8
+    docs = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert [value for value in sorted(declared) if f"| `{value}` |" not in docs] == []
 
 
 INPUT_WIDGETS = (

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import config
-from testkit.apptest import ROOT, shown
+from testkit.apptest import ROOT, room_fields, shown
 from testkit.stand_in_hub import go_offline, use_hf_home, use_hub_cache
 
 # (variable, a value it cannot use, words its message must hold)
@@ -147,7 +147,7 @@ def test_rooms_named_wrongly_stay_off_and_create_no_file(monkeypatch, tmp_path):
     monkeypatch.setattr(roomstore, "_store", None)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.button(key="room_open").click().run()
-    assert not at.exception and follow.LEAD not in at.session_state
+    assert not at.exception and follow.LEAD not in room_fields(at)
     said = " ".join(shown(e.value) for e in at.error)
     assert "Workshop rooms are off on this server" in said and "bogus://x" in said
     assert list(tmp_path.iterdir()) == []

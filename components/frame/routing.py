@@ -16,7 +16,9 @@ the flag: such a run is told apart by its session, whose frame never ran (``FRAM
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-FRAMED = "_framed"  # app.py's frame ran in this session
+from components.view_state import session_entries
+
+FRAMED = session_entries.FRAMED  # app.py's frame ran in this session
 
 
 def framed() -> None:

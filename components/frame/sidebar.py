@@ -19,13 +19,18 @@ def sidebar() -> Inputs:
     """Draw the shared inputs in the sidebar and return their values."""
     with st.sidebar:
         choice = st.selectbox(
-            "Model", models.model_options(), format_func=models.model_label, key=settings.MODEL_KEY
+            "Model",
+            models.model_options(),
+            format_func=models.model_label,
+            key=settings.MODEL_KEY,
+            persist_state="session",
         )
         typed = ""
         if choice == settings.OTHER:
             typed = st.text_input(
                 "Hub id or folder",
                 key=settings.CUSTOM_MODEL_KEY,
+                persist_state="session",
                 placeholder="e.g. google-bert/bert-base-cased or /models/my-bert",
                 help="A Hub id, or a folder on this server written as an absolute path (starting with /).",
             )
@@ -52,6 +57,7 @@ def sidebar() -> Inputs:
         st.toggle(
             "Presenter mode (larger text)",
             key=settings.PRESENTER_KEY,
+            persist_state="session",
             help="Bigger text in the app and in every figure, for a projector. Only this tab changes.",
         )
     page_style()

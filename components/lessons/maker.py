@@ -20,15 +20,13 @@ from components.lessons import player
 from components.parts import echo, exports
 from components.view_state import links
 
-DRAFT = "_lesson_draft"  # the Lesson being made
-
 
 def draft() -> lesson.Lesson:
-    return st.session_state.get(DRAFT) or lesson.Lesson("My lesson", "", ())
+    return player.mine().get(player.DRAFT) or lesson.Lesson("My lesson", "", ())
 
 
 def _keep(found: lesson.Lesson) -> None:
-    st.session_state[DRAFT] = found
+    player.mine()[player.DRAFT] = found
 
 
 def _add(page: str) -> None:
@@ -109,8 +107,12 @@ def section(page: str) -> None:
         state = st.session_state
         state.setdefault(settings.LESSON_EDIT_NAME, now.title)
         state.setdefault(settings.LESSON_EDIT_SUMMARY, now.summary)
-        st.text_input("Lesson title", key=settings.LESSON_EDIT_NAME, on_change=_named)
-        st.text_input("One-line summary", key=settings.LESSON_EDIT_SUMMARY, on_change=_named)
+        st.text_input(
+            "Lesson title", key=settings.LESSON_EDIT_NAME, persist_state="session", on_change=_named
+        )
+        st.text_input(
+            "One-line summary", key=settings.LESSON_EDIT_SUMMARY, persist_state="session", on_change=_named
+        )
         state.setdefault(settings.LESSON_EDIT_STEP, 0)
         if state[settings.LESSON_EDIT_STEP] >= len(now.steps):
             _select(len(now.steps) - 1)
@@ -119,12 +121,16 @@ def section(page: str) -> None:
             range(len(now.steps)),
             format_func=lambda n: echo.plain(f"{n + 1}. {now.steps[n].title} ({now.steps[n].page})"),
             key=settings.LESSON_EDIT_STEP,
+            persist_state="session",
             on_change=_chosen,
         )
-        st.text_input("Step title", key=settings.LESSON_EDIT_TITLE, on_change=_edited)
+        st.text_input(
+            "Step title", key=settings.LESSON_EDIT_TITLE, persist_state="session", on_change=_edited
+        )
         st.text_area(
             "Step text",
             key=settings.LESSON_EDIT_TEXT,
+            persist_state="session",
             on_change=_edited,
             help="Paragraphs, **bold**, *italics* and `code`; anything else shows as typed.",
         )

@@ -41,10 +41,9 @@ def _upload() -> None:
             raise LessonError([f"the file has {uploaded.size:,} bytes; a lesson may have at most {most:,}"])
         player.open_lesson(lesson.read(uploaded.getvalue()))
     except LessonError as problem:
-        st.session_state[_PROBLEM] = str(problem)
+        player.mine()[player.PROBLEM] = str(problem)
 
 
-_PROBLEM = "_lesson_problem"  # why the last file could not be opened, said once
 # The file box's key: not a setting (Streamlit keeps an uploaded file itself; no link or room
 # carries the box, a room carries the lesson opened from it).
 FILE_BOX = "lesson_file_box"
@@ -67,7 +66,13 @@ def take_a_lesson() -> None:
             "settings and says what to look at. You can explore freely and come back to the step."
         )
         choice, start = st.columns([3, 1], vertical_alignment="bottom")
-        choice.selectbox("Lesson", list(titles), format_func=titles.__getitem__, key=settings.LESSON_CHOICE)
+        choice.selectbox(
+            "Lesson",
+            list(titles),
+            format_func=titles.__getitem__,
+            key=settings.LESSON_CHOICE,
+            persist_state="session",
+        )
         start.button("Start the lesson", icon=":material/school:", on_click=_start)
         st.file_uploader(
             f"...or open a lesson file (TOML, at most {limits.LESSON_FILE.most // 1000:,} kB)",
@@ -77,5 +82,5 @@ def take_a_lesson() -> None:
             on_change=_upload,
         )
         st.html(_BOX_STYLE)
-        if problem := st.session_state.pop(_PROBLEM, None):
+        if problem := player.mine().pop(player.PROBLEM, None):
             st.error(echo.plain(problem), icon=":material/error:")

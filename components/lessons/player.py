@@ -25,11 +25,14 @@ from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages as registry
 from components.caches import handouts, lesson_figures
 from components.parts import echo, exports
-from components.view_state import links
+from components.view_state import links, session_entries
 
-PLAYING = "_lesson"  # the Playing record of this session's lesson
-PENDING = "_lesson_pending"  # a step whose view the next run applies first
-STEP_TOLD = "_lesson_step_told"  # which step a link's step that the lesson lacks opened, said once
+# The fields of the session's lesson entry (session_entries.LESSON).
+PLAYING = "playing"  # the Playing record of this session's lesson
+PENDING = "pending"  # a step whose view this run applies before any widget is drawn
+STEP_TOLD = "step_told"  # which step a link's step that the lesson lacks opened, said once
+PROBLEM = "problem"  # why the last lesson file could not be opened, said once (opening.py)
+DRAFT = "draft"  # the Lesson being made in the sidebar (maker.py)
 LINK_LESSON, LINK_STEP = links.LESSON, links.STEP  # a view's lesson fields, as a link names them
 LINK_FILE = "lesson_file"  # a lesson that is not built in, whole: only a room's view carries it
 
@@ -48,15 +51,20 @@ class Playing:
         return self.lesson.steps[self.step]
 
 
+def mine() -> dict:
+    """This session's lesson fields (above)."""
+    return session_entries.entry(session_entries.LESSON)
+
+
 def playing() -> Playing | None:
-    return st.session_state.get(PLAYING)
+    return mine().get(PLAYING)
 
 
 def open_lesson(found: lesson.Lesson, name: str | None = None, step: int = 0) -> None:
     """Start ``found`` at ``step``; its view is applied at the start of the next run."""
     step = min(max(step, 0), len(found.steps) - 1)
-    st.session_state[PLAYING] = Playing(found, name, step)
-    st.session_state[PENDING] = step
+    mine()[PLAYING] = Playing(found, name, step)
+    mine()[PENDING] = step
 
 
 def open_builtin(name: str, step: int = 0) -> None:
@@ -71,14 +79,14 @@ def go(step: int) -> None:
 
 def close() -> None:
     """on_click of "Close the lesson": the person stays where they are."""
-    st.session_state.pop(PLAYING, None)
-    st.session_state.pop(PENDING, None)
+    mine().pop(PLAYING, None)
+    mine().pop(PENDING, None)
 
 
 def apply_pending(current_page: str) -> str | None:
     """Before any widget is drawn: the step just opened has its view applied (only the settings
     it names); returns the page to switch to, if the step shows another."""
-    state = st.session_state
+    state = mine()
     if (step := state.pop(PENDING, None)) is None or (now := playing()) is None:
         return None
     shown = now.lesson.steps[step]
@@ -124,13 +132,13 @@ def take_from_view(view: dict[str, str], apply: bool) -> str | None:
         return str(problem)
     step, told = step_asked(view.get(LINK_STEP, "1"), len(found.steps))
     if told:
-        st.session_state[STEP_TOLD] = told
+        mine()[STEP_TOLD] = told
     name = view.get(LINK_LESSON)
     now = playing()
     if apply:
         open_lesson(found, name, step)
     elif now is None or now.lesson != found or now.step != step:
-        st.session_state[PLAYING] = Playing(found, name, step)
+        mine()[PLAYING] = Playing(found, name, step)
     return None
 
 
@@ -215,7 +223,7 @@ def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None
     step = now.current
     with st.container(border=True, key="lesson_bar"):
         st.html(_ANNOUNCE.format(html.escape(f"Lesson step {number} of {len(steps)}: {step.title}")))
-        if told := st.session_state.pop(STEP_TOLD, None):
+        if told := mine().pop(STEP_TOLD, None):
             st.info(echo.plain(told), icon=":material/link_off:")
         st.progress(
             number / len(steps), text=echo.plain(f"{now.lesson.title}: step {number} of {len(steps)}")

@@ -10,9 +10,8 @@ import streamlit as st
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
-from components.parts import echo
+from components.parts import echo, widgets
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
-from components.view_state import persistence
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,7 @@ def piece_choice(pieces: list[str]) -> int | None:
         format_func=lambda i: "the mean of all pieces" if i is None else f"piece {shown[i]}",
         horizontal=True,
         key=settings.NB_PIECE,
+        persist_state="session",
     )
 
 
@@ -116,7 +116,7 @@ def search_neighbours_of(piece: str) -> None:
     """Open the Neighbours page with ``piece`` as its word query (its link then carries it)."""
     st.session_state[settings.NB_MODE] = "word"
     st.session_state[settings.NB_WORD] = piece
-    persistence.forget(settings.NB_PIECE)
+    widgets.forget(settings.NB_PIECE)
     st.switch_page("pages/neighbours.py")
 
 
@@ -127,4 +127,4 @@ def follow_neighbour() -> None:
         st.session_state[settings.NB_MODE] = "word"
         st.session_state[settings.NB_WORD] = piece
         st.session_state[settings.NB_NEXT] = None
-        persistence.forget(settings.NB_PIECE)
+        widgets.forget(settings.NB_PIECE)

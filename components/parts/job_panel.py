@@ -18,6 +18,7 @@ import streamlit as st
 from bert_embeddings.errors import JobQueueError
 from bert_embeddings.jobs import backend, progress
 from components.parts import echo
+from components.view_state import session_entries
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,14 @@ class Offer:
     before: Callable[[], None] | None = None  # draws what is said above the button, if anything
 
 
-def _flag(key: str) -> str:
-    return f"_job_asked_{key}"
+def _asked() -> dict:
+    """The job panels whose button was clicked, by key, until a run starts their jobs."""
+    return session_entries.entry(session_entries.JOBS)
 
 
 def _ask(key: str) -> None:
     """on_click of the offer's button: remembered until a run reaches the point where the job starts."""
-    st.session_state[_flag(key)] = True
+    _asked()[key] = True
 
 
 def _again(key: str, folders: tuple) -> None:
@@ -60,7 +62,7 @@ def wait_for(
     ``find(start)`` returns, for each label, its result, or the job making it (joined if it runs,
     started when ``start``; a job this process knows of is always returned), or None: not on disk
     and not asked for. ``offer``: the button that asks; None starts the jobs at once."""
-    asked = offer is None or bool(st.session_state.pop(_flag(key), False))
+    asked = offer is None or bool(_asked().pop(key, False))
     try:
         return _panel(key, list(find(asked)), labels, offer, note)
     except JobQueueError as problem:  # the queue does not answer: what is on disk was already shown

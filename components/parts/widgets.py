@@ -10,6 +10,7 @@ from bert_embeddings.analysis import patterns
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.views import settings
 from components.parts import echo
+from components.view_state import session_entries
 
 
 def whole_number_box(label: str, where=st, **kwargs) -> float:
@@ -27,7 +28,46 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     then falls back to this default, not to the widget type's own (0 for a number, "" for
     text, off for a toggle). ``None`` where the type's own default is already the same."""
     st.session_state.setdefault(key, settings.default(key))
-    return {"key": key} if param is None else {"key": key, param: settings.default(key)}
+    kept = {"key": key, "persist_state": "session"}
+    return kept if param is None else {**kept, param: settings.default(key)}
+
+
+def arrive(page: str) -> None:
+    """First thing in every run of ``page`` (its url path), before any widget is drawn: on
+    arriving from another page, each of the pages' settings is set to its own value, so that this
+    page's widget starts at the session's value. Streamlit's ``persist_state`` keeps a value for
+    the session, but a widget on another page with the same key (the geometry on five pages)
+    would otherwise start from its own last value there, not from the one chosen since."""
+    state, kept = st.session_state, session_entries.entry(session_entries.KEPT)
+    if kept.get(PAGE) not in (None, page):
+        for setting in settings.TABLE:
+            if setting.page is not None and setting.key in state:
+                state[setting.key] = state[setting.key]
+    kept[PAGE] = page
+
+
+def forget(key: str) -> None:
+    """Clear a setting on purpose: the next run that draws its widget starts it at its default
+    (every setting's widget keeps its value across pages and runs that do not draw it:
+    ``persist_state``)."""
+    st.session_state.pop(key, None)
+    session_entries.entry(session_entries.KEPT).pop(key, None)
+
+
+PAGE = "page"  # in the kept entry: the page of the last run (arrive)
+
+
+def tabs(labels, key: str) -> list:
+    """``st.tabs`` for a setting (the open tab): it reruns the page on a change, and keeps the tab
+    for the session. Tabs have no ``persist_state``, so their value is also kept apart, and given
+    back when Streamlit dropped it with the tabs (the page left, and come back to)."""
+    kept = session_entries.entry(session_entries.KEPT)
+    if key not in st.session_state and key in kept:
+        st.session_state[key] = kept[key]
+    st.session_state.setdefault(key, settings.default(key))
+    drawn = st.tabs(labels, on_change="rerun", key=key, default=settings.default(key))
+    kept[key] = st.session_state[key]
+    return drawn
 
 
 def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
@@ -38,6 +78,7 @@ def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
         max_value=hidden_size - 1,
         value=(0, hidden_size - 1),  # every dimension of the model in use
         key=key,
+        persist_state="session",
         help="Drag both ends to zoom into a few dimensions, e.g. 300-320.",
     )
     return range(first, last + 1)

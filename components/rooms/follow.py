@@ -29,22 +29,31 @@ from components.frame import runs
 from components.lessons import player
 from components.parts import echo
 from components.rooms import room_wake, room_watch, roomstore
-from components.view_state import links
+from components.view_state import links, session_entries
 
-LEAD, FOLLOW = "_room_lead", "_room_follow"  # (code, token) of the room led; code followed
-APPLIED, PENDING, STOPPED = "_room_applied", "_room_pending", "_room_stopped"
-DRAWN = "_room_drawn"  # the version of the last view a full run drew to its end
-DRAWN_BEFORE = "_room_drawn_before"  # (what DRAWN was before this run's page began)
-PROBLEM = "_room_problem"  # a message for the room section, shown once
-ENDED = "_room_ended"  # why this session no longer follows its room (closed, never open), until dismissed
-SAID = "_room_said"  # what the top of the page said in the last whole run (see publish)
-FORGET = "_room_forget"  # the room this browser led closed: its tab and cookie forget it
-TAKEN = "_room_taken"  # the view of a room its leader takes back, for the next run to apply
-PAGE_SHOWN = "_room_page"  # the page this session's last full run showed
-USED = "_room_used"  # the section was used in this session: it stays open
+# How this session stands with rooms: the fields of its session entry (session_entries.ROOM).
+LEAD, FOLLOW = "lead", "follow"  # (code, token) of the room led; code followed
+APPLIED, PENDING = "applied", "pending"  # (version, view) last applied; one fetched for the next run
+STOPPED = "stopped"  # the code of a room the follower stepped away from
+DRAWN = "drawn"  # the version of the last view a full run drew to its end
+DRAWN_BEFORE = "drawn_before"  # (what DRAWN was before this run's page began)
+PROBLEM = "problem"  # a message for the room section, shown once
+ENDED = "ended"  # why this session no longer follows its room (closed, never open), until dismissed
+SAID = "said"  # what the top of the page said in the last whole run (see publish)
+FORGET = "forget"  # the room this browser led closed: its tab and cookie forget it
+TAKEN = "taken"  # the view of a room its leader takes back, for the next run to apply
+PAGE_SHOWN = "page"  # the page this session's last full run showed
+USED = "used"  # the section was used in this session: it stays open
+SAVED = "saved"  # (code, token) of a room this browser leads, from its cookie
+RESUMED = "resumed"  # a room taken back in this run, said once in the section
 PAGE = room_wake.PAGE
 DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
 CHECK_SECONDS, FALLBACK_SECONDS, GRACE_SECONDS = 15, 5, 2  # GRACE: see room_watch
+
+
+def mine() -> dict:
+    """This session's room fields (above)."""
+    return session_entries.entry(session_entries.ROOM)
 
 
 def store() -> rooms.RoomStore:
@@ -71,7 +80,7 @@ def publish(page: str) -> None:
     """Write the view into the address bar and, for a room's leader, into the room. A follower
     whose view is no longer the room's (a change of their own, e.g. in a part of the page that
     reruns alone) stops following."""
-    state = st.session_state
+    state = mine()
     state[PAGE_SHOWN] = page
     _stop_on_own_change(page)
     extra = {links.FOLLOW: state[FOLLOW]} if state.get(FOLLOW) else {}
@@ -100,25 +109,25 @@ def publish(page: str) -> None:
 def _unfinished() -> bool:
     """Whether the view last applied was never drawn to the end (another run replaced the one
     that applied it): it is applied again, and what the session shows is not the reader's own."""
-    applied = st.session_state.get(APPLIED)
-    return applied is not None and st.session_state.get(DRAWN) != applied[0]
+    applied = mine().get(APPLIED)
+    return applied is not None and mine().get(DRAWN) != applied[0]
 
 
 def _shows_applied(page: str) -> bool:
     """Whether the session's settings on ``page`` are the view last applied (False if none)."""
-    applied = st.session_state.get(APPLIED)
+    applied = mine().get(APPLIED)
     return bool(applied) and links.same_view(view(page), _setting_part(applied[1]))
 
 
 def _stale() -> bool:
     """Whether the session's settings differ from the view last applied."""
-    page = st.session_state.get(PAGE_SHOWN)
-    return bool(st.session_state.get(APPLIED) and page) and not _shows_applied(page)
+    page = mine().get(PAGE_SHOWN)
+    return bool(mine().get(APPLIED) and page) and not _shows_applied(page)
 
 
 def drawn() -> None:
     """The app's run is about to draw its page (app.py calls this through components/frame/runs.py)."""
-    state = st.session_state
+    state = mine()
     state[DRAWN_BEFORE] = state.get(DRAWN)
     if applied := state.get(APPLIED):
         state[DRAWN] = applied[0]
@@ -126,14 +135,14 @@ def drawn() -> None:
 
 def replaced() -> None:
     """Another run replaced this one before its page was drawn to the end."""
-    st.session_state[DRAWN] = st.session_state.pop(DRAWN_BEFORE, None)
+    mine()[DRAWN] = mine().pop(DRAWN_BEFORE, None)
 
 
 def _stop_on_own_change(page: str) -> bool:
     """A follower whose session no longer shows the view last applied (and has no newer one
     waiting, and whose last view was drawn) changed it themselves: they stop following.
     Returns whether they did."""
-    state = st.session_state
+    state = mine()
     applied = state.get(APPLIED)
     if not state.get(FOLLOW) or applied is None or PENDING in state or _unfinished() or _shows_applied(page):
         return False
@@ -143,9 +152,9 @@ def _stop_on_own_change(page: str) -> bool:
 
 def join_from_link(code: str) -> None:
     """``?follow=CODE``: follow that room from this session's first run."""
-    st.session_state[FOLLOW] = rooms.normal_code(code)
+    mine()[FOLLOW] = rooms.normal_code(code)
     for key in (APPLIED, STOPPED, ENDED):
-        st.session_state.pop(key, None)
+        mine().pop(key, None)
 
 
 def apply_pending(current_page: str, woken: bool = False) -> str | None:
@@ -153,7 +162,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     room is applied, and so is the last one again if no run drew it to the end. Returns the page
     to switch to, if the room shows another. A run the server started for a new view (``woken``)
     is never the follower's own change (it may start on a page or with values a view behind)."""
-    state = st.session_state
+    state = mine()
     if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
         links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
         player.take_from_view(taken, apply=False)
@@ -189,13 +198,13 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
 
 def leading() -> bool:
     """Whether this session leads a room (its lesson bar then shows the presenter's notes)."""
-    return bool(st.session_state.get(LEAD))
+    return bool(mine().get(LEAD))
 
 
 def stop_following(own_change: bool = False) -> None:
     """This session follows no room any more: with ``own_change`` (a step of the follower's own),
     the top of the page offers to follow again."""
-    state = st.session_state
+    state = mine()
     code = state.pop(FOLLOW, None)
     room_wake.leave()
     for key in (APPLIED, PENDING, DRAWN, STOPPED, ENDED):
@@ -207,7 +216,7 @@ def stop_following(own_change: bool = False) -> None:
 def _not_joined(code: str) -> None:
     """A room that could not be joined because the store is away: there is nothing to pause yet."""
     stop_following()
-    st.session_state[ENDED] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
+    mine()[ENDED] = str(NoRoomsNowError(f"Room {code} cannot be joined"))
 
 
 def wake_up() -> None:
@@ -225,7 +234,7 @@ def following(code: str) -> None:
     """A follower's room section. It reruns alone when the component wakes it (a push, or the
     periodic check): a dictionary lookup, and a full run only if the view moved on or the last
     one was never drawn to the end."""
-    state = st.session_state
+    state = mine()
     mounted = room_watch.mount(key="room_watch", data=_watch_data(code), on_wake_change=wake_up, height=0)
     woken = getattr(mounted, "wake", None)
     if state.get(FOLLOW) != code:
@@ -273,7 +282,7 @@ def _snapshot(code: str) -> tuple[int, dict[str, str]]:
 def join(code: str, told: str = PROBLEM) -> None:
     """Follow room ``code`` from the next run, which applies its view; why it cannot, under
     ``told`` (the sidebar's room section, or the top of the page)."""
-    state = st.session_state
+    state = mine()
     try:
         state[FOLLOW] = rooms.normal_code(code)
         store().look(state[FOLLOW])
@@ -292,20 +301,20 @@ def join(code: str, told: str = PROBLEM) -> None:
 def follow_again() -> None:
     """on_click of "Follow again" (and of the lesson bar's way back, for a follower who stepped
     away): the room's current view, page, lesson and step, from the next run."""
-    if code := st.session_state.pop(STOPPED, None):
+    if code := mine().pop(STOPPED, None):
         join(code, told=ENDED)
 
 
 def way_back() -> Callable[[], None] | None:
     """For the lesson bar of a follower who stepped away from a room: the way back into it."""
-    return follow_again if st.session_state.get(STOPPED) else None
+    return follow_again if mine().get(STOPPED) else None
 
 
 def notice() -> None:
     """At the top of the page, above the lesson bar, how this session stands with a room it
     follows: following (and what the room cannot carry), stepped away with the one tap back, or
     why it follows no more: a phone folds the sidebar, and the room section in it, away."""
-    state = st.session_state
+    state = mine()
     if code := state.get(FOLLOW):
         now = player.playing()
         where = f"'s lesson, step {now.step + 1}" if now is not None else ""

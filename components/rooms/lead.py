@@ -18,11 +18,9 @@ from bert_embeddings.views import settings
 from components.frame import runs
 from components.parts import echo
 from components.rooms import follow, room_watch
-from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, TAKEN, USED
+from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, SAVED, TAKEN, USED
 from components.view_state import links
 
-SAVED = "_room_saved"  # (code, token) of a room this browser leads, from its cookie
-RESUMED = "_room_resumed"
 COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
 BEAT_SECONDS = 60
 
@@ -31,7 +29,7 @@ def resume_leading() -> None:
     """A session's first run: where this browser's cookie names a room it leads, remember it, so
     that the room section offers to lead it again (a reloaded tab takes it back by itself, from
     its own session storage; another tab must ask, so that a preview tab never takes over)."""
-    state = st.session_state
+    state = follow.mine()
     if state.get(LEAD) or state.get(FOLLOW):
         return
     if (room := _led_room(_cookie())) is not None:
@@ -58,7 +56,7 @@ def _led_room(saved: str) -> tuple[str, str] | None:
 def take_back(room: tuple[str, str]) -> None:
     """Lead ``room`` again, with the view it shows: the next run applies it before any widget is
     drawn (follow.apply_pending), and its page is shown."""
-    state = st.session_state
+    state = follow.mine()
     try:
         state[TAKEN] = follow.store().look(room[0]).view
     except RoomError:  # (it closed or the store went away meanwhile: the beat says so)
@@ -87,13 +85,13 @@ def _leading(code: str, token: str) -> None:
     except RoomsUnavailableError as problem:
         st.warning(echo.plain(problem), icon=":material/cloud_off:")
     except RoomError as problem:
-        st.session_state.pop(LEAD, None)
-        st.session_state[PROBLEM] = str(problem)
+        follow.mine().pop(LEAD, None)
+        follow.mine()[PROBLEM] = str(problem)
         st.rerun(scope="app")
 
 
 def leader_section(code: str, token: str) -> None:
-    if st.session_state.pop(RESUMED, None):
+    if follow.mine().pop(RESUMED, None):
         st.success(f"You lead room {code} again.", icon=":material/groups:")
     st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
     st.code(links.follow_link(code), language=None)
@@ -105,7 +103,7 @@ def leader_section(code: str, token: str) -> None:
 def taking_back() -> None:
     """In the room section of a session that leads no room: a reloaded tab that led one takes it
     back by itself; a tab whose browser leads one offers it; a closed room is forgotten."""
-    state = st.session_state
+    state = follow.mine()
     if state.pop(FORGET, None):  # the room this browser led closed: the tab and cookie forget it
         forget = {"cookie": f"{COOKIE}=; path=/; max-age=0", "keep": "", "name": COOKIE}
         room_watch.mount(key="room_forget", data=forget, height=0)
@@ -122,12 +120,14 @@ def taking_back() -> None:
 def new_room_button() -> None:
     key = ""
     if config.presenter_key(st.secrets):
-        key = st.text_input("Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY)
+        key = st.text_input(
+            "Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY, persist_state="session"
+        )
     st.button("Lead a new room", on_click=_open, args=(key,), key="room_open")
 
 
 def _open(key: str) -> None:
-    state = st.session_state
+    state = follow.mine()
     required = config.presenter_key(st.secrets)
     if not rooms.may_lead(required, key):
         state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
@@ -144,12 +144,12 @@ def _open(key: str) -> None:
 
 
 def _close() -> None:
-    if lead := st.session_state.pop(LEAD, None):
-        st.session_state[FORGET] = True
+    if lead := follow.mine().pop(LEAD, None):
+        follow.mine()[FORGET] = True
         try:
             follow.store().close(*lead)
         except RoomError as problem:  # (the room then closes by itself after its idle hours)
-            st.session_state[PROBLEM] = str(problem)
+            follow.mine()[PROBLEM] = str(problem)
 
 
 def client_address() -> str:

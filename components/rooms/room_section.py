@@ -8,16 +8,16 @@ import streamlit as st
 from bert_embeddings.views import settings
 from components.parts import echo
 from components.rooms import follow, lead
-from components.rooms.follow import FOLLOW, LEAD, PROBLEM, USED
+from components.rooms.follow import FOLLOW, LEAD, PROBLEM, SAVED, USED
 
 
 def sidebar() -> None:
     """The section itself, drawn on every run."""
-    state = st.session_state
+    state = follow.mine()
     # Once used in this session (led, joined, or refused with a message), the section stays open,
     # so that a code being corrected stays in sight.
     state[USED] = bool(
-        state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(lead.SAVED)
+        state.get(USED) or state.get(LEAD) or state.get(FOLLOW) or state.get(PROBLEM) or state.get(SAVED)
     )
     with st.sidebar.expander("Workshop room", expanded=state[USED]):
         if led := state.get(LEAD):
@@ -34,7 +34,7 @@ def sidebar() -> None:
 def _idle_section() -> None:
     # (A follower who stepped away is offered to follow again at the top of the page: follow.notice.)
     lead.taking_back()
-    st.text_input("Room code", key=settings.ROOM_CODE, placeholder="e.g. ABC234")
+    st.text_input("Room code", key=settings.ROOM_CODE, persist_state="session", placeholder="e.g. ABC234")
     # The code is read when Join is clicked: a code typed just before the click counts.
     st.button(
         "Join", on_click=lambda: follow.join(st.session_state.get(settings.ROOM_CODE) or ""), key="room_join"

@@ -19,6 +19,7 @@ import time
 import streamlit as st
 
 from bert_embeddings import config
+from components.view_state import session_entries
 
 WATCH_JS = """
 export default function ({ data, setTriggerValue }) {
@@ -87,7 +88,6 @@ export default function ({ data, setTriggerValue }) {
 """
 mount = st.components.v2.component("room_watch", js=WATCH_JS)
 _trace_lock = threading.Lock()
-SESSION = "_room_session"
 
 
 def trace(event: str, code: str, version: int, when: float | None = None) -> None:
@@ -98,6 +98,7 @@ def trace(event: str, code: str, version: int, when: float | None = None) -> Non
     path = config.room_trace()
     if not path:
         return
-    session = st.session_state.setdefault(SESSION, secrets.token_hex(4))
+    # (a short name of this session, kept in its room fields)
+    session = session_entries.entry(session_entries.ROOM).setdefault("session", secrets.token_hex(4))
     with _trace_lock, open(path, "a") as out:
         out.write(f"{event} {code} {version} {time.time() if when is None else when:.4f} {session}\n")

@@ -16,7 +16,7 @@ from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.parts import echo, exports, job_panel, widgets
 from components.sections import space_view
-from components.view_state import links, persistence
+from components.view_state import links
 
 # What each geometry does, in a line each, for the switch's help and the Geometry page.
 MEANINGS = {
@@ -30,8 +30,8 @@ HELP = "  \n".join(f"**{name}**: {meaning}." for name, meaning in MEANINGS.items
 
 def switch(hidden: int) -> tuple[str, int]:
     """The geometry chosen and D (all-but-the-top's directions removed; the model's default
-    for the others). The same keys on every page that shows it, held
-    from page to page (components/view_state/persistence.py)."""
+    for the others). The same keys on every page that shows it, so the choice carries from page
+    to page (its widgets keep their values for the session: ``persist_state``)."""
     default = geometry.default_removed(hidden)
     links.keep_within(
         settings.GEOMETRY_REMOVED, range(1, geometry.MOST_REMOVED + 1), default, "D", by_model=True
@@ -49,6 +49,7 @@ def switch(hidden: int) -> tuple[str, int]:
             1,
             geometry.MOST_REMOVED,
             key=settings.GEOMETRY_REMOVED,
+            persist_state="session",
             help=f"About the width / 100 is the usual choice: {default} for this model.",
         )
     return name, int(removed)
@@ -278,7 +279,7 @@ def _prepare_try(name: str, word: str) -> None:
     st.session_state[settings.GEOMETRY] = name
     st.session_state[settings.NB_MODE] = "word"
     st.session_state[settings.NB_WORD] = word
-    persistence.forget(settings.NB_PIECE)
+    widgets.forget(settings.NB_PIECE)
 
 
 def tries() -> None:

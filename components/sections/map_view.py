@@ -247,15 +247,11 @@ MAP_NOTE = (
 def map_axes() -> tuple[float, ...]:
     """2-D or 3-D, and which components (numbered from 1) go on each axis. Drawn only where they
     act (not over a t-SNE map); while hidden, they keep their values on this page."""
-    dims = st.segmented_control(
-        "Map", settings.MAP_DIMS, **widgets.seeded(settings.PCA_DIMS, "default"), persist_state="page"
-    )
+    dims = st.segmented_control("Map", settings.MAP_DIMS, **widgets.seeded(settings.PCA_DIMS, "default"))
     names = ("x", "y", "z") if dims == settings.MAP_DIMS[1] else ("x", "y")
     columns = st.columns(3)
     return tuple(
-        widgets.whole_number_box(
-            f"Component on {name}", column, **widgets.seeded(key), help="1 to 10", persist_state="page"
-        )
+        widgets.whole_number_box(f"Component on {name}", column, **widgets.seeded(key), help="1 to 10")
         for column, name, key in zip(
             columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
         )
@@ -283,5 +279,6 @@ def piece_kinds() -> list[int]:
         selection_mode="multi",
         default=settings.default(settings.PCA_KINDS),  # every kind
         key=settings.PCA_KINDS,
+        persist_state="session",
     )
     return list(shown or [])

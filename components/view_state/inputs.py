@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-_KEY = "_sidebar_inputs"
+from components.view_state import session_entries
+
+_KEY = session_entries.INPUTS
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,17 @@ from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import link_text, settings
 from components.caches import model_caches
-from components.parts import echo, models
-from components.view_state import persistence
+from components.parts import echo, models, widgets
+from components.view_state import session_entries
 
 # Longer sentences are left out of the link: browsers and proxies refuse very long URLs.
 LINK_TEXT_LIMIT = 2000
-RESTORED = "_link_restored"  # set once the session's first run has read its link
-UNUSED = "_link_unused"  # what the link held that could not be used, until a page has said so
+# The fields of the session's link entry (session_entries.LINK).
+RESTORED = "restored"  # set once the session's first run has read its link
+UNUSED = "unused"  # what the link held that could not be used, until a page has said so
 # The defaults pages work out from the model in use (its last layer, its every dimension), by
 # key: a value still at its page's default stays out of the link, like any other default.
-PAGE_DEFAULTS = "_link_page_defaults"
+PAGE_DEFAULTS = "page_defaults"
 # Streamlit's own parameters (embedding an app in a page) pass through untouched.
 STREAMLIT_PARAMS = ("embed", "embed_options")
 
@@ -42,6 +43,10 @@ OLD_NAMES = {
     "sim": ("geometry", {"cosine": "raw", "centred": "centred"}),
     "origin": ("geometry", {"raw": "raw", "centred": "centred"}),
 }
+
+
+def _mine() -> dict:
+    return session_entries.entry(session_entries.LINK)
 
 
 def today(params: dict[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -85,7 +90,7 @@ def restore() -> bool:
     """On the session's first run, put the link's valid settings into session state, and keep
     one sentence per value that was not used for ``show_unused``. Returns whether this was the
     first run (later runs do nothing)."""
-    state = st.session_state
+    state = _mine()
     if state.get(RESTORED):
         return False
     state[RESTORED] = True
@@ -102,7 +107,7 @@ def restore() -> bool:
 
 
 def add_unused(problem: str) -> None:
-    st.session_state.setdefault(UNUSED, []).append(problem)
+    _mine().setdefault(UNUSED, []).append(problem)
 
 
 def apply_view(params: dict[str, str]) -> None:
@@ -170,7 +175,7 @@ def _read_into_state(params: dict[str, str], reset: bool) -> list[str]:
             except ValueError as reason:
                 problems.append(f"{setting.url}={params[setting.url][:60]!r} ({reason})")
         if reset and setting.default is None:
-            persistence.forget(setting.key)
+            widgets.forget(setting.key)
         elif reset:
             state[setting.key] = settings.default(setting.key)
     return problems
@@ -185,7 +190,7 @@ def same_view(shown: dict[str, str], applied: dict[str, str]) -> bool:
 
 def show_unused() -> None:
     """Say once, on the page shown, which parts of the session's link could not be used."""
-    if problems := st.session_state.pop(UNUSED, None):
+    if problems := _mine().pop(UNUSED, None):
         st.warning(echo.plain(notice(problems)), icon=":material/link_off:")
 
 
@@ -210,7 +215,7 @@ def _shown(page: str) -> Iterator[tuple[settings.Setting, object]]:
     """Each linked setting shown on ``page`` whose value differs from its default (the table's,
     or the one the page worked out from the model), with that value."""
     state = st.session_state
-    page_defaults = state.get(PAGE_DEFAULTS, {})
+    page_defaults = _mine().get(PAGE_DEFAULTS, {})
     mode = state.get(settings.NB_MODE, settings.default(settings.NB_MODE))
     for param in settings.LINKED:
         if not param.on(page) or param.key not in state or not _offered(param):
@@ -343,7 +348,7 @@ def keep_within(
     moves to the new one without a word, and a value chosen stays if the new model has it."""
     state = st.session_state
     if by_model:
-        page_defaults = state.setdefault(PAGE_DEFAULTS, {})
+        page_defaults = _mine().setdefault(PAGE_DEFAULTS, {})
         if key in state and page_defaults.get(key, default) != default:  # another model
             # Still at the last model's default: the new one's. Else the value chosen, said
             # again: Streamlit would otherwise reset a widget whose range changed.
@@ -355,7 +360,7 @@ def keep_within(
         else:
             text = f"{name(state[key])} is not available here, so {name(default)} is shown instead."
         st.info(echo.plain(text[:1].upper() + text[1:]), icon=":material/link_off:")
-        persistence.forget(key)
+        widgets.forget(key)
     if key not in state and default is not None:
         state[key] = default
 

@@ -13,9 +13,9 @@ from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, lesson
 from bert_embeddings.views import pages as registry
 from bert_embeddings.views import settings
-from components.lessons import maker, opening, player
+from components.lessons import opening, player
 from components.rooms import follow
-from testkit.apptest import lead, messages, page_title, session, shown
+from testkit.apptest import lead, lesson_fields, messages, page_title, room_fields, session, shown
 
 pytestmark = pytest.mark.usefixtures("offline")
 
@@ -64,7 +64,7 @@ def test_the_first_lesson_from_start_to_end_shows_each_steps_view():
     at = started()
     for number, step in enumerate(found.steps):
         assert page_title(at) == TITLES[step.page], (number, step.page)
-        assert at.session_state[player.PLAYING].step == number
+        assert lesson_fields(at)[player.PLAYING].step == number
         assert f"step {number + 1} of {len(found.steps)}" in " ".join(p.text for p in at.get("progress"))
         for name, text in step.params.items():
             setting = next(s for s in settings.LINKED if s.url == name)
@@ -95,14 +95,14 @@ def test_a_step_keeps_every_setting_it_does_not_name_and_back_to_its_view_restor
     click(at, "Back to this step's view")
     assert page_title(at) == TITLES["positions"]
     click(at, "Back")
-    assert page_title(at) == TITLES["embedding_layer"] and at.session_state[player.PLAYING].step == 2
+    assert page_title(at) == TITLES["embedding_layer"] and lesson_fields(at)[player.PLAYING].step == 2
 
 
 def test_closing_leaves_the_person_where_they_are():
     at = started()
     click(at, "Next")
     click(at, "Close the lesson")
-    assert page_title(at) == TITLES["tokens"] and player.PLAYING not in at.session_state
+    assert page_title(at) == TITLES["tokens"] and player.PLAYING not in lesson_fields(at)
     assert "Next" not in [b.label for b in at.button] and "step=" not in str(dict(at.query_params))
 
 
@@ -130,7 +130,7 @@ def test_a_lesson_file_nested_thousands_deep_is_a_message_and_the_page_goes_on()
     assert "nests arrays or tables 5,000 deep" in str(raised.value)
     good = lesson.write(builtin.load("embeddings")).encode()
     at.file_uploader(key=opening.FILE_BOX).clear().upload("good.toml", good, "application/toml").run()
-    assert not at.exception and at.session_state[player.PLAYING].lesson == builtin.load("embeddings")
+    assert not at.exception and lesson_fields(at)[player.PLAYING].lesson == builtin.load("embeddings")
 
 
 def test_the_lesson_file_box_says_only_the_lessons_own_limit():
@@ -158,8 +158,8 @@ def test_a_room_follows_its_leaders_lesson_step_by_step_and_the_leader_sees_the_
     assert "Presenter notes" in [e.label for e in leader.expander]
     for number in range(3):
         follower.run()
-        assert follower.session_state[player.PLAYING].step == number
-        assert follower.session_state[follow.FOLLOW] == code
+        assert lesson_fields(follower)[player.PLAYING].step == number
+        assert room_fields(follower)[follow.FOLLOW] == code
         assert "Presenter notes" not in [e.label for e in follower.expander]
         assert page_title(follower) == page_title(leader)
         click(leader, "Next")
@@ -178,18 +178,18 @@ def test_a_lesson_made_while_exploring_downloads_and_opens_again_as_the_same_ste
     at.text_input(key=settings.LESSON_EDIT_TITLE).set_value("How it splits").run()
     at.text_area(key=settings.LESSON_EDIT_TEXT).set_value("Look at **the pieces**.").run()
     click(at, "Up")
-    made = at.session_state[maker.DRAFT]
+    made = lesson_fields(at)[player.DRAFT]
     assert [s.title for s in made.steps] == ["How it splits", "Neighbours"]
     assert made.steps[1].params == {"q": "cat"} and made.steps[0].page == "tokens"
     name = next(n for n in downloads if n.endswith(".toml"))
     again = lesson.read(downloads[name]())
     assert again == made
     click(at, "Remove")
-    assert [s.title for s in at.session_state[maker.DRAFT].steps] == ["Neighbours"]
+    assert [s.title for s in lesson_fields(at)[player.DRAFT].steps] == ["Neighbours"]
     click(at, "Play it")
     assert (
         page_title(at) == TITLES["neighbours"]
-        and at.session_state[player.PLAYING].lesson.title == "My lesson"
+        and lesson_fields(at)[player.PLAYING].lesson.title == "My lesson"
     )
 
 
@@ -200,7 +200,7 @@ def test_a_link_to_a_step_the_lesson_lacks_opens_a_clear_step_and_says_so(asked)
     found = builtin.load("embeddings")
     opens = len(found.steps) if asked == "999" else 1
     at = session({"lesson": "embeddings", "step": asked})
-    assert not at.exception and at.session_state[player.PLAYING].step == opens - 1
+    assert not at.exception and lesson_fields(at)[player.PLAYING].step == opens - 1
     assert page_title(at) == TITLES[found.steps[opens - 1].page]
     assert at.query_params.get("step") == str(opens)
     named = asked if asked != "abc" else "'abc'"

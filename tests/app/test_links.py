@@ -9,7 +9,7 @@ from bert_embeddings.analysis import geometry
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import settings
 from components.parts import filters, models
-from components.view_state import links
+from components.view_state import links, session_entries
 from testkit.apptest import ROOT, figures, messages, open_link, shown
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
@@ -678,7 +678,11 @@ def test_a_default_worked_out_from_the_model_stays_out_of_the_link(monkeypatch):
     """Every dimension, or the last layer, is the page's default: the link leaves it out, as it
     leaves out any default; a narrower range is carried."""
     defaults = {settings.DIMENSIONS: (0, 383), settings.CTX_LAYER: 6}
-    state = {links.PAGE_DEFAULTS: defaults, settings.DIMENSIONS: (0, 383), settings.CTX_LAYER: 6}
+    state = {
+        session_entries.LINK: {links.PAGE_DEFAULTS: defaults},
+        settings.DIMENSIONS: (0, 383),
+        settings.CTX_LAYER: 6,
+    }
     with_state(monkeypatch, state)
     assert links.view_params("embedding_layer") == {} == links.view_params("context")
     with_state(monkeypatch, {**state, settings.DIMENSIONS: (0, 10), settings.CTX_LAYER: 0})

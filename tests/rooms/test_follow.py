@@ -14,7 +14,7 @@ from bert_embeddings import rooms
 from bert_embeddings.views import settings
 from components.rooms import follow
 from components.rooms import lead as lead_module
-from testkit.apptest import ROOT, lead, messages, page_title, session, shown
+from testkit.apptest import ROOT, lead, messages, page_title, room_fields, session, shown
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
 
@@ -47,9 +47,9 @@ def test_a_followers_own_change_stops_following_and_follow_again_returns():
     leader, code = lead()
     leader.switch_page("pages/neighbours.py").run()
     follower = session({"follow": code})
-    assert follower.session_state[follow.FOLLOW] == code
+    assert room_fields(follower)[follow.FOLLOW] == code
     follower.text_input(key=settings.NB_WORD).set_value("river").run()
-    assert follow.FOLLOW not in follower.session_state
+    assert follow.FOLLOW not in room_fields(follower)
     assert f"You stepped away from room {code}" in on_the_page(follower)
     leader.text_input(key=settings.NB_WORD).set_value("queen").run()
     follower.run()
@@ -71,11 +71,11 @@ def test_a_run_the_server_starts_on_the_leaders_new_page_is_not_the_followers_ow
     woken, own = followers
     monkeypatch.setattr(room_wake, "begun", lambda: (code, 2, threading.Event()))
     woken.switch_page("pages/tokens.py").run()
-    assert woken.session_state[follow.FOLLOW] == code and page_title(woken) == "Tokens"
-    assert woken.session_state[follow.APPLIED][1]["page"] == "tokens"
+    assert room_fields(woken)[follow.FOLLOW] == code and page_title(woken) == "Tokens"
+    assert room_fields(woken)[follow.APPLIED][1]["page"] == "tokens"
     monkeypatch.setattr(room_wake, "begun", lambda: None)
     own.switch_page("pages/segments.py").run()
-    assert follow.FOLLOW not in own.session_state  # a page of one's own: stopped following
+    assert follow.FOLLOW not in room_fields(own)  # a page of one's own: stopped following
 
 
 def test_a_forged_or_stale_code_gets_a_message():
@@ -97,7 +97,7 @@ def test_a_forged_or_stale_code_gets_a_message():
 
 def test_a_follower_never_gets_what_a_link_would_refuse_nor_presenter_mode():
     leader, code = lead()
-    _, token = leader.session_state[follow.LEAD]
+    _, token = room_fields(leader)[follow.LEAD]
     # a view no leader's page would publish: a folder on the server, and a k out of range
     follow.store().show(code, token, {"page": "tokens", "model": "/etc", "k": "500"})
     follower = session({"follow": code})
@@ -115,23 +115,23 @@ def test_a_presenter_key_decides_who_may_lead(monkeypatch):
     at = session()
     at.text_input(key="room_key").set_value("guess").run()
     at.button(key="room_open").click().run()
-    assert follow.LEAD not in at.session_state and "presenter key" in messages(at)
+    assert follow.LEAD not in room_fields(at) and "presenter key" in messages(at)
     at.text_input(key="room_key").set_value("workshop-42").run()
     at.button(key="room_open").click().run()
-    assert follow.LEAD in at.session_state
+    assert follow.LEAD in room_fields(at)
 
 
 def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
     leader, code = lead()
     follower = session({"follow": code})
-    assert follower.session_state[follow.FOLLOW] == code
+    assert room_fields(follower)[follow.FOLLOW] == code
     later = time.time() + (rooms.IDLE_HOURS + 0.1) * 3600
     monkeypatch.setattr(follow.store(), "clock", lambda: later)
     follower.run()
     idle = f"Room {code} closed after {rooms.IDLE_HOURS:g} hours without a change"
-    assert follow.FOLLOW not in follower.session_state and idle in on_the_page(follower)
+    assert follow.FOLLOW not in room_fields(follower) and idle in on_the_page(follower)
     leader.text_area(key=settings.SENTENCE_A_KEY).set_value("A change after hours.").run()
-    assert not leader.exception and follow.LEAD not in leader.session_state
+    assert not leader.exception and follow.LEAD not in room_fields(leader)
     assert idle in messages(leader)
 
 
@@ -143,14 +143,14 @@ def test_a_server_opens_only_so_many_rooms(monkeypatch, tmp_path):
 
     monkeypatch.setattr(roomstore, "_store", SqliteRooms(tmp_path / "rooms.sqlite3", most=1))
     first, _ = lead()
-    assert follow.LEAD in first.session_state
+    assert follow.LEAD in room_fields(first)
     second = session()
     second.button(key="room_open").click().run()
-    assert not second.exception and follow.LEAD not in second.session_state
+    assert not second.exception and follow.LEAD not in room_fields(second)
     assert "open rooms" in messages(second)
     first.button(key="room_close").click().run()
     second.button(key="room_open").click().run()
-    assert follow.LEAD in second.session_state  # a closed room makes room for a new one
+    assert follow.LEAD in room_fields(second)  # a closed room makes room for a new one
 
 
 def test_join_uses_the_code_typed_just_before_the_click():
@@ -161,7 +161,7 @@ def test_join_uses_the_code_typed_just_before_the_click():
     at.text_input(key=settings.ROOM_CODE).set_value(first).run()
     at.text_input(key=settings.ROOM_CODE).set_value(second)  # typed, not yet committed by a run
     at.button(key="room_join").click().run()
-    assert at.session_state[follow.FOLLOW] == second
+    assert room_fields(at)[follow.FOLLOW] == second
 
 
 def test_the_room_section_stays_open_while_a_code_is_corrected():
@@ -182,10 +182,10 @@ def test_one_address_cannot_fill_the_server(monkeypatch):
         leader, _ = lead()
     again = session()
     again.button(key="room_open").click().run()
-    assert follow.LEAD not in again.session_state and "limit for one address" in messages(again)
+    assert follow.LEAD not in room_fields(again) and "limit for one address" in messages(again)
     monkeypatch.setattr(lead_module, "client_address", lambda: "192.0.2.8")
     again.button(key="room_open").click().run()
-    assert follow.LEAD in again.session_state
+    assert follow.LEAD in room_fields(again)
 
 
 @pytest.mark.slow("every page, led and followed")
@@ -215,18 +215,18 @@ def test_a_view_replaced_before_it_was_drawn_is_applied_again_not_taken_for_the_
     follower = session({"follow": code})
     leader.text_input(key=settings.NB_WORD).set_value("bank").run()
     follower.run()
-    drawn = follower.session_state[follow.DRAWN]
+    drawn = room_fields(follower)[follow.DRAWN]
     leader.text_input(key=settings.NB_WORD).set_value("river").run()
     # as if the run applying "river" had been replaced at once: applied, never drawn, and the
     # browser's next message still holding "bank"
     newest = follow.store().look(code)
-    follower.session_state[follow.APPLIED] = (newest.version, newest.view)
-    follower.session_state[follow.DRAWN] = drawn
+    room_fields(follower)[follow.APPLIED] = (newest.version, newest.view)
+    room_fields(follower)[follow.DRAWN] = drawn
     follower.session_state[settings.NB_WORD] = "bank"
     follower.run()
-    assert follower.session_state[follow.FOLLOW] == code
+    assert room_fields(follower)[follow.FOLLOW] == code
     assert follower.text_input(key=settings.NB_WORD).value == "river"
-    assert follower.session_state[follow.DRAWN] == newest.version
+    assert room_fields(follower)[follow.DRAWN] == newest.version
 
 
 def test_runs_tells_a_run_replaced_before_its_end_from_a_page_that_ended():
@@ -268,7 +268,7 @@ def test_a_long_sentence_and_what_cannot_travel_reach_followers_in_words():
     leader.text_area(key=settings.SENTENCE_A_KEY).set_value(long_text).run()
     follower = session({"follow": code})
     assert follower.text_area(key=settings.SENTENCE_A_KEY).value == long_text
-    assert follow.FOLLOW in follower.session_state
+    assert follow.FOLLOW in room_fields(follower)
 
 
 def test_followers_read_in_words_what_the_room_cannot_carry():
@@ -299,15 +299,15 @@ def test_another_tab_of_the_leaders_browser_offers_the_room_but_never_takes_it_o
     """The cookie names the room this browser leads: a new tab (a preview, a projector window)
     offers to lead it again with a button, and leads only once it is clicked."""
     leader, code = lead()
-    _, token = leader.session_state[follow.LEAD]
+    _, token = room_fields(leader)[follow.LEAD]
     long_text = "A sentence longer than any link may carry. " * 60
     leader.text_area(key=settings.SENTENCE_A_KEY).set_value(long_text).run()
     leader.switch_page("pages/segments.py").run()
     monkeypatch.setattr(lead_module, "_cookie", lambda: f"{code}.{token}")
     other = session()
-    assert follow.LEAD not in other.session_state
+    assert follow.LEAD not in room_fields(other)
     other.button(key="room_take_back").click().run()
-    assert other.session_state[follow.LEAD] == (code, token)
+    assert room_fields(other)[follow.LEAD] == (code, token)
     assert f"You lead room {code} again" in " ".join(s.value for s in other.success)
     # the room's view comes with it, sentence and page: its address never held that sentence
     assert other.session_state[settings.SENTENCE_A_KEY] == long_text
@@ -333,7 +333,7 @@ def test_a_rooms_view_written_thousands_deep_by_another_is_a_message_and_the_lea
     leader, code = lead()
     leader.switch_page("pages/neighbours.py").run()
     follower = session({"follow": code})
-    assert follower.session_state[follow.FOLLOW] == code
+    assert room_fields(follower)[follow.FOLLOW] == code
     with sqlite3.connect(path) as db:
         db.execute(
             "UPDATE rooms SET view = ? WHERE code = ?", ('{"a": ' + "[" * 5_000 + "]" * 5_000 + "}", code)
@@ -345,7 +345,7 @@ def test_a_rooms_view_written_thousands_deep_by_another_is_a_message_and_the_lea
     newcomer = session({"follow": code})
     for at in (follower, newcomer):
         assert not at.exception and str(raised.value) in messages(at)
-        assert follow.FOLLOW not in at.session_state
+        assert follow.FOLLOW not in room_fields(at)
     leader.text_input(key=settings.NB_WORD).set_value("bank").run()
     assert not leader.exception
     again = session({"follow": code})

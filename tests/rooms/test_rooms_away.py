@@ -9,7 +9,7 @@ import pytest
 from bert_embeddings.rooms.room_redis import RedisRooms
 from components.rooms import follow, roomstore
 from testkit import services
-from testkit.apptest import lead, messages, page_title, session
+from testkit.apptest import lead, messages, page_title, room_fields, session
 
 AWAY = "cannot be reached just now"
 
@@ -42,8 +42,8 @@ def test_a_redis_gone_mid_workshop_is_said_in_the_sidebar_and_every_page_keeps_w
     for person in (leader, follower):
         assert not person.exception
         assert AWAY in messages(person)
-    assert page_title(leader) == "Tokens" and leader.session_state[follow.LEAD][0] == code
-    assert follower.session_state[follow.FOLLOW] == code  # still following: the room only waits
+    assert page_title(leader) == "Tokens" and room_fields(leader)[follow.LEAD][0] == code
+    assert room_fields(follower)[follow.FOLLOW] == code  # still following: the room only waits
     # the room waits: the follower stays on the room's last page, drawn in full (its table)
     assert page_title(follower) == "Nearest neighbours in the vocabulary"
     assert any("rank" in frame.value.columns for frame in follower.dataframe), messages(follower)
@@ -68,13 +68,13 @@ def test_a_room_led_or_joined_while_redis_is_away_is_refused_and_nothing_is_paus
     person.button(key="room_open").click().run()
     assert not person.exception and AWAY in messages(person)
     assert "A room cannot be opened: " in messages(person) and "paused" not in messages(person)
-    assert follow.LEAD not in person.session_state
+    assert follow.LEAD not in room_fields(person)
     person.switch_page("pages/tokens.py").run()
     assert not person.exception and page_title(person) == "Tokens"
     for joining in (session({"follow": "ABC234"}), session()):
-        if follow.FOLLOW not in joining.session_state and not messages(joining):  # by the Join box
+        if follow.FOLLOW not in room_fields(joining) and not messages(joining):  # by the Join box
             joining.text_input(key="room_code").set_value("ABC234").run()
             joining.button(key="room_join").click().run()
         said = messages(joining)
         assert not joining.exception and "Room ABC234 cannot be joined: " in said and AWAY in said, said
-        assert "paused" not in said and follow.FOLLOW not in joining.session_state
+        assert "paused" not in said and follow.FOLLOW not in room_fields(joining)
