@@ -51,23 +51,24 @@ def forget(key: str) -> None:
     (every setting's widget keeps its value across pages and runs that do not draw it:
     ``persist_state``)."""
     st.session_state.pop(key, None)
-    session_entries.entry(session_entries.KEPT).pop(key, None)
 
 
 PAGE = "page"  # in the kept entry: the page of the last run (arrive)
 
 
 def tabs(labels, key: str) -> list:
-    """``st.tabs`` for a setting (the open tab): it reruns the page on a change, and keeps the tab
-    for the session. Tabs have no ``persist_state``, so their value is also kept apart, and given
-    back when Streamlit dropped it with the tabs (the page left, and come back to)."""
-    kept = session_entries.entry(session_entries.KEPT)
-    if key not in st.session_state and key in kept:
-        st.session_state[key] = kept[key]
+    """``st.tabs`` for a setting (the open tab), which reruns the page on a change. Tabs have no
+    ``persist_state``: the setting stays under its own key, beside the tabs, where it holds
+    while the page is away (and where links and rooms set it); the tabs have a key of their own,
+    set from it on every run, and a change is copied back."""
+    own = f"{key}_open"
     st.session_state.setdefault(key, settings.default(key))
-    drawn = st.tabs(labels, on_change="rerun", key=key, default=settings.default(key))
-    kept[key] = st.session_state[key]
-    return drawn
+    st.session_state[own] = st.session_state[key]
+    return st.tabs(labels, key=own, default=settings.default(key), on_change=_tab_chosen, args=(key, own))
+
+
+def _tab_chosen(key: str, own: str) -> None:
+    st.session_state[key] = st.session_state[own]
 
 
 def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:

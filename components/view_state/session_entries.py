@@ -17,7 +17,7 @@ LESSON = "_lesson"  # components/lessons: the lesson played, its step, a lesson 
 LINK = "_link"  # components/view_state/links.py: the session's link read, and what it could not use
 INPUTS = "_sidebar_inputs"  # components/view_state/inputs.py: the sidebar's inputs of this run
 JOBS = "_jobs"  # components/parts/job_panel.py: the panels whose button was clicked, until their run
-KEPT = "_kept"  # components/parts/widgets.py: beside the settings' widgets: an open tab, the last page
+KEPT = "_kept"  # components/parts/widgets.py: the page of the last run
 FRAMED = "_framed"  # components/frame/routing.py: app.py's frame ran in this session
 
 
