@@ -17,10 +17,10 @@ of its own, 2 threads:
 
     .venv/bin/python -m bench.compare
 
-With BENCH_QUICK=1: a small random 2-layer checkpoint for the bundled model, of whose stages
-only the token rows, the output and the last layer are made (a table, the embedding layer's
-output and a layer's pass: every way a stage is made), one repetition of the warm comparison,
-stand-ins of 1,000 x 64, and 10 t-SNE iterations.
+With BENCH_QUICK=1: a small random 2-layer checkpoint of the vocabulary's first 8,000 pieces for
+the bundled model, of whose stages only the token rows, the output and the last layer are made
+(a table, the embedding layer's output and a layer's pass: every way a stage is made), one
+repetition of the warm comparison, stand-ins of 1,000 x 64, and 10 t-SNE iterations.
 
 Last line: compare rows=R stages_cold_s=S warm_s=W aligned_recall_gap=G extra_mb=M
 (targets: S <= 60, W <= 1, G <= 0.02, M <= 200; the stand-ins' ratio <= 2.2)

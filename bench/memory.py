@@ -27,9 +27,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench import QUICK_CHECKPOINT, full_or_quick
+from bench import QUICK, QUICK_CHECKPOINT, QUICK_PIECES, full_or_quick
 from testkit.browser import PAGES, launch_chromium, open_page, rss_mb, streamlit_server
-from testkit.random_models import write_random_bert
+from testkit.random_models import keep_first_pieces, write_random_bert
 
 # Each target for the pages it was set for: the first three pages, every page but Context,
 # and every page (Context loads the whole model).
@@ -38,10 +38,17 @@ WITHOUT_CONTEXT_MB = 850
 WITH_CONTEXT_MB = 1300
 
 
-# bert-base-uncased's shapes; a quick run's model keeps its vocabulary and positions but is
-# narrow and shallow, so that it is written and loaded in a moment.
+# bert-base-uncased's shapes; a quick run's model keeps its positions but is narrow and shallow,
+# so that it is written and loaded in a moment, and has the first QUICK_PIECES pieces of the
+# vocabulary.
 QUICK_SHAPE = {"hidden": 64, "positions": 512, "layers": 2, "heads": 2}
 MODEL_SHAPE = full_or_quick({"hidden": 768, "positions": 512, "layers": 12, "heads": 12}, QUICK_SHAPE)
+
+
+def quick_stand_in(folder: Path) -> Path:
+    """A quick run's stand-in, written to ``folder`` (tests/test_benchmarks.py writes it once
+    for every run and hands it over as BENCH_QUICK_CHECKPOINT)."""
+    return keep_first_pieces(write_random_bert(folder, **QUICK_SHAPE), QUICK_PIECES)
 
 
 def bert_base_shaped(folder: Path) -> Path:
@@ -49,6 +56,8 @@ def bert_base_shaped(folder: Path) -> Path:
     quick run, copied from BENCH_QUICK_CHECKPOINT when that names one."""
     if QUICK_CHECKPOINT:
         return Path(shutil.copytree(QUICK_CHECKPOINT, folder))
+    if QUICK:
+        return quick_stand_in(folder)
     return write_random_bert(folder, **MODEL_SHAPE)
 
 

@@ -256,10 +256,26 @@ def click_until(page, button, shown, attempts: int = 3) -> None:
     shown.wait_for(state="visible", timeout=60_000)
 
 
+# The expander's own animations (its height and corners) have ended; endless ones (a spinner in it)
+# do not count.
+_EXPANDER_STILL = """expander => expander.getAnimations({subtree: true}).every(
+    a => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity)"""
+
+
+def open_expander(page, title: str) -> None:
+    """Open the expander ``title`` and wait until it has stopped growing: a click on a button in
+    it while it opens can land beside the button (it moves under the pointer) or be lost."""
+    named = page.get_by_text(title, exact=True)
+    expander = page.locator("[data-testid='stExpander']").filter(has=named).first
+    expander.get_by_text(title, exact=True).click()
+    expander.locator("details[open]").wait_for(state="attached")
+    page.wait_for_function(_EXPANDER_STILL, arg=expander.element_handle())
+
+
 def lead_room(page, base: str) -> str:
     """Lead a new workshop room from ``page`` (on the app at ``base``); its code."""
     open_page(page, f"{base}/concepts")
-    page.get_by_text("Workshop room").click()
+    open_expander(page, "Workshop room")
     join = page.locator("[data-testid='stCode']").first
     click_until(page, page.get_by_role("button", name="Lead a new room"), join)
     return join.inner_text().strip().rsplit("=", 1)[1]

@@ -20,7 +20,6 @@ import pytest
 
 from testkit.apptest import ROOT
 from testkit.pytest_chromium import need_chromium
-from testkit.random_models import write_random_bert
 
 # The benchmarks that need neither a browser nor the stand-in checkpoint; every other one starts
 # the app on that checkpoint and drives Chromium.
@@ -65,9 +64,9 @@ def test_docs_document_every_benchmark():
 @pytest.fixture(scope="module")
 def quick_checkpoint(tmp_path_factory):
     """The small checkpoint a quick run would write for itself, written once for all of them."""
-    from bench.memory import QUICK_SHAPE
+    from bench.memory import quick_stand_in
 
-    return write_random_bert(tmp_path_factory.mktemp("bench") / "quick-model", **QUICK_SHAPE)
+    return quick_stand_in(tmp_path_factory.mktemp("bench") / "quick-model")
 
 
 def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess.CompletedProcess:
