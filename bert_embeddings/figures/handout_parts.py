@@ -28,9 +28,10 @@ from bert_embeddings.views import settings
 
 INK = charts.INK["light"]  # a handout is light: marks drawn as text take the light theme's ink
 
-# How a page draws a note: as a caption, an information, a warning (truncated input) or an error
-# (what the page says instead of a figure). A handout writes each as a note.
-CAPTION, INFO, WARNING, ERROR = "caption", "info", "warning", "error"
+# How a page draws a note: as a caption, a paragraph of text, an information, a success (a verdict
+# that holds), a warning or an error (what the page says instead of a figure). A handout writes
+# each as a note.
+CAPTION, TEXT, INFO, SUCCESS, WARNING, ERROR = "caption", "text", "info", "success", "warning", "error"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Note:
     text: str  # plain text, never markup
     kind: str = CAPTION
     bold: str = ""  # a part of the text the page shows in bold (a model's name)
+    icon: str = ""  # the page's icon for it, where not its kind's (a name the handout ignores)
 
 
 @dataclass(frozen=True)

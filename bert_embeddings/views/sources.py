@@ -59,6 +59,11 @@ class Sources:
         table = self.model.tables.word_embeddings
         return self._once(("index",), lambda: vocab_search.build_index(table, self.model.tokenizer))
 
+    def pattern_rows(self, pattern: str, label: str = "The pattern") -> np.ndarray:
+        return self._once(
+            ("pattern", pattern, label), lambda: vocab_search.matching_rows(self.index(), pattern, label)
+        )
+
     def space(self, name: str, removed: int) -> geometry.Geometry:
         geometry_key = geometry.key(name, removed)
         return self._once(("space", *geometry_key), lambda: geometry.fit(self.index().table, *geometry_key))
@@ -97,9 +102,23 @@ class Sources:
     def full_model(self):
         return self._once(("full",), lambda: contextual.load_full_model(self.model))
 
+    def kept(self, name: str, key: tuple, make: Callable[[], object | None]):
+        """A result the app keeps under ``name`` for ``key`` that a background job may still be
+        making (its neighbour lists, read from disk by ``make``): read once, and None while it
+        is not there, which is asked again the next time."""
+        if (name, *key) not in self._kept and (found := make()) is not None:
+            self._kept[(name, *key)] = found
+        return self._kept.get((name, *key))
+
     def card(self, texts: tuple[str, str, str], geometry_key: tuple[str, int]) -> word_tests.CardResult:
         space, index = self.space(*geometry_key), self.index()
         return self._once(
             ("card", texts, geometry_key),
             lambda: word_tests.card_for(index, self.model.tokenizer, *texts, space=space),
+        )
+
+    def weat(self, texts: tuple[str, ...]) -> word_tests.WeatResult:
+        groups = dict(zip(word_tests.WEAT_GROUPS, texts, strict=True))
+        return self._once(
+            ("weat", texts), lambda: word_tests.weat_for(self.index(), self.model.tokenizer, groups)
         )

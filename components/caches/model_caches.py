@@ -31,6 +31,7 @@ from bert_embeddings.analysis import (
 from bert_embeddings.models import checkpoints, threads, tokenize
 from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
+from components.caches import axis_tests, spaces
 from components.frame import runs
 from components.parts import echo
 from components.parts.messages import friendly_errors, show_notices  # the pages' through here
@@ -353,6 +354,19 @@ def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.Vocab
     return loaded
 
 
+def _card(key: str, revision: str, texts: tuple[str, str, str], geometry_key: tuple[str, int]):
+    index, tokenizer = _vocab_index(key, revision), _model(key, revision).tokenizer
+    return axis_tests.card(
+        (key, revision), texts, geometry_key, index, tokenizer, _space(key, revision, *geometry_key)
+    )
+
+
+def _weat(key: str, revision: str, texts: tuple[str, ...]):
+    return axis_tests.weat(
+        (key, revision), texts, _vocab_index(key, revision), _model(key, revision).tokenizer
+    )
+
+
 class _Cached(Sources):
     """The results a view is drawn from, read from these caches: what the pages draw and a
     handout writes come from one place, and a handout adds nothing to the server's memory.
@@ -366,16 +380,34 @@ class _Cached(Sources):
         cached = _HELD.get(key[0])
         return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
 
+    def kept(self, name: str, key: tuple, make):
+        # What moved's caches hold a model's key and its stages' neighbour lists, read once.
+        if name == "model key":
+            return spaces.model_key(*key, self.model)
+        if name == "lists":
+            try:
+                return spaces.lists(*key)
+            except spaces.NotOnDiskError:
+                return None
+        if name in ("t-SNE map", "map labels"):
+            from components.caches import map_state  # (which reads these caches)
+
+            return map_state.kept(name, self._key, *key)
+        return super().kept(name, key, make)
+
 
 _HELD = {
     "encoding": _encoding,
     "module": _reference_module,
     "index": _vocab_index,
+    "pattern": _pattern_rows,
     "space": _space,
     "pca": _vocabulary_pca,
     "position pca": _position_pca,
     "lab": _lab,
     "full": _full_model,
+    "card": _card,
+    "weat": _weat,
 }
 
 
