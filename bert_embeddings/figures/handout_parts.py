@@ -32,6 +32,7 @@ INK = charts.INK["light"]  # a handout is light: marks drawn as text take the li
 # that holds), a warning or an error (what the page says instead of a figure). A handout writes
 # each as a note.
 CAPTION, TEXT, INFO, SUCCESS, WARNING, ERROR = "caption", "text", "info", "success", "warning", "error"
+BLOCKED = ":material/block:"  # a note's icon on the page for what cannot be had (a geometry not fitted)
 
 
 @dataclass(frozen=True)

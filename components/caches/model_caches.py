@@ -31,7 +31,6 @@ from bert_embeddings.analysis import (
 from bert_embeddings.models import checkpoints, threads, tokenize
 from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
-from components.caches import axis_tests, spaces
 from components.frame import runs
 from components.parts import echo
 from components.parts.messages import friendly_errors, show_notices  # the pages' through here
@@ -354,73 +353,20 @@ def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.Vocab
     return loaded
 
 
-def _card(key: str, revision: str, texts: tuple[str, str, str], geometry_key: tuple[str, int]):
-    index, tokenizer = _vocab_index(key, revision), _model(key, revision).tokenizer
-    return axis_tests.card(
-        (key, revision), texts, geometry_key, index, tokenizer, _space(key, revision, *geometry_key)
-    )
-
-
-def _weat(key: str, revision: str, texts: tuple[str, ...]):
-    return axis_tests.weat(
-        (key, revision), texts, _vocab_index(key, revision), _model(key, revision).tokenizer
-    )
-
-
-class _Cached(Sources):
-    """The results a view is drawn from, read from these caches: what the pages draw and a
-    handout writes come from one place, and a handout adds nothing to the server's memory.
-    Sources names each result it keeps as the cache that holds it is called, with its arguments."""
-
-    def __init__(self, key: str, revision: str, model: checkpoints.LoadedModel | None = None) -> None:
-        super().__init__(model or _model(key, revision))
-        self._key = (key, revision)
-
-    def _once(self, key: tuple, make):
-        cached = _HELD.get(key[0])
-        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
-
-    def kept(self, name: str, key: tuple, make):
-        # What moved's caches hold a model's key and its stages' neighbour lists, read once.
-        if name == "model key":
-            return spaces.model_key(*key, self.model)
-        if name == "lists":
-            try:
-                return spaces.lists(*key)
-            except spaces.NotOnDiskError:
-                return None
-        if name in ("t-SNE map", "map labels"):
-            from components.caches import map_state  # (which reads these caches)
-
-            return map_state.kept(name, self._key, *key)
-        return super().kept(name, key, make)
-
-
-_HELD = {
-    "encoding": _encoding,
-    "module": _reference_module,
-    "index": _vocab_index,
-    "pattern": _pattern_rows,
-    "space": _space,
-    "pca": _vocabulary_pca,
-    "position pca": _position_pca,
-    "lab": _lab,
-    "full": _full_model,
-    "card": _card,
-    "weat": _weat,
-}
-
-
 def sources(key: tuple[str, str] | None = None) -> Sources:
     """The results the pages draw from, read from these caches, for the model cached under ``key``
     (model_key's answer; by default the model in use, which require_model has loaded)."""
-    return _Cached(*(key or _active()))
+    from components.caches import app_sources  # (which reads these caches)
+
+    return app_sources.Cached(*(key or _active()))
 
 
 def sources_of(spec: str, revision: str) -> Sources:
     """The same for the model ``spec`` names, resolved and loaded as the pages load it."""
+    from components.caches import app_sources
+
     resolution = _resolution(spec, revision)
-    return _Cached(resolution.key, revision, _model(resolution.key, revision, resolution))
+    return app_sources.Cached(resolution.key, revision, _model(resolution.key, revision, resolution))
 
 
 def sentence_values() -> dict:
