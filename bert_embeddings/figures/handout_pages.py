@@ -18,13 +18,12 @@ import numpy as np
 
 from bert_embeddings.analysis import (
     axes,
-    contextual,
     decompose,
     projection,
     vocab_search,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import input_pages, map_charts, page_figures, views
+from bert_embeddings.figures import input_pages, layer_pages, map_charts, views
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INK,
@@ -43,60 +42,13 @@ from bert_embeddings.views.sources import Sources
 
 def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list[Part]:
     """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
-    composed, draw = input_pages.COMPOSERS.get(page), PAGES.get(page)
+    composed, draw = COMPOSERS.get(page), PAGES.get(page)
     if composed is None and draw is None:
         return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
     try:
         return list(composed(values, sources).values()) if composed else draw(model, values, sources)
     except ExplorerError as problem:  # what the page shows in place of its figures
         return [Note(str(problem), ERROR)]
-
-
-# --- the pages about one input, not composed once yet -----------------------------------------
-
-
-def _embedding_layer(model, values, sources) -> list[Part]:
-    encoding = sources.encoding(values)
-    parts, labels = sources.breakdown(encoding), encoding.labels
-    stages = page_figures.layer_stages(model, parts)
-    stage = stages[within(values[settings.LAYER_STAGE], stages, next(iter(stages)))]
-    every = page_figures.every_dimension(model)
-    first, last = within(values[settings.DIMENSIONS], link_text.Span(*every), every)
-    dims = range(first, last + 1)
-    check = sources.verification(encoding)
-    said = "within" if check.passed else "more than"
-    return [
-        *notices(encoding),
-        Note(
-            f"The page's proof: the largest difference from transformers' {check.module_name} (eval mode) "
-            f"over all {len(encoding)} × {model.hidden_size} numbers is {check.max_abs_error:.2e}, "
-            f"{said} {check.tolerance:g}."
-        ),
-        Chart("stage_overview", page_figures.stage_overview(stages, labels)),
-        Chart(
-            "stage_detail",
-            page_figures.stage_detail(stage, labels, page_figures.shown_dimensions(stage, model, dims)),
-        ),
-        Chart("token_stats", page_figures.token_statistics(parts, labels)),
-        Chart("layer_norm_params", page_figures.layer_norm_parameters(model, dims)),
-    ]
-
-
-def _context(model, values, sources) -> list[Part]:
-    index, full = sources.index(), sources.full_model()
-    first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
-    encodings = [model.encode(text) for text in (first, second)]
-    notes = [Note(f"Sentence {n}: {note}") for n, e in enumerate(encodings, 1) for note in e.notices]
-    piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
-    where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
-    found = page_figures.word_in_context(model, encodings, where, full)
-    last = len(found.states) - 1
-    layer = within(values[settings.CTX_LAYER], range(last + 1), last)
-    return [
-        *notes,
-        Chart("ctx_similarity", page_figures.context_similarity(found, word)),
-        Chart("ctx_heatmap", page_figures.context_layer(found, encodings[0].labels, layer)),
-    ]
 
 
 # --- the pages over the whole vocabulary ---------------------------------------------------------
@@ -283,21 +235,12 @@ def _moved(model, values, sources) -> list[Part]:
     ]
 
 
-def _compare(model, values, sources) -> list[Part]:
-    return [
-        Note(
-            "Compare models loads a second model beside this one: open the page to see the two side by side."
-        )
-    ]
-
+COMPOSERS = input_pages.COMPOSERS | layer_pages.COMPOSERS  # the pages composed once
 
 PAGES = {
-    "embedding_layer": _embedding_layer,
     "neighbours": _neighbours,
     "maps": _maps,
     "axes": _axes,
     "geometry": _geometry,
-    "compare": _compare,
     "moved": _moved,
-    "context": _context,
 }

@@ -37,14 +37,14 @@ class Sources:
         return self._kept[key]
 
     def encoding(self, values: dict) -> Encoding:
-        texts = (
-            values[settings.SENTENCE_A_KEY],
-            values[settings.SENTENCE_B_KEY],
-            bool(values[settings.SPECIAL_TOKENS_KEY]),
-        )
+        texts = _texts(values)
         return self._once(
             ("encoding", *texts), lambda: self.model.encode(*texts[:2], add_special_tokens=texts[2])
         )
+
+    def checked(self, values: dict) -> decompose.Verification:
+        """The verification of the view's sentence, kept per sentence (a torch run each)."""
+        return self._once(("verification", *_texts(values)), lambda: self.verification(self.encoding(values)))
 
     def breakdown(self, encoding: Encoding) -> decompose.EmbeddingBreakdown:
         return decompose.decompose(self.model, encoding)
@@ -103,3 +103,12 @@ class Sources:
             ("card", texts, geometry_key),
             lambda: word_tests.card_for(index, self.model.tokenizer, *texts, space=space),
         )
+
+
+def _texts(values: dict) -> tuple[str, str, bool]:
+    """Sentence A, sentence B and whether special tokens are added, as a view names them."""
+    return (
+        values[settings.SENTENCE_A_KEY],
+        values[settings.SENTENCE_B_KEY],
+        bool(values[settings.SPECIAL_TOKENS_KEY]),
+    )

@@ -370,6 +370,7 @@ class _Cached(Sources):
 _HELD = {
     "encoding": _encoding,
     "module": _reference_module,
+    "verification": _verification,
     "index": _vocab_index,
     "space": _space,
     "pca": _vocabulary_pca,

@@ -60,6 +60,7 @@ def parts(found: kinds.Parts, *names: str) -> None:
 
 _NOTES = {
     kinds.INFO: (st.info, ":material/info:"),
+    kinds.SUCCESS: (st.success, ":material/check_circle:"),
     kinds.WARNING: (st.warning, ":material/content_cut:"),  # only truncation, which loses input, warns
     kinds.ERROR: (st.error, ":material/error:"),
 }
@@ -74,14 +75,26 @@ def part(shown: kinds.Part) -> None:
         import pandas as pd
 
         frame, legible = pd.DataFrame(shown.columns), shown.shown and pd.DataFrame(shown.shown)
-        exports.dataframe(shown.name, frame, legible, hide_index=True, key=shown.key or None)
+        options = {"key": shown.key} if shown.key else {}
+        if shown.formats:
+            formats = shown.formats.items()
+            options["column_config"] = {name: st.column_config.NumberColumn(format=f) for name, f in formats}
+        exports.dataframe(shown.name, frame, legible, hide_index=True, **options)
     elif isinstance(shown, kinds.Metric):
         st.metric(shown.label, shown.value)
     elif isinstance(shown, kinds.Note) and shown.kind in _NOTES:
         say, icon = _NOTES[shown.kind]
-        say(echo.plain(shown.text), icon=icon)
+        say(_markdown(shown), icon=icon)
     elif isinstance(shown, kinds.Note):
-        before, bold, after = shown.text.partition(shown.bold) if shown.bold else (shown.text, "", "")
-        st.caption(echo.plain(before) + (f"**{echo.plain(bold)}**" if bold else "") + echo.plain(after))
+        (st.markdown if shown.kind == kinds.TEXT else st.caption)(_markdown(shown))
     else:
         raise TypeError(f"{type(shown).__name__} is the page's own to draw")
+
+
+def _markdown(note: kinds.Note) -> str:
+    """A note's text as Markdown: the explorer's own Markdown as it is, any other text plain
+    (echo.plain), its bold part in bold."""
+    if note.markup:
+        return note.text
+    before, bold, after = note.text.partition(note.bold) if note.bold else (note.text, "", "")
+    return echo.plain(before) + (f"**{echo.plain(bold)}**" if bold else "") + echo.plain(after)
