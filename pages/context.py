@@ -34,13 +34,12 @@ head, layer_box = st.container(), st.empty()
 layer_slot = layer_box.container()
 last = layer_pages.context_layers(sources)  # the default: the model's last layer
 with layer_slot:
-    links.keep_within(
+    values[settings.CTX_LAYER] = links.keep_within(
         settings.CTX_LAYER, range(last + 1), last, "Layer", name=lambda n: f"layer {n}", by_model=True
     )
 shown = None
 with model_caches.friendly_errors(stop=False):
-    layer = {settings.CTX_LAYER: st.session_state[settings.CTX_LAYER]}
-    shown = layer_pages.context_page(values | layer, sources)
+    shown = layer_pages.context_page(values, sources)
 with head:
     if shown is not None:
         draw.parts(shown, *(name for name in shown if "notice" in name), layer_pages.CONTEXT_PROBLEM)

@@ -54,41 +54,6 @@ def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list
 # --- the pages over the whole vocabulary ---------------------------------------------------------
 
 
-def _neighbours(model, values, sources) -> list[Part]:
-    index = sources.index()
-    query = _query(model, values, sources, index)
-    shape = geometry_of(values, index.table.shape[1])
-    filters = vocab_search.Filters(
-        hide_continuation=values[settings.NB_HIDE_CONTINUATION],
-        hide_special=values[settings.NB_HIDE_SPECIAL],
-        include=values[settings.NB_INCLUDE],
-        exclude=values[settings.NB_EXCLUDE],
-        exclude_ids=query.ids if values[settings.NB_LEAVE_OUT] else (),
-    )
-    result = sources.nearest(query.vector, values[settings.NB_K], shape, filters, weight=query.weight)
-    return [Chart("nb_bars", views.neighbours(query, result))]
-
-
-def _query(model, values, sources, index) -> vocab_search.Query:
-    """The query the page's query mode makes of the view's values."""
-    mode = values[settings.NB_MODE] or settings.QUERY_MODES[0]
-    if mode == "token id":
-        return vocab_search.id_query(index, values[settings.NB_ID])
-    if mode == "arithmetic":
-        return vocab_search.arithmetic_query(index, model.tokenizer, values[settings.NB_EXPRESSION])
-    if mode == "sentence token":
-        encoding = sources.encoding(values)
-        stages = decompose.stage_vectors(sources.breakdown(encoding))
-        position = within(values[settings.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
-        stage = within(values[settings.NB_STAGE], stages, decompose.STAGES[0])
-        label = f"{encoding.labels[position]} at {stage}"
-        return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
-    word = values[settings.NB_WORD]
-    count = len(vocab_search.word_ids(index, model.tokenizer, word))
-    piece = within(values[settings.NB_PIECE], range(count), None) if count > 1 else None
-    return vocab_search.word_query(index, model.tokenizer, word, piece)
-
-
 def _components(values: dict) -> tuple[float, ...]:
     """The components asked for on x and y (and z for a 3-D map), numbered from 1."""
     keys = (
@@ -238,7 +203,6 @@ def _moved(model, values, sources) -> list[Part]:
 COMPOSERS = input_pages.COMPOSERS | layer_pages.COMPOSERS  # the pages composed once
 
 PAGES = {
-    "neighbours": _neighbours,
     "maps": _maps,
     "axes": _axes,
     "geometry": _geometry,

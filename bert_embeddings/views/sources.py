@@ -78,14 +78,21 @@ class Sources:
         return self._once(("position pca",), fitted)
 
     def nearest(
-        self, query: np.ndarray, k: float, geometry_key: tuple[str, int], filters, weight: float = 1.0
+        self,
+        query: np.ndarray,
+        k: float,
+        geometry_key: tuple[str, int],
+        filters,
+        weight: float = 1.0,
+        each: bool = False,
     ):
+        """The nearest pieces to ``query``, or with ``each`` to each of its rows."""
         vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)  # as the cache keys it
-        geometry_key = geometry.key(*geometry_key)
+        geometry_key, k = geometry.key(*geometry_key), vocab_search.check_k(k)
         fitted = self.space(*geometry_key)
-        return vocab_search.nearest(
-            self.index(), vectors[0], vocab_search.check_k(k), fitted, filters, weight=weight
-        )
+        if each:
+            return vocab_search.nearest_for_each(self.index(), vectors, k, fitted, filters)
+        return vocab_search.nearest(self.index(), vectors[0], k, fitted, filters, weight=weight)
 
     def lab(self, removed: int) -> geometry_lab.Lab:
         index, model = self.index(), self.model

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import geometry, geometry_lab, vocab_search
+from bert_embeddings.analysis import geometry, geometry_lab
 from bert_embeddings.figures import views
 from bert_embeddings.jobs import backend
 from bert_embeddings.models.model import LoadedModel
@@ -57,23 +57,7 @@ def switch(hidden: int) -> tuple[str, int]:
 described = views.described  # 'standardised' or 'all-but-the-top 7', for titles and captions
 
 
-COMPARED = 10  # "k of the 10 nearest change from raw"
 LISTED = 5  # the leading dimensions listed beside LayerNorm's parameters
-
-
-def changed_from_raw(
-    query: vocab_search.Query, shape: tuple[str, int], filters: vocab_search.Filters
-) -> None:
-    """Under any geometry but raw: how many of the query's 10 nearest (with the same filters)
-    are not among its 10 nearest by raw cosine."""
-    if shape[0] == settings.GEOMETRIES[0]:
-        return
-    raw = model_caches.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), filters)
-    here = model_caches.nearest(query.vector, COMPARED, shape, filters, weight=query.weight)
-    changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
-    st.caption(
-        f"{changed} of the {len(here.ids)} nearest change from raw cosine in the {described(shape)} geometry."
-    )
 
 
 def finding(model_name: str, lab: geometry_lab.Lab) -> str:
