@@ -37,14 +37,14 @@ class Sources:
         return self._kept[key]
 
     def encoding(self, values: dict) -> Encoding:
-        texts = (
-            values[settings.SENTENCE_A_KEY],
-            values[settings.SENTENCE_B_KEY],
-            bool(values[settings.SPECIAL_TOKENS_KEY]),
-        )
+        texts = _texts(values)
         return self._once(
             ("encoding", *texts), lambda: self.model.encode(*texts[:2], add_special_tokens=texts[2])
         )
+
+    def checked(self, values: dict) -> decompose.Verification:
+        """The verification of the view's sentence, kept per sentence (a torch run each)."""
+        return self._once(("verification", *_texts(values)), lambda: self.verification(self.encoding(values)))
 
     def breakdown(self, encoding: Encoding) -> decompose.EmbeddingBreakdown:
         return decompose.decompose(self.model, encoding)
@@ -83,14 +83,21 @@ class Sources:
         return self._once(("position pca",), fitted)
 
     def nearest(
-        self, query: np.ndarray, k: float, geometry_key: tuple[str, int], filters, weight: float = 1.0
+        self,
+        query: np.ndarray,
+        k: float,
+        geometry_key: tuple[str, int],
+        filters,
+        weight: float = 1.0,
+        each: bool = False,
     ):
+        """The nearest pieces to ``query``, or with ``each`` to each of its rows."""
         vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)  # as the cache keys it
-        geometry_key = geometry.key(*geometry_key)
+        geometry_key, k = geometry.key(*geometry_key), vocab_search.check_k(k)
         fitted = self.space(*geometry_key)
-        return vocab_search.nearest(
-            self.index(), vectors[0], vocab_search.check_k(k), fitted, filters, weight=weight
-        )
+        if each:
+            return vocab_search.nearest_for_each(self.index(), vectors, k, fitted, filters)
+        return vocab_search.nearest(self.index(), vectors[0], k, fitted, filters, weight=weight)
 
     def lab(self, removed: int) -> geometry_lab.Lab:
         index, model = self.index(), self.model
@@ -122,3 +129,12 @@ class Sources:
         return self._once(
             ("weat", texts), lambda: word_tests.weat_for(self.index(), self.model.tokenizer, groups)
         )
+
+
+def _texts(values: dict) -> tuple[str, str, bool]:
+    """Sentence A, sentence B and whether special tokens are added, as a view names them."""
+    return (
+        values[settings.SENTENCE_A_KEY],
+        values[settings.SENTENCE_B_KEY],
+        bool(values[settings.SPECIAL_TOKENS_KEY]),
+    )

@@ -16,8 +16,10 @@ from components.caches.model_caches import (
     _position_pca,
     _reference_module,
     _space,
+    _verification,
     _vocab_index,
     _vocabulary_pca,
+    nearest,
 )
 
 
@@ -47,6 +49,9 @@ class Cached(Sources):
         cached = _HELD.get(key[0])
         return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
 
+    def nearest(self, query, k, geometry_key, filters, weight=1.0, each=False):
+        return nearest(query, k, geometry_key, filters, each, weight, self._key)
+
     def kept(self, name: str, key: tuple, make):
         # What moved's caches hold a model's key and its stages' neighbour lists, the maps' caches
         # the t-SNE maps and their labels: each read once, for every session.
@@ -65,6 +70,7 @@ class Cached(Sources):
 _HELD = {
     "encoding": _encoding,
     "module": _reference_module,
+    "verification": _verification,
     "index": _vocab_index,
     "pattern": _pattern_rows,
     "space": _space,

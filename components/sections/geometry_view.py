@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.analysis import geometry, geometry_lab, vocab_search
+from bert_embeddings.analysis import geometry, geometry_lab
 from bert_embeddings.figures import geometry_page, views
 from bert_embeddings.figures.handout_parts import Table
 from bert_embeddings.jobs import backend
@@ -54,24 +54,6 @@ def switch(hidden: int) -> tuple[str, int]:
 
 
 described = views.described  # 'standardised' or 'all-but-the-top 7', for titles and captions
-
-
-COMPARED = 10  # "k of the 10 nearest change from raw"
-
-
-def changed_from_raw(
-    query: vocab_search.Query, shape: tuple[str, int], filters: vocab_search.Filters
-) -> None:
-    """Under any geometry but raw: how many of the query's 10 nearest (with the same filters)
-    are not among its 10 nearest by raw cosine."""
-    if shape[0] == settings.GEOMETRIES[0]:
-        return
-    raw = model_caches.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), filters)
-    here = model_caches.nearest(query.vector, COMPARED, shape, filters, weight=query.weight)
-    changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
-    st.caption(
-        f"{changed} of the {len(here.ids)} nearest change from raw cosine in the {described(shape)} geometry."
-    )
 
 
 def cosine_columns(table: Table) -> dict:
