@@ -1,11 +1,10 @@
 """Axes: words placed along directions the reader chooses, such as he -> she or small -> big."""
 
-import numpy as np
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, axis_card, decompose
-from bert_embeddings.figures import views
+from bert_embeddings.analysis import axes, axis_card, decompose, word_tests
+from bert_embeddings.figures import axes_page
 from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing
@@ -67,66 +66,76 @@ st.caption(
     "**standardised** transform the words and the axes' ends alike first, which can turn the axes too."
 )
 
-with model_caches.friendly_errors():
-    space = model_caches.space(*shape)
-    chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
-    placed, problems = axes.words_to_place(index, model.tokenizer, text)
-if problems:
-    shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-    st.warning(echo.plain(f"Left off the chart: {shown}"), icon=":material/visibility_off:")
-for first, second, value in axes.nearly_parallel(chosen):
-    st.warning(
-        f"Axes {first} and {second} are nearly parallel (cosine {value:+.2f}): a point's two coordinates "
-        "largely repeat one another. Try ends that differ in another way.",
-        icon=":material/call_merge:",
-    )
-
 # The four parts of the page, each a tab: every widget in them is drawn on every run (so every
 # setting stays in the link), and the reader moves between them without scrolling past the rest.
-chart_tab, cards_tab, weat_tab, furthest_tab = st.tabs(
-    ["Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis"]
-)
+# WEAT's groups and the furthest pieces' filters are read before the page is composed; an axis that
+# cannot be built leaves only its message.
+notes, tabs = st.container(), st.empty()
+with tabs.container():
+    chart_tab, cards_tab, weat_tab, furthest_tab = st.tabs(
+        ["Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis"]
+    )
+with weat_tab:
+    st.markdown(
+        "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
+        "attributes A, and targets Y towards B, more than the other way round. For each target word, "
+        "s(w) = mean cos(w, A) − mean cos(w, B); the statistic S = Σₓ s(x) − Σᵧ s(y); the effect size "
+        "d = (mean s over X − mean s over Y) / standard deviation of s over X and Y (n − 1); the p-value "
+        "is the share of the ways to split X ∪ Y into groups of the same sizes, the actual one included, "
+        "whose statistic is at least S, counted exactly up to 100,000 ways. Here it measures the model's "
+        "**token rows** (a split word: its pieces' mean), not the model reading the word in a sentence. "
+        "Words are the same when their pieces are (ROSE and rose): each may be in one group, once."
+    )
+    weat_texts = card_view.weat_boxes()
+with furthest_tab:
+    st.markdown(
+        f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
+        "every row scored."
+    )
+    kept = filters.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
+values = {
+    **model_caches.sentence_values(),
+    **{
+        key: typed
+        for name in axes.NAMES
+        for key, typed in zip(settings.AX_ENDS[name], ends[name], strict=True)
+    },
+    **dict(zip((settings.AX_WEAT[g] for g in word_tests.WEAT_GROUPS), weat_texts, strict=True)),
+    **{getattr(settings.AX_FILTERS, name): getattr(kept, name) for name in axes_page.FILTERS},
+    settings.AX_WORDS: text,
+    settings.AX_STAGE: stage,
+    settings.GEOMETRY: shape[0],
+    settings.GEOMETRY_REMOVED: shape[1],
+}
+shown = None
+with notes, model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
+    shown = axes_page.axes_page(values, model_caches.sources())
+if shown is None:
+    tabs.empty()
+    st.stop()
+with notes:
+    draw.parts(shown, "left_off")
+    draw.each(shown, "parallel ")
 described = geometry_view.described(shape)
 
 with chart_tab:
-    sentence = None
-    if stage != settings.NO_SENTENCE and (encoding := model_caches.require_encoding(stop=False)) is not None:
-        sentence = (encoding.labels, decompose.stage_vectors(model_caches.breakdown(model, encoding))[stage])
-    placed_groups = views.axis_groups(chosen, placed, space, sentence)
-    draw.chart(views.words_on_axes(chosen, placed_groups, model.name), key="ax_chart")
-    st.caption(
-        "Each group has its own colour and marker shape: circles for the words placed, diamonds for the "
-        "words that define the axes, squares for your sentence's pieces. The axes are drawn at right "
-        "angles even when their directions are not; the cosine between them is below."
-    )
-    rows = [f"{name}: {label}" for name, labels, _ in placed_groups for label in labels]
-    exports.matrix(
-        f"{model.name} coordinates on your axes ({described})",
-        np.concatenate([c for _, _, c in placed_groups]),
-        rows,
-        [a.name for a in chosen],
-        "point",
-    )
+    draw.parts(shown, "sentence_problem")
+    draw.each(shown, "notice ")
+    draw.parts(shown, "ax_chart", "ax_chart_caption", "ax_chart_download")
     left, right = st.columns([1, 3])
     with left:
-        between = axes.between(chosen)
-        names = [a.name for a in chosen]
-        st.markdown("**Cosine between the axes**")
+        draw.parts(shown, "between_title")
+        between = shown["between"]
         exports.matrix_dataframe(
-            f"{model.name} cosine between your axes ({described})",
-            between,
-            names,
-            names,
-            column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names},
+            between.name,
+            between.values,
+            between.rows,
+            between.columns,
+            column_config={n: st.column_config.NumberColumn(format="%.3f") for n in between.columns},
         )
-        st.caption("1 or -1: the same direction; 0: at right angles, as the chart draws them.")
+        draw.parts(shown, "between_caption")
     with right:
-        if placed:
-            similarity = views.placed_cosine(placed, space)
-            words = [w.text for w in placed]
-            draw.chart(views.placed_cosine_chart(similarity, placed, shape), key="ax_words_cosine")
-            name = f"{model.name} cosine between the words placed ({described})"
-            exports.matrix(name, similarity, words, words)
+        draw.parts(shown, "ax_words_cosine", "ax_words_cosine_download")
 
 with cards_tab:
     st.markdown(
@@ -146,43 +155,27 @@ with cards_tab:
             "pairs. An end of one word can be neither held out nor resampled, and one word at each end "
             "leaves no spread to compare with chance: the card then says so and gives no verdict."
         )
-    placeable = ", ".join(w.text for w in placed)  # the card places the words the chart places
-    for axis in chosen:
-        card_view.card(axis.name, (*ends[axis.name], placeable), shape, described, model.name)
+    placeable = axes_page.placeable(values, model_caches.sources())
+    for name in axes.NAMES:
+        stem = f"{model.name} axis {name} report card ({described})"
+        card_view.card(shown, name, (*ends[name], placeable), shape, stem)
 
 with weat_tab:
-    st.markdown(
-        "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
-        "attributes A, and targets Y towards B, more than the other way round. For each target word, "
-        "s(w) = mean cos(w, A) − mean cos(w, B); the statistic S = Σₓ s(x) − Σᵧ s(y); the effect size "
-        "d = (mean s over X − mean s over Y) / standard deviation of s over X and Y (n − 1); the p-value "
-        "is the share of the ways to split X ∪ Y into groups of the same sizes, the actual one included, "
-        "whose statistic is at least S, counted exactly up to 100,000 ways. Here it measures the model's "
-        "**token rows** (a split word: its pieces' mean), not the model reading the word in a sentence. "
-        "Words are the same when their pieces are (ROSE and rose): each may be in one group, once."
-    )
-    card_view.weat_section(model.name)
+    card_view.weat_section(shown, weat_texts, model.name)
 
 with furthest_tab:
-    st.markdown(
-        f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
-        "every row scored."
-    )
-    kept = filters.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
-    for axis in chosen if kept.valid else []:
-        st.subheader(echo.plain(f"Axis {axis.name}: {axis.label}"))
-        found = None
-        with model_caches.friendly_errors(stop=False):
-            found = axes.extremes(index, axis, space, kept.filters(axis.ids), match=model_caches.pattern_rows)
-        if found is None:
+    for name in axes.NAMES if kept.valid else []:
+        if f"furthest {name}" not in shown:
             continue
-        for column, end_words, result in zip(st.columns(2), (axis.end, axis.start), found, strict=True):
-            with column:
-                towards = ", ".join(w.text for w in end_words)
-                st.markdown(echo.plain(f"Towards {towards}"))
-                exports.ranked(
-                    f"{model.name} axis {axis.name} towards {towards} ({described})",
-                    result,
-                    "coordinate",
-                    height=36 * (len(result.ids) + 1),  # all twenty rows, without a scroll bar
-                )
+        st.subheader(echo.plain(shown[f"furthest {name}"].text))
+        draw.parts(shown, f"furthest {name} problem")
+        for column, side in zip(st.columns(2), ("to", "from"), strict=True):
+            if f"furthest {name} {side}" in shown:
+                with column:
+                    draw.parts(shown, f"furthest {name} {side} title")
+                    found = shown[f"furthest {name} {side}"]
+                    draw.table(
+                        found,
+                        column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
+                        height=36 * (len(found.columns["id"]) + 1),  # all twenty rows, without a scroll bar
+                    )

@@ -1,15 +1,13 @@
 """Compare: two models side by side, for the same word and the same sentence."""
 
-import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import vocab_search
-from bert_embeddings.models import glyphs
+from bert_embeddings import config
+from bert_embeddings.figures import layer_pages
 from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import echo, exports, models, widgets
-from components.view_state import inputs
+from components.parts import draw, models, widgets
 
 routing.through_app()
 st.title("Compare two models")
@@ -19,53 +17,33 @@ st.markdown(
 )
 
 left_model = model_caches.require_model()
-left_index = model_caches.vocab_index()
+model_caches.vocab_index()  # built here, with its spinner; the composition reads the same cache
 right = models.second_model("compare")
 if right is None:
     st.stop()
-right_model, right_index = right
+right_model, _ = right
 # With no second model, the word's neighbours in the one model, and no comparison: "10 of 10"
 # would be the same model found twice.
 if (alone := models.no_second_model(left_model, right_model)) is not None:
     st.info(alone, icon=":material/compare_arrows:")
 
 a, b = st.columns([3, 1])
-word = a.text_input("Word", **widgets.seeded(settings.CMP_WORD))
-k = widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K))
-shown_models = [("left", left_model, left_index)] + ([] if alone else [("right", right_model, right_index)])
-results = []
-for (side, model, index), column in zip(shown_models, st.columns(2), strict=False):
+values = model_caches.sentence_values() | {
+    settings.CMP_WORD: a.text_input("Word", **widgets.seeded(settings.CMP_WORD)),
+    settings.CMP_K: widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K)),
+}
+other = None if alone else model_caches.sources_of(right_model.spec, config.revision())
+with model_caches.friendly_errors():
+    shown = layer_pages.compare_page(values, model_caches.sources(), other)
+sides = ("left",) if alone else ("left", "right")
+for side, column in zip(sides, st.columns(2), strict=False):
     with column:
-        st.markdown(
-            f"**{echo.plain(model.name)}** ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})"
-        )
-        found = None
-        with model_caches.friendly_errors(stop=False):
-            query = vocab_search.word_query(index, model.tokenizer, word)
-            found = vocab_search.nearest(
-                index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
-            )
-            exports.ranked(
-                (f"{side} {model.name} neighbours of", exports.Verbatim(word), f"(k {len(found.pieces)})"),
-                found,
-            )
-        results.append(found)
+        draw.parts(shown, f"{side}_model", f"{side}_problem", f"{side}_neighbours")
 if alone:
     st.stop()
-if all(r is not None for r in results):
-    shared = [p for p in results[0].pieces if p in set(results[1].pieces)]
-    st.metric(
-        f"Neighbours in common at k = {len(results[0].pieces)}", f"{len(shared)} of {len(results[0].pieces)}"
-    )
-    st.caption("Shared: " + (echo.plain(", ".join(map(glyphs.legible, shared))) if shared else "none"))
+draw.parts(shown, "shared", "shared_caption")
 
 st.header("Your sentence, as each tokenizer splits it")
-text = inputs.current()
-sides = st.columns(2)
-for side, column, model in (("left", sides[0], left_model), ("right", sides[1], right_model)):
-    with column, model_caches.friendly_errors(stop=False):
-        encoding = model.encode(text.text_a, text.text_b, text.add_special_tokens)
-        st.markdown(f"**{echo.plain(model.name)}**: {len(encoding)} pieces")
-        pieces = pd.DataFrame({"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids})
-        legible = pieces.assign(piece=pieces["piece"].map(glyphs.legible))
-        exports.dataframe(f"{side} {model.name} pieces", pieces, legible, hide_index=True)
+for side, column in zip(sides, st.columns(2), strict=True):
+    with column:
+        draw.parts(shown, f"{side}_split_problem", f"{side}_split", f"{side}_pieces")

@@ -1,16 +1,15 @@
 """Neighbours: the vocabulary's rows closest to a word, an id, a sentence token or a sum."""
 
-import pandas as pd
 import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, vocab_search
-from bert_embeddings.figures import views
+from bert_embeddings.figures import handout_parts, layer_pages
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing, runs
-from components.parts import draw, echo, exports, filters, widgets
+from components.parts import draw, echo, filters, widgets
 from components.rooms import follow
 from components.sections import geometry_view
 from components.view_state import links, memory
@@ -24,9 +23,10 @@ st.markdown(
 
 model = model_caches.require_model()
 index = model_caches.vocab_index()
+sources = model_caches.sources()
 
 
-def word_query_ui() -> vocab_search.Query:
+def word_query_ui() -> dict:
     word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
     ids = vocab_search.word_ids(index, model.tokenizer, word)
     # A linked piece this word lacks (or one chosen of a longer word) falls back to the mean.
@@ -40,25 +40,24 @@ def word_query_ui() -> vocab_search.Query:
         name=lambda i: "the mean of its pieces" if i is None else f"piece {i} (this word {pieces_are})",
     )
     piece = filters.piece_choice([index.pieces[i] for i in ids]) if count > 1 else None
-    return vocab_search.word_query(index, model.tokenizer, word, piece)
+    return {settings.NB_WORD: word, settings.NB_PIECE: piece}
 
 
-def id_query_ui() -> vocab_search.Query:
-    token_id = widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))
-    return vocab_search.id_query(index, token_id)
+def id_query_ui() -> dict:
+    return {settings.NB_ID: widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))}
 
 
-def arithmetic_query_ui() -> vocab_search.Query:
+def arithmetic_query_ui() -> dict:
     expression = st.text_input(
         "Vector arithmetic",
         **widgets.seeded(settings.NB_EXPRESSION),
         help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
     )
     st.caption("Each word's token row, added or subtracted; a word of several pieces counts as their mean.")
-    return vocab_search.arithmetic_query(index, model.tokenizer, expression)
+    return {settings.NB_EXPRESSION: expression}
 
 
-def sentence_token_query_ui() -> vocab_search.Query:
+def sentence_token_query_ui() -> dict:
     # What is worth knowing about the sentence (truncation, unknown pieces) is said once, above
     # the grid of every token below, which each query mode shows.
     encoding = model_caches.require_encoding(notices=False)
@@ -81,8 +80,7 @@ def sentence_token_query_ui() -> vocab_search.Query:
         "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
         "pieces it still resembles once those are mixed in."
     )
-    label = f"{encoding.labels[position]} at {stage}"
-    return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
+    return {settings.NB_TOKEN: position, settings.NB_STAGE: stage}
 
 
 QUERY_UIS = {
@@ -93,25 +91,36 @@ QUERY_UIS = {
 }
 
 
-def results_ui(query: vocab_search.Query, result: vocab_search.Neighbours, shape: tuple[str, int]) -> None:
-    """The ranked table with its download (named by the geometry ``shape``), the bars, and a
-    neighbour to search from next."""
+def view_values(options: filters.SearchOptions, asked: dict | None = None) -> dict:
+    """The view's values for the composition: the sentence, the query asked, k, the geometry and
+    the filters."""
+    choices = options.choices
+    return (
+        model_caches.sentence_values()
+        | (asked or {})
+        | {
+            settings.NB_K: options.k,
+            settings.GEOMETRY: options.shape[0],
+            settings.GEOMETRY_REMOVED: options.shape[1],
+            settings.NB_HIDE_CONTINUATION: choices.hide_continuation,
+            settings.NB_HIDE_SPECIAL: choices.hide_special,
+            settings.NB_LEAVE_OUT: choices.leave_out,
+            settings.NB_INCLUDE: choices.include,
+            settings.NB_EXCLUDE: choices.exclude,
+        }
+    )
+
+
+def results_ui(shown: handout_parts.Parts) -> None:
+    """The ranked table with its download, the bars, and a neighbour to search from next."""
     left, right = st.columns([2, 3])
     with left:
-        exports.ranked(
-            (
-                f"{model.name} neighbours of",
-                exports.Verbatim(query.description),
-                f"({geometry_view.described(shape)}, k {len(result.ids)})",
-            ),
-            result,
-            key="nb_table",
-        )
+        draw.parts(shown, "nb_table")
     with right:
-        draw.chart(views.neighbours(query, result), key="nb_bars")
+        draw.parts(shown, "nb_bars")
     st.pills(
         "Search a neighbour next",
-        result.pieces,
+        shown["nb_table"].columns["piece"],
         format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.NB_NEXT,
         on_change=filters.follow_neighbour,
@@ -125,22 +134,28 @@ def search() -> filters.SearchOptions:
     alone = runs.fragment_alone()  # this part rerun by itself
     if alone:  # app.py did not run: it otherwise keeps the address bar current
         follow.publish("neighbours")
-    query = result = None
+    asked = None
+    mode = filters.query_mode()
     with model_caches.friendly_errors(stop=False):
-        query = QUERY_UIS[filters.query_mode()]()
+        asked = QUERY_UIS[mode]() | {settings.NB_MODE: mode}
+    problem = st.container()  # what the query's values cannot make, said under its boxes
     options = filters.search_options(geometry_view.switch(index.table.shape[1]))
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."
     )
-    if query is not None and options.patterns_valid:
+    shown, values = {}, view_values(options, asked)
+    if asked is not None and options.patterns_valid:
         with model_caches.friendly_errors(stop=False):
-            chosen = options.filters(query.ids)
-            result = model_caches.nearest(query.vector, options.k, options.shape, chosen, weight=query.weight)
-            geometry_view.changed_from_raw(query, options.shape, chosen)
-    if result is not None:
-        memory.remember_search(query.description, result.ids)
-        results_ui(query, result, options.shape)
+            shown = layer_pages.neighbour_search(values, sources)
+        with problem:
+            draw.parts(shown, layer_pages.QUERY_PROBLEM)
+        draw.parts(shown, layer_pages.SEARCH_PROBLEM, "nb_changed")
+    if "nb_table" in shown:
+        memory.remember_search(
+            layer_pages.neighbour_query(values, sources).description, shown["nb_table"].columns["id"]
+        )
+        results_ui(shown)
     if alone and memory.grid_options() != (options.shape, options.filters()):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
     return options
@@ -153,24 +168,9 @@ st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
 stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
 grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
-vectors = stages[grid_stage]
 if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
 with model_caches.friendly_errors(stop=False):
-    grid = model_caches.nearest(vectors, 5, options.shape, options.filters(), each=True)
-    cells = [
-        [label, *(f"{glyphs.legible(p)}  {score:.2f}" for p, score in zip(n.pieces, n.scores, strict=True))]
-        for label, n in zip(encoding.labels, grid, strict=True)
-    ]
-    table = pd.DataFrame(
-        cells,
-        columns=["token", *(f"#{r}" for r in range(1, len(grid[0].ids) + 1))],
-    )
-    described = geometry_view.described(options.shape)
-    name = f"{model.name} top 5 of each token at {grid_stage} ({described})"
-    exports.dataframe(name, table, hide_index=True, key="nb_grid")
-    st.caption(
-        f"Top 5 of each token by cosine in the {geometry_view.described(options.shape)} geometry, with the "
-        "filters above; one matrix product for all."
-    )
+    grid = layer_pages.neighbour_grid(view_values(options, {settings.NB_GRID_STAGE: grid_stage}), sources)
+    draw.parts(grid, "nb_grid_problem", "nb_grid", "nb_grid_caption")

@@ -127,14 +127,15 @@ def _paragraphs(text: str, css: str = "", facts: lesson_figures.Facts | None = N
     found = []
     rendered = lesson_figures.render(text, facts) if facts is not None else None
     for paragraph in rendered.paragraphs if rendered else lesson_text.paragraphs(text):
-        spans = []
-        for span in paragraph:
-            tag = _TAGS.get(span.kind)
-            spans.append(f"<{tag}>{_escape(span.text)}</{tag}>" if tag else _escape(span.text))
-        found.append(f"<p{attribute}>{''.join(spans)}</p>")
+        found.append(f"<p{attribute}>{''.join(map(_span, paragraph))}</p>")
     if rendered is not None and rendered.pending:
         found.append(f'<p class="note">{_escape(WAITING)}</p>')
     return "\n".join(found)
+
+
+def _span(span: lesson_text.Span) -> str:
+    tag = _TAGS.get(span.kind)
+    return f"<{tag}>{_escape(span.text)}</{tag}>" if tag else _escape(span.text)
 
 
 WAITING = (
@@ -239,6 +240,8 @@ def _chosen(key: str, value: object) -> str:
 def _part(part: handout_parts.Part, number: int, index: int) -> str:
     if isinstance(part, handout_parts.Note):
         said = f"The page says: {part.text}" if part.kind == handout_parts.ERROR else part.text
+        if part.markup:  # the explorer's own text, its code spans as code
+            return f'<p class="note">{"".join(map(_span, _spans_of(said)))}</p>'
         return f'<p class="note">{_escape(said)}</p>'
     if isinstance(part, handout_parts.Metric):
         return f'<p class="note">{_escape(part.label)}: {_escape(part.value)}</p>'
@@ -259,10 +262,19 @@ def _part(part: handout_parts.Part, number: int, index: int) -> str:
     return f'<figure class="chart" data-key="{_escape(part.key)}">{drawn}</figure>'
 
 
+def _spans_of(text: str) -> list[lesson_text.Span]:
+    return [span for paragraph in lesson_text.paragraphs(text) for span in paragraph]
+
+
 def _table(table: handout_parts.Table) -> str:
     columns = table.columns if table.shown is None else table.shown
     head = "".join(f'<th scope="col">{_escape(name)}</th>' for name in columns)
-    rows = zip(*columns.values(), strict=True)
+    formats = table.formats or {}
+    cells = [
+        [formats[name] % cell for cell in column] if name in formats else column
+        for name, column in columns.items()
+    ]
+    rows = zip(*cells, strict=True)
     body = "".join("<tr>" + "".join(f"<td>{_escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 

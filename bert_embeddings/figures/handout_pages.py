@@ -1,10 +1,10 @@
 """What the pages not yet composed once show of a view, for a lesson's handout (the pages about
-one input are: bert_embeddings.figures.input_pages composes their parts, for the page and the
-handout alike). Its figures are built by the very functions the page draws them with
-(bert_embeddings.figures.page_figures and views), from the same core results, for the view's
-values (bert_embeddings.views.check.values: a view stands alone, every setting it does not name at
-its default, as a link opens it); its tables; and notes in words where the page says something a
-figure does not, or computes in the background.
+one input, the layer pages, Maps, Your own axes and Geometry are: bert_embeddings.figures.input_pages,
+layer_pages and vocabulary_pages compose their parts, for the page and the handout alike). Its
+figures are built by the very functions the page draws them with (bert_embeddings.figures.page_figures
+and views), from the same core results, for the view's values (bert_embeddings.views.check.values: a
+view stands alone, every setting it does not name at its default, as a link opens it); its tables;
+and notes in words where the page says something a figure does not, or computes in the background.
 
 ``Sources`` computes what the app's caches hold (components/caches/model_caches.py), in the same
 way, once each per model; ``shown(page, model, values, sources)`` gives a page's parts in the
@@ -14,26 +14,12 @@ lacks, a position beyond its table) becomes a note, as the page shows it instead
 
 from __future__ import annotations
 
-import numpy as np
-
-from bert_embeddings.analysis import (
-    axes,
-    contextual,
-    decompose,
-    projection,
-    vocab_search,
-)
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import input_pages, map_charts, page_figures, views
+from bert_embeddings.figures import input_pages, layer_pages, vocabulary_pages
 from bert_embeddings.figures.handout_parts import (
     ERROR,
-    INK,
-    Chart,
     Note,
     Part,
-    geometry_of,
-    notices,
-    within,
 )
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
@@ -43,7 +29,7 @@ from bert_embeddings.views.sources import Sources
 
 def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list[Part]:
     """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
-    composed, draw = input_pages.COMPOSERS.get(page), PAGES.get(page)
+    composed, draw = COMPOSERS.get(page), PAGES.get(page)
     if composed is None and draw is None:
         return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
     try:
@@ -52,215 +38,8 @@ def shown(page: str, model: LoadedModel, values: dict, sources: Sources) -> list
         return [Note(str(problem), ERROR)]
 
 
-# --- the pages about one input, not composed once yet -----------------------------------------
-
-
-def _embedding_layer(model, values, sources) -> list[Part]:
-    encoding = sources.encoding(values)
-    parts, labels = sources.breakdown(encoding), encoding.labels
-    stages = page_figures.layer_stages(model, parts)
-    stage = stages[within(values[settings.LAYER_STAGE], stages, next(iter(stages)))]
-    every = page_figures.every_dimension(model)
-    first, last = within(values[settings.DIMENSIONS], link_text.Span(*every), every)
-    dims = range(first, last + 1)
-    check = sources.verification(encoding)
-    said = "within" if check.passed else "more than"
-    return [
-        *notices(encoding),
-        Note(
-            f"The page's proof: the largest difference from transformers' {check.module_name} (eval mode) "
-            f"over all {len(encoding)} × {model.hidden_size} numbers is {check.max_abs_error:.2e}, "
-            f"{said} {check.tolerance:g}."
-        ),
-        Chart("stage_overview", page_figures.stage_overview(stages, labels)),
-        Chart(
-            "stage_detail",
-            page_figures.stage_detail(stage, labels, page_figures.shown_dimensions(stage, model, dims)),
-        ),
-        Chart("token_stats", page_figures.token_statistics(parts, labels)),
-        Chart("layer_norm_params", page_figures.layer_norm_parameters(model, dims)),
-    ]
-
-
-def _context(model, values, sources) -> list[Part]:
-    index, full = sources.index(), sources.full_model()
-    first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
-    encodings = [model.encode(text) for text in (first, second)]
-    notes = [Note(f"Sentence {n}: {note}") for n, e in enumerate(encodings, 1) for note in e.notices]
-    piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
-    where = [contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)]
-    found = page_figures.word_in_context(model, encodings, where, full)
-    last = len(found.states) - 1
-    layer = within(values[settings.CTX_LAYER], range(last + 1), last)
-    return [
-        *notes,
-        Chart("ctx_similarity", page_figures.context_similarity(found, word)),
-        Chart("ctx_heatmap", page_figures.context_layer(found, encodings[0].labels, layer)),
-    ]
-
-
-# --- the pages over the whole vocabulary ---------------------------------------------------------
-
-
-def _neighbours(model, values, sources) -> list[Part]:
-    index = sources.index()
-    query = _query(model, values, sources, index)
-    shape = geometry_of(values, index.table.shape[1])
-    filters = vocab_search.Filters(
-        hide_continuation=values[settings.NB_HIDE_CONTINUATION],
-        hide_special=values[settings.NB_HIDE_SPECIAL],
-        include=values[settings.NB_INCLUDE],
-        exclude=values[settings.NB_EXCLUDE],
-        exclude_ids=query.ids if values[settings.NB_LEAVE_OUT] else (),
-    )
-    result = sources.nearest(query.vector, values[settings.NB_K], shape, filters, weight=query.weight)
-    return [Chart("nb_bars", views.neighbours(query, result))]
-
-
-def _query(model, values, sources, index) -> vocab_search.Query:
-    """The query the page's query mode makes of the view's values."""
-    mode = values[settings.NB_MODE] or settings.QUERY_MODES[0]
-    if mode == "token id":
-        return vocab_search.id_query(index, values[settings.NB_ID])
-    if mode == "arithmetic":
-        return vocab_search.arithmetic_query(index, model.tokenizer, values[settings.NB_EXPRESSION])
-    if mode == "sentence token":
-        encoding = sources.encoding(values)
-        stages = decompose.stage_vectors(sources.breakdown(encoding))
-        position = within(values[settings.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
-        stage = within(values[settings.NB_STAGE], stages, decompose.STAGES[0])
-        label = f"{encoding.labels[position]} at {stage}"
-        return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
-    word = values[settings.NB_WORD]
-    count = len(vocab_search.word_ids(index, model.tokenizer, word))
-    piece = within(values[settings.NB_PIECE], range(count), None) if count > 1 else None
-    return vocab_search.word_query(index, model.tokenizer, word, piece)
-
-
-def _components(values: dict) -> tuple[float, ...]:
-    """The components asked for on x and y (and z for a 3-D map), numbered from 1."""
-    keys = (
-        (settings.PCA_X, settings.PCA_Y, settings.PCA_Z)
-        if values[settings.PCA_DIMS] == settings.MAP_DIMS[1]
-        else (settings.PCA_X, settings.PCA_Y)
-    )
-    return tuple(values[key] for key in keys)
-
-
-def _maps(model, values, sources) -> list[Part]:
-    """The map of the tab the view opens: the vocabulary's, the sentence's journey or the positions'."""
-    tab = values[settings.MAP_TAB] or settings.MAP_TABS[0]
-    try:
-        encoding = sources.encoding(values)
-    except ExplorerError:  # the maps that do not need the sentence still draw
-        encoding = None
-    found: list[Part] = [] if encoding is None else notices(encoding)
-    if tab == settings.MAP_TABS[2]:
-        basis, coords = sources.position_pca()
-        chosen = projection.check_components(basis, *_components(values))
-        return [*found, Chart("pca_positions", views.position_path((basis, coords), chosen))]
-    if tab == settings.MAP_TABS[1]:
-        return [*found, *_journey(values, sources, encoding)]
-    return [*found, *_vocabulary(values, sources, encoding)]
-
-
-def _vocabulary(values, sources, encoding) -> list[Part]:
-    index = sources.index()
-    shape = geometry_of(values, index.table.shape[1])
-    if (values[settings.MAP_METHOD] or settings.MAP_METHODS[0]) == settings.MAP_METHODS[1]:
-        return [
-            Note(
-                f"The page shows the t-SNE map of all {index.size:,} pieces in the {views.described(shape)} "
-                "geometry, computed once in the background and kept: open the page to see it."
-            )
-        ]
-    found: list[Part] = []
-    highlights = []
-    if pattern := values[settings.PCA_HIGHLIGHT]:
-        matches = np.flatnonzero(vocab_search.matching_rows(index, pattern))
-        if matches.size:
-            highlights.append(views.pattern_mark(pattern, matches))
-        else:
-            found.append(Note(f"No piece of the vocabulary matches '{pattern}'."))
-    if encoding is not None:
-        highlights.append(views.sentence_mark(encoding.ids, INK))
-    pca = sources.vocabulary_pca(shape)
-    kinds = list(values[settings.PCA_KINDS] or [])
-    request = views.pca_vocabulary(
-        index, shape, pca, _components(values), shown_kinds=kinds, highlights=highlights
-    )
-    return [
-        *found,
-        Chart("pca_vocabulary", map_charts.vocabulary_map(request)),
-        Chart("pca_variance", views.explained_variance(pca[0])),
-    ]
-
-
-def _journey(values, sources, encoding) -> list[Part]:
-    if encoding is None:
-        return [Note("The journey needs a sentence: sentence A is empty.")]
-    stages = decompose.stage_vectors(sources.breakdown(encoding))
-    if values[settings.PCA_JOURNEY_BASIS] == settings.JOURNEY_BASES[1]:
-        basis = projection.fit(np.concatenate(list(stages.values())))
-    else:
-        basis, _ = sources.vocabulary_pca()
-    chosen = projection.check_components(basis, *_components(values))
-    stage_coords = views.journey_coordinates(basis, stages)
-    return [Chart("pca_journey", views.journey(stage_coords, encoding.labels, chosen, basis))]
-
-
-def _geometry(model, values, sources) -> list[Part]:
-    index = sources.index()
-    shape = geometry_of(values, index.table.shape[1])
-    lab = sources.lab(shape[1])
-    contributions = views.dimension_parts(lab, shape[0])
-    if contributions is None:
-        found: list[Part] = [Note(f"The {views.described(shape)} geometry could not be fitted here.")]
-    else:
-        found = [Chart("geo_shares", views.dimension_shares(contributions, shape))]
-    return [*found, Chart("geo_lengths", views.row_lengths(lab))]
-
-
-def _axes(model, values, sources) -> list[Part]:
-    index = sources.index()
-    shape = geometry_of(values, index.table.shape[1])
-    space = sources.space(*shape)
-    ends = {name: tuple(values[key] for key in settings.AX_ENDS[name]) for name in axes.NAMES}
-    chosen = axes.in_space(axes.build_axes(index, model.tokenizer, ends), space)
-    placed, problems = axes.words_to_place(index, model.tokenizer, values[settings.AX_WORDS])
-    found: list[Part] = [Note(f"Left off the chart: {'; '.join(problems)}")] if problems else []
-    groups = views.axis_groups(chosen, placed, space, _sentence(model, values, sources))
-    found.append(Chart("ax_chart", views.words_on_axes(chosen, groups, model.name)))
-    if placed:
-        similarity = views.placed_cosine(placed, space)
-        found.append(Chart("ax_words_cosine", views.placed_cosine_chart(similarity, placed, shape)))
-    placeable = ", ".join(w.text for w in placed)
-    for axis in chosen:
-        try:
-            card = sources.card((*ends[axis.name], placeable), shape)
-        except ExplorerError as problem:
-            found.append(Note(f"Axis {axis.name}'s report card: {problem}"))
-            continue
-        figures = "; ".join(f"{label}: {value}" for label, value in views.card_figures(card.card).items())
-        found.append(Note(f"Axis {axis.name}: {card.card.verdict()}. {figures}."))
-        if (figure := views.card_intervals(axis.name, card)) is not None:
-            found.append(Chart(f"ax_card_{axis.name}", figure))
-    return found
-
-
-def _sentence(model, values, sources):
-    """The sentence's pieces at the stage asked for, or None (none asked, or none to be had)."""
-    stages = [settings.NO_SENTENCE, *decompose.STAGES]
-    if model.tables.token_type_embeddings is None:
-        stages.remove(decompose.STAGES[2])
-    stage = within(values[settings.AX_STAGE], stages, settings.NO_SENTENCE)
-    if stage == settings.NO_SENTENCE:
-        return None
-    try:
-        encoding = sources.encoding(values)
-    except ExplorerError:
-        return None
-    return encoding.labels, decompose.stage_vectors(sources.breakdown(encoding))[stage]
+# The pages composed once: their composers give the page's parts, for the page and the handout.
+COMPOSERS = {**input_pages.COMPOSERS, **layer_pages.COMPOSERS, **vocabulary_pages.COMPOSERS}
 
 
 def _moved(model, values, sources) -> list[Part]:
@@ -283,21 +62,6 @@ def _moved(model, values, sources) -> list[Part]:
     ]
 
 
-def _compare(model, values, sources) -> list[Part]:
-    return [
-        Note(
-            "Compare models loads a second model beside this one: open the page to see the two side by side."
-        )
-    ]
-
-
 PAGES = {
-    "embedding_layer": _embedding_layer,
-    "neighbours": _neighbours,
-    "maps": _maps,
-    "axes": _axes,
-    "geometry": _geometry,
-    "compare": _compare,
     "moved": _moved,
-    "context": _context,
 }

@@ -28,9 +28,11 @@ from bert_embeddings.views import settings
 
 INK = charts.INK["light"]  # a handout is light: marks drawn as text take the light theme's ink
 
-# How a page draws a note: as a caption, an information, a warning (truncated input) or an error
-# (what the page says instead of a figure). A handout writes each as a note.
-CAPTION, INFO, WARNING, ERROR = "caption", "info", "warning", "error"
+# How a page draws a note: as a caption, a paragraph of the page's text, an information, a success
+# (a check passed, a verdict that holds), a warning (truncated input) or an error (what the page
+# says instead of a figure). A handout writes each as a note.
+CAPTION, TEXT, INFO, SUCCESS, WARNING, ERROR = "caption", "text", "info", "success", "warning", "error"
+BLOCKED = ":material/block:"  # a note's icon on the page for what cannot be had (a geometry not fitted)
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Table:
     name: export.Name = ""  # its download's name on the page
     shown: dict[str, Sequence] | None = None  # the cells as shown (pieces made legible), if not columns
     key: str = ""  # the page's key for it
+    formats: dict[str, str] | None = None  # a number column's printf format as shown (files: every digit)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,10 @@ class Note:
     text: str  # plain text, never markup
     kind: str = CAPTION
     bold: str = ""  # a part of the text the page shows in bold (a model's name)
+    icon: str = ""  # the page's icon for it, where not its kind's (a name the handout ignores)
+    # The explorer's own text with Markdown code spans (a module's name), never a person's text:
+    # the page shows it as Markdown, a handout its code spans as code.
+    markup: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,9 +93,13 @@ def notices(encoding: Encoding) -> list[Part]:
     return [Note(str(notice), _kind(notice)) for notice in encoding.notices]
 
 
-def named_notices(encoding: Encoding) -> Parts:
-    """What is worth knowing about an input, as the page shows it: truncation as a warning."""
-    return {f"notice {n}": Note(str(notice), _kind(notice)) for n, notice in enumerate(encoding.notices)}
+def named_notices(encoding: Encoding, about: str = "") -> Parts:
+    """What is worth knowing about an input (``about`` names it), as the page shows it:
+    truncation as a warning."""
+    return {
+        f"{about} notice {n}".lstrip(): Note(f"{about}: {notice}" if about else str(notice), _kind(notice))
+        for n, notice in enumerate(encoding.notices)
+    }
 
 
 def _kind(notice: Notice) -> str:

@@ -37,14 +37,14 @@ class Sources:
         return self._kept[key]
 
     def encoding(self, values: dict) -> Encoding:
-        texts = (
-            values[settings.SENTENCE_A_KEY],
-            values[settings.SENTENCE_B_KEY],
-            bool(values[settings.SPECIAL_TOKENS_KEY]),
-        )
+        texts = _texts(values)
         return self._once(
             ("encoding", *texts), lambda: self.model.encode(*texts[:2], add_special_tokens=texts[2])
         )
+
+    def checked(self, values: dict) -> decompose.Verification:
+        """The verification of the view's sentence, kept per sentence (a torch run each)."""
+        return self._once(("verification", *_texts(values)), lambda: self.verification(self.encoding(values)))
 
     def breakdown(self, encoding: Encoding) -> decompose.EmbeddingBreakdown:
         return decompose.decompose(self.model, encoding)
@@ -58,6 +58,11 @@ class Sources:
     def index(self) -> vocab_search.VocabIndex:
         table = self.model.tables.word_embeddings
         return self._once(("index",), lambda: vocab_search.build_index(table, self.model.tokenizer))
+
+    def pattern_rows(self, pattern: str, label: str = "The pattern") -> np.ndarray:
+        return self._once(
+            ("pattern", pattern, label), lambda: vocab_search.matching_rows(self.index(), pattern, label)
+        )
 
     def space(self, name: str, removed: int) -> geometry.Geometry:
         geometry_key = geometry.key(name, removed)
@@ -78,14 +83,21 @@ class Sources:
         return self._once(("position pca",), fitted)
 
     def nearest(
-        self, query: np.ndarray, k: float, geometry_key: tuple[str, int], filters, weight: float = 1.0
+        self,
+        query: np.ndarray,
+        k: float,
+        geometry_key: tuple[str, int],
+        filters,
+        weight: float = 1.0,
+        each: bool = False,
     ):
+        """The nearest pieces to ``query``, or with ``each`` to each of its rows."""
         vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)  # as the cache keys it
-        geometry_key = geometry.key(*geometry_key)
+        geometry_key, k = geometry.key(*geometry_key), vocab_search.check_k(k)
         fitted = self.space(*geometry_key)
-        return vocab_search.nearest(
-            self.index(), vectors[0], vocab_search.check_k(k), fitted, filters, weight=weight
-        )
+        if each:
+            return vocab_search.nearest_for_each(self.index(), vectors, k, fitted, filters)
+        return vocab_search.nearest(self.index(), vectors[0], k, fitted, filters, weight=weight)
 
     def lab(self, removed: int) -> geometry_lab.Lab:
         index, model = self.index(), self.model
@@ -97,9 +109,32 @@ class Sources:
     def full_model(self):
         return self._once(("full",), lambda: contextual.load_full_model(self.model))
 
+    def kept(self, name: str, key: tuple, make: Callable[[], object | None]):
+        """A result the app keeps under ``name`` for ``key`` that a background job may still be
+        making (its neighbour lists, read from disk by ``make``): read once, and None while it
+        is not there, which is asked again the next time."""
+        if (name, *key) not in self._kept and (found := make()) is not None:
+            self._kept[(name, *key)] = found
+        return self._kept.get((name, *key))
+
     def card(self, texts: tuple[str, str, str], geometry_key: tuple[str, int]) -> word_tests.CardResult:
         space, index = self.space(*geometry_key), self.index()
         return self._once(
             ("card", texts, geometry_key),
             lambda: word_tests.card_for(index, self.model.tokenizer, *texts, space=space),
         )
+
+    def weat(self, texts: tuple[str, ...]) -> word_tests.WeatResult:
+        groups = dict(zip(word_tests.WEAT_GROUPS, texts, strict=True))
+        return self._once(
+            ("weat", texts), lambda: word_tests.weat_for(self.index(), self.model.tokenizer, groups)
+        )
+
+
+def _texts(values: dict) -> tuple[str, str, bool]:
+    """Sentence A, sentence B and whether special tokens are added, as a view names them."""
+    return (
+        values[settings.SENTENCE_A_KEY],
+        values[settings.SENTENCE_B_KEY],
+        bool(values[settings.SPECIAL_TOKENS_KEY]),
+    )

@@ -53,6 +53,17 @@ def map_labels(geometry_key: tuple[str, int] = RAW) -> tuple[map_reading.Label, 
     return _map_labels(*_active(), map_settings(), geometry.key(*geometry_key))
 
 
+def kept(name: str, active: tuple[str, str], geometry_key: tuple[str, int]):
+    """What model_caches.sources reads of a model's t-SNE map in a geometry, here: the finished
+    map (None while it is not), or its region labels."""
+    if name == "map labels":
+        return _map_labels(*active, map_settings(), geometry_key)
+    try:
+        return _finished_map(str(map_jobs.folder_for(_fingerprint(*active, geometry_key), map_settings())))
+    except _NotFinishedError:
+        return None
+
+
 def map_settings() -> neighbour_map.Settings:
     return map_jobs.default_settings()
 

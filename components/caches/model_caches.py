@@ -220,13 +220,6 @@ def breakdown(model: checkpoints.LoadedModel, encoding: tokenize.Encoding) -> de
         return decompose.decompose(model, encoding)
 
 
-def verification() -> decompose.Verification:
-    """The check against transformers' own module for the sidebar's input (cached)."""
-    i = inputs.current()
-    with friendly_errors():
-        return _verification(*_active(), i.text_a, i.text_b, i.add_special_tokens)
-
-
 def vocab_index() -> vocab_search.VocabIndex:
     """The sidebar model's neighbour-search index: built once per model, shared by all sessions."""
     with friendly_errors(), st.spinner("Preparing the vocabulary for search..."):
@@ -254,11 +247,11 @@ def _space(key: str, revision: str, name: str, removed: int) -> geometry.Geometr
     return geometry.fit(_vocab_index(key, revision).table, name, removed)
 
 
-def space(name: str, removed: int) -> geometry.Geometry:
+def space(name: str, removed: int, key: tuple[str, str] | None = None) -> geometry.Geometry:
     """The geometry ``name`` fitted to the model in use's token table (``removed``: D for
-    all-but-the-top), once per model for every session."""
+    all-but-the-top), or to the model cached under ``key``, once per model for every session."""
     with st.spinner(f"Fitting the {name} geometry to the token table..."):
-        return _space(*_active(), *geometry.key(name, removed))
+        return _space(*(key or _active()), *geometry.key(name, removed))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -304,17 +297,17 @@ def nearest(
     filters: vocab_search.Filters,
     each: bool = False,
     weight: float = 1.0,
+    key: tuple[str, str] | None = None,
 ) -> vocab_search.Neighbours | list[vocab_search.Neighbours]:
-    """vocab_search.nearest over the model in use under the geometry ``geometry_key`` (its name and
-    D), or with ``each``, nearest_for_each for every row of ``query``; cached for every
+    """vocab_search.nearest over the model in use (or ``key``'s) under the geometry ``geometry_key``
+    (its name and D), or with ``each``, nearest_for_each for every row of ``query``; cached for every
     session: the same search gives the same answer. ``weight`` as vocab_search.Query has it."""
     vectors = np.ascontiguousarray(np.atleast_2d(query), dtype=np.float32)
     k = vocab_search.check_k(k)
     geometry_key = geometry.key(*geometry_key)
-    space(*geometry_key)  # fitted here, with its spinner, if no session has yet
-    return _nearest(
-        *_active(), vectors.tobytes(), vectors.shape[1], k, geometry_key, filters, each, float(weight)
-    )
+    key = key or _active()
+    space(*geometry_key, key=key)  # fitted here, with its spinner, if no session has yet
+    return _nearest(*key, vectors.tobytes(), vectors.shape[1], k, geometry_key, filters, each, float(weight))
 
 
 def vocabulary_pca(geometry_key: tuple[str, int] = ("raw", 0)) -> tuple[projection.PcaBasis, np.ndarray]:
@@ -353,42 +346,20 @@ def second_model(spec: str) -> tuple[checkpoints.LoadedModel, vocab_search.Vocab
     return loaded
 
 
-class _Cached(Sources):
-    """The results a view is drawn from, read from these caches: what the pages draw and a
-    handout writes come from one place, and a handout adds nothing to the server's memory.
-    Sources names each result it keeps as the cache that holds it is called, with its arguments."""
-
-    def __init__(self, key: str, revision: str, model: checkpoints.LoadedModel | None = None) -> None:
-        super().__init__(model or _model(key, revision))
-        self._key = (key, revision)
-
-    def _once(self, key: tuple, make):
-        cached = _HELD.get(key[0])
-        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
-
-
-_HELD = {
-    "encoding": _encoding,
-    "module": _reference_module,
-    "index": _vocab_index,
-    "space": _space,
-    "pca": _vocabulary_pca,
-    "position pca": _position_pca,
-    "lab": _lab,
-    "full": _full_model,
-}
-
-
 def sources(key: tuple[str, str] | None = None) -> Sources:
     """The results the pages draw from, read from these caches, for the model cached under ``key``
     (model_key's answer; by default the model in use, which require_model has loaded)."""
-    return _Cached(*(key or _active()))
+    from components.caches import app_sources  # (which reads these caches)
+
+    return app_sources.Cached(*(key or _active()))
 
 
 def sources_of(spec: str, revision: str) -> Sources:
     """The same for the model ``spec`` names, resolved and loaded as the pages load it."""
+    from components.caches import app_sources
+
     resolution = _resolution(spec, revision)
-    return _Cached(resolution.key, revision, _model(resolution.key, revision, resolution))
+    return app_sources.Cached(resolution.key, revision, _model(resolution.key, revision, resolution))
 
 
 def sentence_values() -> dict:

@@ -58,8 +58,17 @@ def parts(found: kinds.Parts, *names: str) -> None:
             part(found[name])
 
 
+def each(found: kinds.Parts, prefix: str) -> None:
+    """Draw every part whose name starts with ``prefix`` (the parts of one kind, however many:
+    each problem, each notice), in order; none if there is none."""
+    for name, shown in found.items():
+        if name.startswith(prefix):
+            part(shown)
+
+
 _NOTES = {
     kinds.INFO: (st.info, ":material/info:"),
+    kinds.SUCCESS: (st.success, ":material/check_circle:"),
     kinds.WARNING: (st.warning, ":material/content_cut:"),  # only truncation, which loses input, warns
     kinds.ERROR: (st.error, ":material/error:"),
 }
@@ -71,17 +80,38 @@ def part(shown: kinds.Part) -> None:
     elif isinstance(shown, kinds.Download):
         exports.matrix(shown.name, shown.values, shown.rows, shown.columns, shown.corner)
     elif isinstance(shown, kinds.Table):
-        import pandas as pd
-
-        frame, legible = pd.DataFrame(shown.columns), shown.shown and pd.DataFrame(shown.shown)
-        exports.dataframe(shown.name, frame, legible, hide_index=True, key=shown.key or None)
+        table(shown)
     elif isinstance(shown, kinds.Metric):
         st.metric(shown.label, shown.value)
     elif isinstance(shown, kinds.Note) and shown.kind in _NOTES:
         say, icon = _NOTES[shown.kind]
-        say(echo.plain(shown.text), icon=icon)
+        say(_markdown(shown), icon=shown.icon or icon)
     elif isinstance(shown, kinds.Note):
-        before, bold, after = shown.text.partition(shown.bold) if shown.bold else (shown.text, "", "")
-        st.caption(echo.plain(before) + (f"**{echo.plain(bold)}**" if bold else "") + echo.plain(after))
+        (st.markdown if shown.kind == kinds.TEXT else st.caption)(_markdown(shown))
     else:
         raise TypeError(f"{type(shown).__name__} is the page's own to draw")
+
+
+def _markdown(note: kinds.Note) -> str:
+    """A note's text as Markdown: the explorer's own Markdown as it is, any other text plain
+    (echo.plain), its bold part in bold."""
+    if note.markup:
+        return note.text
+    before, bold, after = note.text.partition(note.bold) if note.bold else (note.text, "", "")
+    return echo.plain(before) + (f"**{echo.plain(bold)}**" if bold else "") + echo.plain(after)
+
+
+def table(shown: kinds.Table, index: str | None = None, **options) -> None:
+    """A composed table with its download; ``index``: the column shown as the rows' names (the
+    download keeps it as a column); ``options``: st.dataframe's (a column's format, beside the
+    table's own number formats)."""
+    import pandas as pd
+
+    frame, legible = pd.DataFrame(shown.columns), shown.shown and pd.DataFrame(shown.shown)
+    if index is not None:
+        legible = (frame if legible is None else legible).set_index(index).rename_axis(None)
+    formats = {name: st.column_config.NumberColumn(format=f) for name, f in (shown.formats or {}).items()}
+    if formats or "column_config" in options:
+        options["column_config"] = formats | options.get("column_config", {})
+    options = {"hide_index": True if index is None else None, "key": shown.key or None, **options}
+    exports.dataframe(shown.name, frame, legible, **options)

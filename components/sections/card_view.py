@@ -1,5 +1,6 @@
-"""Your own axes, can you trust them: each axis' report card and WEAT, in the page. Both are
-computed once per model, texts and geometry for every session (a second or two each), and each
+"""Your own axes, can you trust them: each axis' report card and WEAT, in the page, as
+bert_embeddings.figures.axes_page composes them. Both are computed once per model, texts
+and geometry for every session (a second or two each; components/caches/axis_tests.py), and each
 comes with its numbers as CSV and every resample's figure as .npy.
 
 A figure the words cannot give is shown as a dash with the reason beside it, and left empty in
@@ -8,78 +9,33 @@ no verdict."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import axis_card, geometry, weat, word_tests
-from bert_embeddings.figures import views
+from bert_embeddings.analysis import axis_card, weat, word_tests
+from bert_embeddings.figures.handout_parts import Parts, Table
 from bert_embeddings.views import settings
-from components.caches import axis_tests, model_caches
-from components.parts import draw, echo, exports, widgets
-from components.sections import geometry_view
-
-NOT_GIVEN = views.NOT_GIVEN  # a figure the words cannot give (the reason is said beside it)
+from components.caches import model_caches
+from components.parts import draw, exports, widgets
 
 
-def _other_shape(shape: tuple[str, int], hidden: int) -> tuple[str, int]:
-    """The geometry the card is set beside: all-but-the-top (raw when that is the one shown)."""
-    if shape[0] == "all-but-the-top":
-        return ("raw", 0)
-    return geometry.key("all-but-the-top", geometry.default_removed(hidden))
-
-
-def card(
-    name: str, texts: tuple[str, str, str], shape: tuple[str, int], described: str, model_name: str
-) -> None:
-    """Axis ``name``'s card: the verdict and its figures, then, folded, the words' intervals, the
-    same card under the other geometry and the files. ``texts``: the ends and the words placed
-    (only words that can be placed)."""
-    index, model = model_caches.vocab_index(), model_caches.require_model()
-    found, other = None, None
-    with model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
-        found = axis_tests.card(
-            model_caches.model_key(), texts, shape, index, model.tokenizer, model_caches.space(*shape)
-        )
-        second = _other_shape(shape, index.table.shape[1])
-        other = axis_tests.card(
-            model_caches.model_key(), texts, second, index, model.tokenizer, model_caches.space(*second)
-        )
-    if found is None:
+def card(shown: Parts, name: str, texts: tuple[str, str, str], shape: tuple[str, int], stem: str) -> None:
+    """Axis ``name``'s card as composed (bert_embeddings.figures.axes_page): the verdict and its figures,
+    then, folded, the words' intervals, the same card under the other geometry and the files
+    (``stem``: their names'; ``texts``: the ends and the words placed)."""
+    at = f"card {name}"
+    draw.parts(shown, f"{at} problem", f"{at} other problem")
+    if f"{at} verdict" not in shown:
         return
-    c = found.card
-    verdict = echo.plain(f"Axis {name}: {c.verdict()}.")
-    if not c.assessed:
-        st.info(verdict, icon=":material/block:")
-    elif "this axis separates its poles" in c.verdict():
-        st.success(verdict, icon=":material/fact_check:")
-    else:
-        st.warning(verdict, icon=":material/fact_check:")
-    figures = views.card_figures(c)
-    for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
-        column.metric(label, value)
-    if c.missing:
-        said = "; ".join(f"{m.figure}, {m.reason}" for m in c.missing)
-        st.caption(echo.plain(f"Not assessed: {said}."))
+    draw.parts(shown, f"{at} verdict")
+    figures = [part for part in shown if part.startswith(f"{at} figure ")]
+    for column, part in zip(st.columns(len(figures)), figures, strict=True):
+        with column:
+            draw.parts(shown, part)
+    draw.parts(shown, f"{at} missing")
     with st.expander(f"Axis {name}: the words' intervals, the other geometry, the files"):
-        if c.random_coherence is not None and len(c.random_coherence):
-            st.caption(
-                f"Random pairs of whole words: first component {np.mean(c.random_coherence):.1%} on average."
-            )
-        if found.split:
-            st.caption(
-                echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}.")
-            )
-        other_name = geometry_view.described(second)
-        st.caption(
-            echo.plain(
-                f"The same card in the {other_name} geometry (rogue dimensions can make any axis look "
-                f"strong): {other.card.verdict() if other else 'cannot be computed'}."
-            )
-        )
-        if (figure := views.card_intervals(name, found)) is not None:
-            draw.chart(figure, key=f"ax_card_{name}")
-        _downloads(f"{model_name} axis {name} report card ({described})", found)
+        draw.parts(shown, f"{at} coherence", f"{at} split", f"{at} other", f"{at} intervals")
+        _downloads(stem, model_caches.sources().card(texts, shape))
 
 
 def _downloads(stem: str, found: word_tests.CardResult) -> None:
@@ -119,8 +75,8 @@ def _figures(rows: list[tuple[str, object, str | None]]) -> pd.DataFrame:
     )
 
 
-def weat_section(model_name: str) -> None:
-    """WEAT of the four groups typed, with a classic test to start from."""
+def weat_boxes() -> tuple[str, ...]:
+    """The four groups of WEAT, typed, with a classic test to start from."""
     st.pills(
         "Start from a classic test",
         list(word_tests.CLASSIC),
@@ -129,47 +85,27 @@ def weat_section(model_name: str) -> None:
     )
     boxes = st.columns(4)
     labels = {"X": "Targets X", "Y": "Targets Y", "A": "Attributes A", "B": "Attributes B"}
-    texts = tuple(
+    return tuple(
         box.text_area(labels[g], **widgets.seeded(settings.AX_WEAT[g]), height=120)
         for box, g in zip(boxes, word_tests.WEAT_GROUPS, strict=True)
     )
-    found = None
-    with model_caches.friendly_errors(stop=False):
-        found = axis_tests.weat(
-            model_caches.model_key(),
-            texts,
-            model_caches.vocab_index(),
-            model_caches.require_model().tokenizer,
-        )
-    if found is None:
+
+
+def weat_section(shown: Parts, texts: tuple[str, ...], model_name: str) -> None:
+    """WEAT of the four groups typed, as composed, then its files."""
+    draw.parts(shown, "weat_problem")
+    figures = [part for part in shown if part.startswith("weat figure ")]
+    if not figures:
         return
-    w = found.test
-    how = (
-        f"exact, over all {w.partitions:,} partitions"
-        if w.exact
-        else f"{w.partitions:,} random partitions (seed 0): over 100,000 of them, too many to count in time"
-    )
-    figures = {
-        "Effect size d": NOT_GIVEN if w.effect_size is None else f"{w.effect_size:.3f}",
-        "d's 95 % interval (bootstrap)": (
-            NOT_GIVEN if w.interval is None else f"{w.interval[0]:.2f} – {w.interval[1]:.2f}"
-        ),
-        "p-value (one-sided)": f"{w.p_value:.4g}",
-        "Statistic S": f"{w.statistic:.4f}",
-    }
-    for column, (label, value) in zip(st.columns(4), figures.items(), strict=True):
-        column.metric(label, value)
-    st.caption(echo.plain(f"p-value {how}."))
-    if w.missing:
-        said = "; ".join(dict.fromkeys(m.reason for m in w.missing))
-        st.caption(echo.plain(f"Not assessed: {said}."))
-    if found.split:
-        st.caption(echo.plain(f"Split into pieces (each counts as their mean): {', '.join(found.split)}."))
+    for column, part in zip(st.columns(4), figures, strict=True):
+        with column:
+            draw.parts(shown, part)
+    draw.parts(shown, "weat_how", "weat_missing", "weat_split")
     with st.expander("WEAT: each word's association, the bootstrap, the files"):
-        _weat_files(model_name, found)
+        _weat_files(model_name, model_caches.sources().weat(texts), shown["weat_associations"])
 
 
-def _weat_files(model_name: str, found: word_tests.WeatResult) -> None:
+def _weat_files(model_name: str, found: word_tests.WeatResult, associations: Table) -> None:
     w = found.test
     interval = w.interval or (None, None)
     st.caption("WEAT's figures")
@@ -183,10 +119,7 @@ def _weat_files(model_name: str, found: word_tests.WeatResult) -> None:
         ("partitions", w.partitions, None),
     ]
     exports.table(f"{model_name} WEAT figures", _figures(rows))
-    words = [*found.groups["X"], *found.groups["Y"]]
-    groups = ["X"] * len(found.groups["X"]) + ["Y"] * len(found.groups["Y"])
-    frame = pd.DataFrame({"word": words, "group": groups, "s(w, A, B)": w.s})
-    exports.dataframe(f"{model_name} WEAT associations", frame, hide_index=True)
+    draw.part(associations)
     if len(w.resampled):
         st.caption(f"The effect size of each of the {len(w.resampled):,} bootstrap samples in which s varied")
         exports.matrix(

@@ -17,6 +17,7 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import map_charts, map_marks
+from bert_embeddings.figures.handout_parts import Chart, Table
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
 from bert_embeddings.views import settings
@@ -42,14 +43,6 @@ def colour_option() -> str:
 
 def labels_switch() -> bool:
     return st.toggle("Label the map's regions", **widgets.seeded(settings.MAP_LABELS))
-
-
-def colouring(choice: str, done: map_jobs.Done) -> map_marks.Colouring | None:
-    if choice == settings.MAP_COLOURS[1]:
-        return map_marks.kept_colouring(done.kept)
-    if choice == settings.MAP_COLOURS[2]:
-        return map_marks.hub_colouring(done.occurrence)
-    return None
 
 
 def clicked(key: str) -> int | None:
@@ -96,24 +89,33 @@ def click_marks(
     return lines, highlights, map_marks.overlap_sentence(piece, true.ids, on_map)
 
 
-def vocabulary(
-    key: str, request: map_charts.VocabularyMap, index: vocab_search.VocabIndex, shape: tuple[str, int]
-) -> None:
-    """The vocabulary map ``request`` (views.vocabulary), made clickable: the piece clicked last
-    is marked (its lines drawn with the request's underlays, its marks over its highlights),
-    then the overlap is said in words. ``shape``: the map's geometry, where the clicked piece's
-    true neighbours are found."""
-    lines, marks, sentence = click_marks(key, request.coords, request.axes, index, shape)
-    request = dataclasses.replace(
-        request,
-        underlays=[*lines, *request.underlays],
-        highlights=[*request.highlights, *marks],
-    )
-    st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
-        index.kinds, request.shown_kinds, request.colouring, len(request.underlays), request.highlights
-    )
-    draw.chart(map_charts.vocabulary_map(request), key=key, on_select=True)
-    clicked_notes(key, sentence, index)
+class Clicks:
+    """The vocabulary maps' clicks on this page: each map's record (views.vocabulary) gets the
+    marks of the piece clicked last on it (its lines drawn with the record's underlays, its marks
+    over its highlights) before it is drawn; then the map is drawn clickable, and the overlap said
+    in words under it. ``shape``: the maps' geometry, where the clicked piece's true neighbours
+    are found."""
+
+    def __init__(self, index: vocab_search.VocabIndex, shape: tuple[str, int]) -> None:
+        self.index, self.shape, self.said = index, shape, {}
+
+    def __call__(self, key: str, request: map_charts.VocabularyMap) -> map_charts.VocabularyMap:
+        lines, marks, self.said[key] = click_marks(key, request.coords, request.axes, self.index, self.shape)
+        request = dataclasses.replace(
+            request, underlays=[*lines, *request.underlays], highlights=[*request.highlights, *marks]
+        )
+        st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
+            self.index.kinds,
+            request.shown_kinds,
+            request.colouring,
+            len(request.underlays),
+            request.highlights,
+        )
+        return request
+
+    def draw(self, shown: Chart) -> None:
+        draw.chart(shown.figure, key=shown.key, on_select=True)
+        clicked_notes(shown.key, self.said.get(shown.key), self.index)
 
 
 def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex) -> None:
@@ -132,65 +134,23 @@ def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex
             st.rerun()
 
 
-def kept_caption(done: map_jobs.Done) -> None:
-    kept = done.kept
-    none, half = float(np.mean(kept == 0)), float(np.mean(kept >= 5))
-    st.caption(
-        f"Per piece: {none:.1%} of pieces keep none of their 10 nearest pieces by cosine among their 10 "
-        f"nearest points here, and {half:.1%} keep 5 or more. The recall@10 above is the mean of these "
-        "counts, divided by 10."
-    )
-
-
-REGIONS = (
-    "Labels: the map's densest islands (at most 30), found on the map itself, each named after what most "
-    "of its pieces are and its three most central pieces by cosine in the table; hover a label for more."
-)
-HUBS = (
-    "Some rows sit near the middle of the cloud, close to very many others, and crowd into everyone's "
-    "lists of nearest neighbours: hubs. With 10 neighbours per piece, each piece is on average in 10 "
-    "others' lists; a hub is in hundreds, and many pieces are in none. Counted exactly from the map's "
-    "neighbour lists."
-)
-
-
-def hubs_table(
-    done: map_jobs.Done, index: vocab_search.VocabIndex, search: dict[str, str], name: str
-) -> None:
-    """The 20 biggest hubs, each with its count and a link that searches it with ``search``'s
-    parameters (the model and the map's geometry, so that the search ranks as the map does)."""
+def hubs_table(hubs: Table, search: dict[str, str]) -> None:
+    """The biggest hubs, each with a link that searches it with ``search``'s parameters (the model
+    and the map's geometry, so that the search ranks as the map does)."""
     import pandas as pd
 
-    occurrence = done.occurrence
-    top = map_reading.top_hubs(occurrence, 20)
-    st.markdown("**The 20 biggest hubs**")
-    st.caption(HUBS)
-    frame = pd.DataFrame(
-        {
-            "piece": [index.pieces[i] for i in top],
-            "id": top.astype(int),
-            "in how many pieces' 10 nearest": occurrence[top].astype(int),
-            "search it": [f"neighbours?{urlencode({**search, 'q': index.pieces[i]})}" for i in top],
-        }
-    )
+    links = [f"neighbours?{urlencode({**search, 'q': piece})}" for piece in hubs.columns["piece"]]
     exports.dataframe(
-        f"{name} t-SNE hubs",
-        frame,
-        frame.assign(piece=frame["piece"].map(legible)),  # the download keeps the pieces
+        hubs.name,
+        pd.DataFrame({**hubs.columns, "search it": links}),
+        pd.DataFrame({**hubs.shown, "search it": links}),  # the download keeps the pieces
         hide_index=True,
         column_config={"search it": st.column_config.LinkColumn("search it", display_text="Neighbours page")},
     )
 
 
-def downloads(done: map_jobs.Done, index: vocab_search.VocabIndex, labels, name: str) -> None:
-    """Per piece: its map coordinates, neighbours kept, k-occurrence and region; and every
-    region's label with its members."""
-    columns = ["t-SNE 1", "t-SNE 2", "neighbours kept of 10", "k-occurrence", "region"]
-    values = np.column_stack(
-        [done.coords.astype(np.float64), done.kept, done.occurrence, done.regions.of_row]
-    )
-    st.caption("Every piece's place, neighbours kept, k-occurrence and region (-1 for none):")
-    exports.matrix(f"{name} vocabulary t-SNE", values, index.pieces, columns, "piece")
+def regions_file(done: map_jobs.Done, index: vocab_search.VocabIndex, labels, name: str) -> None:
+    """Every region's label with its members, as a file."""
     import pandas as pd
 
     of_row = done.regions.of_row
@@ -244,18 +204,19 @@ MAP_NOTE = (
 # --- the map's controls -------------------------------------------------------------------
 
 
-def map_axes() -> tuple[float, ...]:
-    """2-D or 3-D, and which components (numbered from 1) go on each axis. Drawn only where they
-    act (not over a t-SNE map); while hidden, they keep their values on this page."""
+def map_axes() -> dict:
+    """2-D or 3-D, and which components (numbered from 1) go on each axis, as a view's values.
+    Drawn only where they act (not over a t-SNE map); while hidden, they keep their values on
+    this page."""
     dims = st.segmented_control("Map", settings.MAP_DIMS, **widgets.seeded(settings.PCA_DIMS, "default"))
     names = ("x", "y", "z") if dims == settings.MAP_DIMS[1] else ("x", "y")
     columns = st.columns(3)
-    return tuple(
-        widgets.whole_number_box(f"Component on {name}", column, **widgets.seeded(key), help="1 to 10")
+    return {settings.PCA_DIMS: dims} | {
+        key: widgets.whole_number_box(f"Component on {name}", column, **widgets.seeded(key), help="1 to 10")
         for column, name, key in zip(
             columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
         )
-    )
+    }
 
 
 def map_method() -> str:

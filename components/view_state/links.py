@@ -339,13 +339,14 @@ def keep_within(
     label: str,
     name: Callable[[object], str] | None = None,
     by_model: bool = False,
-) -> None:
+) -> object:
     """Before a widget whose choices depend on the model or the sentence: a value it does not
     offer (from a link, or left over from a longer sentence) becomes ``default`` (None: the
-    widget's own), and the page says so. Nothing set yet means the default. ``name`` words a
-    value for that message. With ``by_model`` the default is the model's own (its last layer,
-    its every dimension): links leave it out, a value still at the previous model's default
-    moves to the new one without a word, and a value chosen stays if the new model has it."""
+    widget's own), and the page says so; returns the value the widget will show (None: its own).
+    Nothing set yet means the default. ``name`` words a value for that message. With
+    ``by_model`` the default is the model's own (its last layer, its every dimension): links leave
+    it out, a value still at the previous model's default moves to the new one without a word, and
+    a value chosen stays if the new model has it."""
     state = st.session_state
     if by_model:
         page_defaults = _mine().setdefault(PAGE_DEFAULTS, {})
@@ -363,6 +364,7 @@ def keep_within(
         widgets.forget(key)
     if key not in state and default is not None:
         state[key] = default
+    return state.get(key)
 
 
 def follow_link(code: str) -> str:

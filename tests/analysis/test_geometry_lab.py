@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import decompose, geometry_lab, vocab_search
+from bert_embeddings.figures import geometry_page
 from bert_embeddings.jobs import local
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import space_jobs, stages
@@ -129,7 +130,7 @@ def test_the_length_sentence_states_the_rank_correlation_it_measured(bundled_lab
     ranks = np.argsort(np.argsort(lengths)).astype(np.float64)
     expected = np.corrcoef(np.arange(len(words)), ranks)[0, 1]
     assert lab.whole_word_spearman == pytest.approx(expected, abs=1e-6)  # float32 lengths may tie
-    said = geometry_view.lengths_sentence(lab, index.pieces)
+    said = geometry_page.lengths_sentence(lab, index.pieces)
     assert f"{expected:+.2f}" in said and f"{len(words):,} whole words" in said
     assert ("shorter" if expected < 0 else "longer") in said
     assert "bert-base-uncased" in said  # the bundled model keeps its vocabulary
@@ -331,7 +332,7 @@ def test_the_overlap_with_raw_equals_brute_force(shape):
     raw = brute_neighbours(brute.transformed(table, "raw"))
     there = brute_neighbours(brute.transformed(table, *shape))
     expected = np.mean([len(a & b) / 10 for a, b in zip(raw, there, strict=True)])
-    found = geometry_view.overlap_with_raw(
+    found = geometry_page.overlap_with_raw(
         space_jobs.lists_of(table, ("raw", 0)), space_jobs.lists_of(table, shape)
     )
     assert found == pytest.approx(expected, abs=1e-12)
@@ -360,7 +361,7 @@ def whole_random_model(tmp_path, monkeypatch, request):
     return own_random_bert(tmp_path, monkeypatch, request)
 
 
-OVERLAP = geometry_view.OVERLAP_COLUMN
+OVERLAP = geometry_page.OVERLAP_COLUMN
 
 
 def overlap_table(at: AppTest):
@@ -399,7 +400,7 @@ def figures_of(folder, removed: int) -> dict[str, float]:
     table = checkpoints.load_model(str(folder)).tables.word_embeddings
     raw = space_jobs.lists_of(table, ("raw", 0))
     return {
-        geometry_view.described(shape): geometry_view.overlap_with_raw(raw, space_jobs.lists_of(table, shape))
+        geometry_view.described(shape): geometry_page.overlap_with_raw(raw, space_jobs.lists_of(table, shape))
         for shape in (("centred", 0), ("all-but-the-top", removed), ("standardised", 0))
     }
 

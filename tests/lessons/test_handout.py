@@ -195,7 +195,11 @@ DRAWN = [n for n, step in enumerate(FIRST.steps, 1) if step.page != "tokens"]
 def test_each_figure_is_the_one_its_page_draws_for_the_steps_view(reading, number):
     """The step's view opened as a link (with the bundled model) draws exactly the handout's
     figures, under the same keys, with the same numbers, titles and layout."""
-    step = FIRST.steps[number - 1]
+    figures_are_the_pages(reading, FIRST, number)
+
+
+def figures_are_the_pages(reading: Reading, shown: lesson.Lesson, number: int) -> None:
+    step = shown.steps[number - 1]
     at = apptest.open_link({"model": "bundled", **step.params}, pages.BY_URL[step.page].file)
     assert not at.exception, at.exception
     drawn = {chart_key(chart): json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
@@ -372,3 +376,29 @@ def test_a_handout_states_each_figure_for_its_model_and_says_which_wait(bundled,
     assert "compares the model in the sidebar (all-MiniLM-L6-v2 (bundled)) with itself" in page
     assert "layer 6 of all-MiniLM-L6-v2 (bundled)" in page
     assert "(not computed yet)" in page and html.escape(handout.WAITING) in page
+
+
+def test_each_composed_page_is_what_its_handout_writes():
+    """A page composed once (input_pages, vocabulary_pages) has its handout written by its own
+    composer, and by nothing else."""
+    from bert_embeddings.figures import handout_pages, input_pages, vocabulary_pages
+
+    composed = {**input_pages.COMPOSERS, **vocabulary_pages.COMPOSERS}
+    assert {"maps", "axes", "geometry"} <= set(vocabulary_pages.COMPOSERS)
+    for page, composer in composed.items():
+        assert handout_pages.COMPOSERS[page] is composer, page
+        assert page not in handout_pages.PAGES, page
+
+
+ALIKE = builtin.load("alike")
+
+
+@pytest.fixture(scope="module")
+def alike_reading(bundled) -> Reading:
+    return Reading(handout.handout(ALIKE, bundled))
+
+
+@pytest.mark.parametrize("number", range(1, len(ALIKE.steps) + 1), ids=[s.page for s in ALIKE.steps])
+def test_the_vocabulary_pages_figures_are_the_ones_their_page_draws(alike_reading, number):
+    """Geometry and Your own axes, composed once: each step's handout figures are the page's."""
+    figures_are_the_pages(alike_reading, ALIKE, number)

@@ -17,6 +17,7 @@ from bert_embeddings.jobs import files, local
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import settings
+from testkit import apptest
 from testkit.apptest import ROOT, figures, messages
 
 # One test process runs this file: its tests share what it starts (make test runs two); the
@@ -77,8 +78,8 @@ def test_progress_first_then_the_map_with_its_faithfulness(monkeypatch, tmp_path
     symbols = {t.name: t.marker.symbol for t in tsne.data}
     pattern = charts.text("matching ^[0-9]+$")  # as Plotly is given it: '$' as an entity
     assert symbols[pattern] == "diamond" and symbols["your sentence"] == "square"
-    shown = messages(at) + " ".join(m.value for m in at.markdown)
-    assert "neighbour recall@10 =" in shown
+    said = messages(at) + " ".join(apptest.shown(m.value) for m in at.markdown)
+    assert "neighbour recall@10 =" in said
     params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
     assert params.get("method") == "tsne"
 
@@ -102,7 +103,8 @@ def test_the_page_shows_the_maps_own_numbers(bundled):
     from testkit.apptest import array
 
     np.testing.assert_array_equal(array(tsne.data[0].x), done.coords[whole_words, 0])
-    assert f"recall@10 = {done.meta['recall_at_10']:.3f}" in " ".join(m.value for m in at.markdown)
+    said = " ".join(apptest.shown(m.value) for m in at.markdown)
+    assert f"recall@10 = {done.meta['recall_at_10']:.3f}" in said
 
 
 def finished_map(bundled, params: dict) -> tuple[AppTest, map_jobs.Done]:
@@ -142,10 +144,10 @@ def test_colour_by_neighbours_kept_with_labels_and_its_caption(bundled):
     placed = map_marks.placed_labels(done.regions.anchors, [label.short for label in labels], done.coords)
     assert regions.mode == "text" and 1 <= len(regions.text) == len(placed) <= len(labels) <= 30
     assert list(regions.text) == map_marks.gl_texts([labels[n].short for n, _ in placed])
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(apptest.shown(c.value) for c in at.caption)
     assert f"{np.mean(done.kept == 0):.1%} of pieces keep none" in captions
     assert f"{np.mean(done.kept >= 5):.1%} keep 5 or more" in captions
-    assert f"recall@10 = {done.kept.mean() / 10:.3f}" in " ".join(m.value for m in at.markdown)
+    assert f"recall@10 = {done.kept.mean() / 10:.3f}" in " ".join(apptest.shown(m.value) for m in at.markdown)
     params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
     assert params.get("colour") == "kept"
     at.toggle(key=settings.MAP_LABELS).set_value(False).run()

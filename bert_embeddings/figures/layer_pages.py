@@ -1,0 +1,389 @@
+"""What the pages beyond one input's tables show of a view (the embedding layer stage by stage, a
+word in context, a search of the vocabulary, two models side by side), composed once, for the
+page and for a lesson's handout, as bert_embeddings.figures.input_pages composes the pages about
+one input: each composer is a function of the view's values and the model's ``Sources`` and
+returns the page's parts by name, in the page's order (handout_parts). The page keeps its widgets,
+headings and columns, and draws the parts where its layout puts them.
+
+A problem that leaves the page nothing to show is raised as an ExplorerError; one the page shows
+after what it has already drawn (a word a sentence lacks, after the sentence's notices) is a
+Note of kind ERROR, after which the page stops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bert_embeddings.analysis import contextual, decompose, geometry, vocab_search
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import export, page_figures, views
+from bert_embeddings.figures.handout_parts import (
+    ERROR,
+    INFO,
+    SUCCESS,
+    TEXT,
+    Chart,
+    Download,
+    Metric,
+    Note,
+    Parts,
+    Table,
+    geometry_of,
+    named_notices,
+    within,
+)
+from bert_embeddings.models import glyphs
+from bert_embeddings.views import link_text, settings
+from bert_embeddings.views.sources import Sources
+
+# --- Embedding layer -----------------------------------------------------------------------------
+
+
+def layer_stages(values: dict, sources: Sources) -> dict[str, page_figures.Stage]:
+    """Every stage of the view's sentence by its code, in order (the page's stage control offers them)."""
+    return page_figures.layer_stages(sources.model, sources.breakdown(sources.encoding(values)))
+
+
+def embedding_layer_page(values: dict, sources: Sources, proof: bool = True) -> Parts:
+    """The stages as heatmaps, LayerNorm's statistics and parameters, and (with ``proof``) the
+    check against transformers' own module, which the page's box at the top holds: the page
+    composes it apart (embedding_layer_proof), last, as it takes seconds on a cold start."""
+    model, encoding = sources.model, sources.encoding(values)
+    parts, labels = sources.breakdown(encoding), encoding.labels
+    stages = page_figures.layer_stages(model, parts)
+    stage = stages[within(values[settings.LAYER_STAGE], stages, next(iter(stages)))]
+    every = page_figures.every_dimension(model)
+    first, last = within(values[settings.DIMENSIONS], link_text.Span(*every), every)
+    dims = range(first, last + 1)
+    found = named_notices(encoding) | (embedding_layer_proof(values, sources) if proof else {})
+    if parts.segment is None:
+        found["no_segment"] = Note(
+            f"{model.family.label} has no segment (token type) table: nothing is added for segments.", INFO
+        )
+    found |= {
+        "stage_overview": Chart("stage_overview", page_figures.stage_overview(stages, labels)),
+        "stage_overview_caption": Note(
+            "Every stage side by side, each on its own colour scale (blue below zero, red above); wide "
+            "tables and long inputs show every second (or n-th) dimension. Choose a stage below to see all "
+            "of its dimensions and values."
+        ),
+        "stage_detail": Chart(
+            "stage_detail",
+            page_figures.stage_detail(stage, labels, page_figures.shown_dimensions(stage, model, dims)),
+        ),
+        "stage_detail_caption": Note(stage.caption + " Hover a cell for its exact value.", markup=True),
+    }
+    for code, each in stages.items():
+        width = page_figures.shown_dimensions(each, model, dims)
+        found[f"stage_download {code}"] = Download(
+            f"{model.name} {each.title}", each.values[:, width], labels, width, "token"
+        )
+    return found | _inside_layer_norm(model, parts, labels, dims)
+
+
+def _inside_layer_norm(model, parts, labels, dims: range) -> Parts:
+    """Each token's mean and standard deviation, then LayerNorm's gamma and beta."""
+    gamma_beta = (model.tables.layer_norm_weight[dims], model.tables.layer_norm_bias[dims])
+    return {
+        "token_stats": Chart("token_stats", page_figures.token_statistics(parts, labels)),
+        "token_stats_download": Download(
+            f"{model.name} LayerNorm mean and std",
+            np.stack([parts.mean.ravel(), parts.std.ravel()], axis=1),
+            labels,
+            ["mean", "std"],
+            "token",
+        ),
+        "token_stats_caption": Note(
+            "LayerNorm works on each token separately: it subtracts that token's mean over all "
+            f"{model.hidden_size} dimensions and divides by its standard deviation (with eps = "
+            f"{model.tables.layer_norm_eps:g} inside the square root)."
+        ),
+        "layer_norm_params": Chart("layer_norm_params", page_figures.layer_norm_parameters(model, dims)),
+        "layer_norm_params_caption": Note(
+            "Then every dimension is scaled by its learned gamma and shifted by its learned beta."
+        ),
+        "layer_norm_params_download": Download(
+            f"{model.name} LayerNorm gamma and beta",
+            np.stack(gamma_beta, axis=1),
+            dims,
+            ["gamma", "beta"],
+            "dim",
+        ),
+    }
+
+
+def embedding_layer_proof(values: dict, sources: Sources) -> Parts:
+    """The largest difference from transformers' own embedding module, and the verdict."""
+    model, encoding, check = sources.model, sources.encoding(values), sources.checked(values)
+    module = f"`{check.module_name}`"  # the explorer's own Markdown (markup=True)
+    if check.passed:
+        verdict = Note(
+            f"Passed: within {check.tolerance:g} of transformers' {module} (eval mode) for all "
+            f"{len(encoding)} × {model.hidden_size} numbers.",
+            SUCCESS,
+            markup=True,
+        )
+    else:
+        verdict = Note(
+            f"Failed: the recomputation differs from {module} by more than {check.tolerance:g}.",
+            ERROR,
+            markup=True,
+        )
+    return {
+        "proof_error": Metric("max |shown − module output|", f"{check.max_abs_error:.2e}"),
+        "proof_verdict": verdict,
+        "proof_caption": Note(
+            "A residual around 1e-7 to 1e-6 is float32 rounding, not a bug: the module and this page add "
+            "and average the same numbers in a slightly different order, and the last binary digit can "
+            "differ."
+        ),
+    }
+
+
+# --- Context -------------------------------------------------------------------------------------
+
+CONTEXT_PROBLEM = "ctx_problem"  # the word is not in a sentence: the page stops after it
+
+
+def context_layers(sources: Sources) -> int:
+    """The last layer the Context page offers: the whole model's last encoder layer."""
+    return sources.full_model().config.num_hidden_layers
+
+
+def context_page(values: dict, sources: Sources) -> Parts:
+    model, index, full = sources.model, sources.index(), sources.full_model()
+    first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
+    encodings = [model.encode(text) for text in (first, second)]
+    found: Parts = {}
+    for number, encoding in enumerate(encodings, start=1):
+        found |= named_notices(
+            encoding, f"Sentence {number}"
+        )  # e.g. that it was cut at the model's positions
+    try:
+        piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
+        where = [
+            contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)
+        ]
+    except ExplorerError as problem:
+        return found | {CONTEXT_PROBLEM: Note(str(problem), ERROR)}
+    if first.strip() == second.strip():
+        found["ctx_same"] = Note(
+            "The two sentences are the same, so the word has the same vector at every layer (cosine 1). "
+            "Change one sentence to see context at work.",
+            INFO,
+        )
+    in_context = page_figures.word_in_context(model, encodings, where, full)
+    last = len(in_context.states) - 1
+    layer = within(values[settings.CTX_LAYER], range(last + 1), last)
+    return found | {
+        "ctx_similarity": Chart("ctx_similarity", page_figures.context_similarity(in_context, word)),
+        "ctx_similarity_download": Download(
+            (model.name, export.Verbatim(word), "cosine by layer"),
+            in_context.similarity,
+            in_context.stages,
+            ["cosine"],
+            "stage",
+        ),
+        "ctx_similarity_caption": Note(
+            "At the token row the two vectors are identical. The embedding output adds each one's position "
+            f"row (the word is at position {where[0][0]} in sentence 1 and {where[1][0]} in sentence 2; both "
+            "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
+        ),
+        "ctx_heatmap": Chart(
+            "ctx_heatmap", page_figures.context_layer(in_context, encodings[0].labels, layer)
+        ),
+        "ctx_heatmap_download": Download(
+            f"{model.name} sentence 1 layer {layer}",
+            in_context.states[layer],
+            encodings[0].labels,
+            corner="token",
+        ),
+    }
+
+
+# --- Neighbours ----------------------------------------------------------------------------------
+
+QUERY_PROBLEM, SEARCH_PROBLEM = "nb_query_problem", "nb_search_problem"  # under the query, the options
+COMPARED = 10  # "k of the 10 nearest change from raw"
+
+
+def neighbour_query(values: dict, sources: Sources) -> vocab_search.Query:
+    """The query the page's query mode makes of the view's values."""
+    model, index = sources.model, sources.index()
+    mode = values[settings.NB_MODE] or settings.QUERY_MODES[0]
+    if mode == "token id":
+        return vocab_search.id_query(index, values[settings.NB_ID])
+    if mode == "arithmetic":
+        return vocab_search.arithmetic_query(index, model.tokenizer, values[settings.NB_EXPRESSION])
+    if mode == "sentence token":
+        encoding = sources.encoding(values)
+        stages = decompose.stage_vectors(sources.breakdown(encoding))
+        position = within(values[settings.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
+        stage = within(values[settings.NB_STAGE], stages, decompose.STAGES[0])
+        label = f"{encoding.labels[position]} at {stage}"
+        return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
+    word = values[settings.NB_WORD]
+    count = len(vocab_search.word_ids(index, model.tokenizer, word))
+    piece = within(values[settings.NB_PIECE], range(count), None) if count > 1 else None
+    return vocab_search.word_query(index, model.tokenizer, word, piece)
+
+
+def _filters(values: dict, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+    """The search's filters; the query's own pieces ``own_ids`` left out if asked."""
+    return vocab_search.Filters(
+        hide_continuation=values[settings.NB_HIDE_CONTINUATION],
+        hide_special=values[settings.NB_HIDE_SPECIAL],
+        include=values[settings.NB_INCLUDE],
+        exclude=values[settings.NB_EXCLUDE],
+        exclude_ids=own_ids if values[settings.NB_LEAVE_OUT] else (),
+    )
+
+
+def neighbours_page(values: dict, sources: Sources) -> Parts:
+    """The search, then the grid of every token of the sentence (the page draws the two apart:
+    a new search reruns only its own part of the page)."""
+    try:
+        grid = neighbour_grid(values, sources)
+    except ExplorerError as problem:  # the search is shown all the same
+        grid = {"nb_grid_problem": Note(str(problem), ERROR)}
+    return neighbour_search(values, sources) | grid
+
+
+def neighbour_search(values: dict, sources: Sources) -> Parts:
+    """The query's nearest pieces as a ranked table and bars; under a geometry but raw, how many
+    of its 10 nearest change from raw cosine."""
+    model, index = sources.model, sources.index()
+    try:
+        query = neighbour_query(values, sources)
+    except ExplorerError as problem:
+        return {QUERY_PROBLEM: Note(str(problem), ERROR)}
+    shape = geometry.key(*geometry_of(values, index.table.shape[1]))
+    chosen = _filters(values, query.ids)
+    found: Parts = {}
+    try:
+        result = sources.nearest(query.vector, values[settings.NB_K], shape, chosen, weight=query.weight)
+        if shape[0] != settings.GEOMETRIES[0]:
+            raw = sources.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), chosen)
+            here = sources.nearest(query.vector, COMPARED, shape, chosen, weight=query.weight)
+            changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
+            found["nb_changed"] = Note(
+                f"{changed} of the {len(here.ids)} nearest change from raw cosine in the "
+                f"{views.described(shape)} geometry."
+            )
+    except ExplorerError as problem:
+        return {SEARCH_PROBLEM: Note(str(problem), ERROR)}
+    name = (
+        f"{model.name} neighbours of",
+        export.Verbatim(query.description),
+        f"({views.described(shape)}, k {len(result.ids)})",
+    )
+    return found | {
+        "nb_table": ranked(name, result, key="nb_table"),
+        "nb_bars": Chart("nb_bars", views.neighbours(query, result)),
+    }
+
+
+def neighbour_grid(values: dict, sources: Sources) -> Parts:
+    """The 5 nearest of every token of the sentence at the grid's stage, with the same filters."""
+    model, encoding = sources.model, sources.encoding(values)
+    stages = decompose.stage_vectors(sources.breakdown(encoding))
+    stage = within(values[settings.NB_GRID_STAGE], stages, next(iter(stages)))
+    shape = geometry.key(*geometry_of(values, sources.index().table.shape[1]))
+    try:
+        grid = sources.nearest(stages[stage], 5, shape, _filters(values), each=True)
+    except ExplorerError as problem:
+        return {"nb_grid_problem": Note(str(problem), ERROR)}
+    columns: dict[str, list] = {"token": list(encoding.labels)}
+    for rank in range(len(grid[0].ids)):
+        columns[f"#{rank + 1}"] = [
+            f"{glyphs.legible(found.pieces[rank])}  {found.scores[rank]:.2f}" for found in grid
+        ]
+    described = views.described(shape)
+    return {
+        "nb_grid": Table(
+            columns, f"{model.name} top 5 of each token at {stage} ({described})", key="nb_grid"
+        ),
+        "nb_grid_caption": Note(
+            f"Top 5 of each token by cosine in the {described} geometry, with the filters above; one matrix "
+            "product for all."
+        ),
+    }
+
+
+# --- Compare models ------------------------------------------------------------------------------
+
+
+def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Table:
+    """A search's ranked pieces (``found``: its ``pieces``, ``ids`` and ``scores``, best first) as a
+    table of rank, piece, id and ``score``: each piece shown legible, the file keeping the pieces
+    as they are, the scores to four places as shown and in full in the file."""
+    columns = {
+        "rank": range(1, len(found.ids) + 1),
+        "piece": found.pieces,
+        "id": found.ids,
+        score: found.scores,
+    }
+    shown = {**columns, "piece": [glyphs.legible(piece) for piece in found.pieces]}
+    return Table(columns, name, shown, key, {score: "%.4f"})
+
+
+def compare_page(values: dict, sources: Sources, other: Sources | None = None) -> Parts:
+    """The word's neighbours in the sidebar's model and in ``other``, what they share, and the
+    sentence as each tokenizer splits it. Without ``other`` (one model's files, or a handout,
+    which loads no second model), the sidebar model's neighbours, and a note saying so."""
+    word, k = values[settings.CMP_WORD], values[settings.CMP_K]
+    sides = [("left", sources)] + ([("right", other)] if other is not None else [])
+    found: Parts = {}
+    results = []
+    for side, each in sides:
+        model, index = each.model, each.index()
+        found[f"{side}_model"] = Note(
+            f"{model.name} ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})",
+            TEXT,
+            model.name,
+        )
+        try:
+            query = vocab_search.word_query(index, model.tokenizer, word)
+            result = vocab_search.nearest(
+                index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
+            )
+        except ExplorerError as problem:  # the other side is drawn all the same
+            found[f"{side}_problem"], result = Note(str(problem), ERROR), None
+        else:
+            name = (f"{side} {model.name} neighbours of", export.Verbatim(word), f"(k {len(result.pieces)})")
+            found[f"{side}_neighbours"] = ranked(name, result)
+        results.append(result)
+    if other is None:
+        return found | {
+            "cmp_alone": Note(
+                "Compare models loads a second model beside this one: open the page to see the two side by "
+                "side."
+            )
+        }
+    if all(result is not None for result in results):
+        shared = [piece for piece in results[0].pieces if piece in set(results[1].pieces)]
+        n = len(results[0].pieces)
+        found["shared"] = Metric(f"Neighbours in common at k = {n}", f"{len(shared)} of {n}")
+        found["shared_caption"] = Note(
+            "Shared: " + (", ".join(map(glyphs.legible, shared)) if shared else "none")
+        )
+    for side, each in sides:
+        model = each.model
+        try:
+            encoding = each.encoding(values)
+        except ExplorerError as problem:
+            found[f"{side}_split_problem"] = Note(str(problem), ERROR)
+            continue
+        found[f"{side}_split"] = Note(f"{model.name}: {len(encoding)} pieces", TEXT, model.name)
+        columns = {"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids}
+        legible = {**columns, "piece": [glyphs.legible(piece) for piece in encoding.pieces]}
+        found[f"{side}_pieces"] = Table(columns, f"{side} {model.name} pieces", legible)
+    return found
+
+
+COMPOSERS = {
+    "embedding_layer": embedding_layer_page,
+    "context": context_page,
+    "neighbours": neighbours_page,
+    "compare": compare_page,
+}

@@ -1,0 +1,83 @@
+"""The results a page's view is drawn from (bert_embeddings.views.sources), read from the app's
+caches: what the pages draw and a lesson's handout writes come from one place, and a handout adds
+nothing to the server's memory. model_caches.sources gives them for the model in use."""
+
+from __future__ import annotations
+
+from bert_embeddings.models import checkpoints
+from bert_embeddings.views.sources import Sources
+from components.caches import axis_tests, map_state, spaces
+from components.caches.model_caches import (
+    _encoding,
+    _full_model,
+    _lab,
+    _model,
+    _pattern_rows,
+    _position_pca,
+    _reference_module,
+    _space,
+    _verification,
+    _vocab_index,
+    _vocabulary_pca,
+    nearest,
+)
+
+
+def _card(key: str, revision: str, texts: tuple[str, str, str], geometry_key: tuple[str, int]):
+    index, tokenizer = _vocab_index(key, revision), _model(key, revision).tokenizer
+    return axis_tests.card(
+        (key, revision), texts, geometry_key, index, tokenizer, _space(key, revision, *geometry_key)
+    )
+
+
+def _weat(key: str, revision: str, texts: tuple[str, ...]):
+    return axis_tests.weat(
+        (key, revision), texts, _vocab_index(key, revision), _model(key, revision).tokenizer
+    )
+
+
+class Cached(Sources):
+    """The results a view is drawn from, read from these caches: what the pages draw and a
+    handout writes come from one place, and a handout adds nothing to the server's memory.
+    Sources names each result it keeps as the cache that holds it is called, with its arguments."""
+
+    def __init__(self, key: str, revision: str, model: checkpoints.LoadedModel | None = None) -> None:
+        super().__init__(model or _model(key, revision))
+        self._key = (key, revision)
+
+    def _once(self, key: tuple, make):
+        cached = _HELD.get(key[0])
+        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
+
+    def nearest(self, query, k, geometry_key, filters, weight=1.0, each=False):
+        return nearest(query, k, geometry_key, filters, each, weight, self._key)
+
+    def kept(self, name: str, key: tuple, make):
+        # What moved's caches hold a model's key and its stages' neighbour lists, the maps' caches
+        # the t-SNE maps and their labels: each read once, for every session.
+        if name == "model key":
+            return spaces.model_key(*key, self.model)
+        if name == "lists":
+            try:
+                return spaces.lists(*key)
+            except spaces.NotOnDiskError:
+                return None
+        if name in ("t-SNE map", "map labels"):
+            return map_state.kept(name, self._key, *key)
+        return super().kept(name, key, make)
+
+
+_HELD = {
+    "encoding": _encoding,
+    "module": _reference_module,
+    "verification": _verification,
+    "index": _vocab_index,
+    "pattern": _pattern_rows,
+    "space": _space,
+    "pca": _vocabulary_pca,
+    "position pca": _position_pca,
+    "lab": _lab,
+    "full": _full_model,
+    "card": _card,
+    "weat": _weat,
+}

@@ -1,0 +1,71 @@
+"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Context,
+Neighbours, Compare models): a handout writes the very parts the page's own composer gives for a
+step's view, in the page's order, and at least the figures it wrote before they were composed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bert_embeddings.figures import handout_pages, handout_parts, layer_pages
+from bert_embeddings.views import check
+from bert_embeddings.views.sources import Sources
+
+pytestmark = pytest.mark.usefixtures("offline")
+
+# What each page's handout held before its page was composed once: its figures' keys, and for
+# Compare models (no figure) its note.
+BEFORE = {
+    "embedding_layer": {"stage_overview", "stage_detail", "token_stats", "layer_norm_params"},
+    "context": {"ctx_similarity", "ctx_heatmap"},
+    "neighbours": {"nb_bars"},
+    "compare": set(),
+}
+
+VIEWS = {  # a view of each page, as a lesson's step names it
+    "embedding_layer": {"page": "embedding_layer", "a": "The bank of the river.", "detail": "output"},
+    "context": {"page": "context", "layer": "2"},
+    "neighbours": {"page": "neighbours", "q": "river", "k": "7", "geometry": "centred"},
+    "compare": {"page": "compare", "cmp_word": "river"},
+}
+
+
+def said(part: handout_parts.Part) -> object:
+    """A part as a handout could tell it from another: a figure by its key and its spec."""
+    if isinstance(part, handout_parts.Chart):
+        return ("chart", part.key, part.figure.to_json())
+    if isinstance(part, handout_parts.Download):
+        return ("download", str(part.name), part.values.tolist())
+    if isinstance(part, handout_parts.Table):
+        return (
+            "table",
+            str(part.name),
+            {name: [str(cell) for cell in cells] for name, cells in part.columns.items()},
+        )
+    return part
+
+
+@pytest.fixture(scope="module")
+def sources(bundled) -> Sources:
+    return Sources(bundled)
+
+
+def test_every_page_of_the_module_is_composed_for_the_handout():
+    assert set(layer_pages.COMPOSERS) == set(BEFORE)
+    assert not set(layer_pages.COMPOSERS) & set(handout_pages.PAGES)  # no second way to a handout
+
+
+@pytest.mark.parametrize("page", sorted(BEFORE))
+def test_the_handout_writes_the_composers_parts(bundled, sources, page):
+    values = check.values(VIEWS[page])
+    written = handout_pages.shown(page, bundled, values, sources)
+    composed = layer_pages.COMPOSERS[page](values, sources)
+    assert [said(part) for part in written] == [said(part) for part in composed.values()]
+    charts = {part.key for part in written if isinstance(part, handout_parts.Chart)}
+    assert charts >= BEFORE[page] and not any(
+        isinstance(part, handout_parts.Note) and part.kind == handout_parts.ERROR for part in written
+    )
+    if page == "compare":
+        assert any(
+            "loads a second model" in part.text for part in written if isinstance(part, handout_parts.Note)
+        )
+        assert any(isinstance(part, handout_parts.Table) for part in written)  # the word's neighbours
