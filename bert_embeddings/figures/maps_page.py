@@ -282,12 +282,12 @@ def _reading(done: map_jobs.Done, labelled: bool) -> Parts:
     none, half = float(np.mean(done.kept == 0)), float(np.mean(done.kept >= 5))
     found: Parts = {
         "tsne_faithfulness": Note(
-            f"Faithfulness: neighbour recall@10 = {recall:.3f}. On average {10 * recall:.1f} of each "
+            f"**Faithfulness: neighbour recall@10 = {recall:.3f}.** On average {10 * recall:.1f} of each "
             f"piece's 10 nearest neighbours by cosine in this geometry (as the Neighbours page finds them in "
             f"it) are among its 10 nearest points on this map; on the PCA map of the same geometry it is "
             f"{10 * pca_recall:.2f} ({pca_recall:.4f}).",
             TEXT,
-            bold=f"Faithfulness: neighbour recall@10 = {recall:.3f}.",
+            markup=True,  # the explorer's own words and numbers: no joiners in what a reader copies
         ),
         "tsne_kept_caption": Note(
             f"Per piece: {none:.1%} of pieces keep none of their 10 nearest pieces by cosine among their 10 "
