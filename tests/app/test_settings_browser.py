@@ -1,5 +1,5 @@
 """A setting holds until the person changes it: across the Maps page's tabs, across pages and
-browser Back, in real headless Chromium (components/view_state/persistence.py).
+browser Back, in real headless Chromium (persist_state, and components/parts/widgets.arrive).
 
 Streamlit forgets a widget's value whenever a run does not draw it: the Vocabulary tab's geometry,
 highlight and kinds went back to their defaults after a look at another tab, and so did
