@@ -32,6 +32,9 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     return kept if param is None else {**kept, param: settings.default(key)}
 
 
+PAGE = "page"  # in the kept entry: the page of the last run (arrive)
+
+
 def arrive(page: str) -> None:
     """First thing in every run of ``page`` (its url path), before any widget is drawn: on
     arriving from another page, each of the pages' settings is set to its own value, so that this
@@ -51,9 +54,6 @@ def forget(key: str) -> None:
     (every setting's widget keeps its value across pages and runs that do not draw it:
     ``persist_state``)."""
     st.session_state.pop(key, None)
-
-
-PAGE = "page"  # in the kept entry: the page of the last run (arrive)
 
 
 def tabs(labels, key: str) -> list:
