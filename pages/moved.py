@@ -3,11 +3,13 @@ they share, exactly."""
 
 import streamlit as st
 
-from bert_embeddings.spaces import compare, pair, stages
+from bert_embeddings import config
+from bert_embeddings.figures import moved_page
+from bert_embeddings.spaces import pair, stages
 from bert_embeddings.views import settings
 from components.caches import model_caches, spaces
 from components.frame import routing
-from components.parts import echo, job_panel, models, widgets
+from components.parts import draw, echo, job_panel, models, widgets
 from components.sections import aligned_view, geometry_view, layers_view, space_view
 from components.view_state import links
 
@@ -51,17 +53,26 @@ k_box, _ = st.columns([1, 2])
 k_typed = widgets.whole_number_box(
     "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
 )
+values = {
+    settings.MV_STAGE_A: stage_a,
+    settings.MV_STAGE_B: stage_b,
+    settings.MV_K: k_typed,
+    settings.GEOMETRY: shape[0],
+    settings.GEOMETRY_REMOVED: shape[1],
+}
+sources = model_caches.sources()
+# The second model's results come from the same caches (no second copy of it in memory).
+other = sources if model_b is model_a else model_caches.sources_of(model_b.spec, config.revision())
 with model_caches.friendly_errors():
-    shared = spaces.shared(str(model_a.folder), str(model_b.folder), index_a.pieces, second[1].pieces)
-    k = compare.check_k(k_typed, len(shared.pieces))
-left_out = (
-    f"; left out: {shared.only_a:,} of A's pieces and {shared.only_b:,} of B's"
-    if shared.only_a or shared.only_b
-    else ""
-)
-st.caption(
-    echo.plain(f"{len(shared.pieces):,} pieces in both vocabularies, matched by their string{left_out}.")
-)
+    found = moved_page.compared(values, sources, other)
+    shared = moved_page.shared_pieces(sources, other)
+if isinstance(found, moved_page.Compared):
+    shown = moved_page.parts_of(found)
+else:
+    shown = found
+draw.parts(shown, "shared", "only_embeddings")
+if "only_embeddings" in shown:
+    st.stop()
 
 sides = (
     space_view.Side(model_a, stage_a, pair.subset(shared, 0, model_a.vocab_size)),
@@ -72,10 +83,6 @@ labels = (
     f"B: {model_b.name}, {stages.stage_label(stage_b)}",
 )
 layer_models = [s.model for s in sides if s.stage not in (stages.TOKEN, stages.OUTPUT)]
-for model in layer_models:
-    if not stages.has_whole_model(model):
-        st.warning(echo.plain(stages.only_embeddings(model)), icon=":material/block:")
-        st.stop()
 offer = job_panel.Offer(
     "Compute the neighbour lists",
     note="Each space's exact neighbour lists are computed once, in the background, and kept for everyone: "
@@ -85,30 +92,31 @@ offer = job_panel.Offer(
     else None,
 )
 with model_caches.friendly_errors():
-    found = job_panel.wait_for(
+    lists = job_panel.wait_for(
         "mv_compute",
         lambda start: [space_view.lists(side, shape, start) for side in sides],
         labels,
         offer,
         space_view.LISTS_NOTE,
     )
-if found is None:
+if lists is None:
     st.stop()
-
 with model_caches.friendly_errors():
+    if not isinstance(found, moved_page.Compared):  # its lists were made since it was composed
+        found = moved_page.compared(values, sources, other)
+        shown = moved_page.parts_of(found)
     space_a, space_b = spaces.space(model_a, stage_a), spaces.space(model_b, stage_b)
     if space_a is None or space_b is None:  # its table went missing after its lists were made
         raise spaces.TableMissingError()
-    key = (sides[0].key, stage_a, sides[1].key, stage_b)
-    result = spaces.comparison(key, shape, k, space_a, space_b, tuple(found), shared)
+result, k, found_lists = found.result, found.result.k, found.lists
 described = geometry_view.described(shape)
 
 st.header("The whole spaces")
-figures = space_view.whole_figures(result)
-for column, (label, value) in zip(st.columns(len(figures)), figures.items(), strict=True):
-    column.metric(label, value)
-if note := space_view.whole_k_note(result, len(shared.pieces)):
-    st.caption(note)
+figures = [name for name in shown if name.startswith("whole ")]
+for column, name in zip(st.columns(len(figures)), figures, strict=True):
+    with column:
+        draw.parts(shown, name)
+draw.parts(shown, "whole_k_note")
 with st.expander("How each figure is computed"):
     st.markdown(
         f"For each shared piece *i*, N_A(i) and N_B(i) are its exact {k} nearest other shared pieces by "
@@ -124,19 +132,27 @@ with st.expander("How each figure is computed"):
     )
 
 st.header("The movers")
-name = space_view.file_name(sides, described, k)
+name = found.name
 ranked = space_view.movers(name, shared, result, index_a)
-space_view.downloads(name, result, tuple(found), shared.pieces, labels)
+draw.parts(shown, "figures_caption", "figures_download")
+for side in "AB":
+    draw.parts(shown, f"lists_caption {side}", f"lists_download {side}")
 
 st.header("Side by side")
 first = int(ranked[0]) if len(ranked) else 0
-row = space_view.side_by_side(sides, (space_a, space_b), shape, tuple(found), k, first, labels, shared.pieces)
+row = space_view.side_by_side(
+    sides, (space_a, space_b), shape, found_lists, k, first, labels, shared.pieces, name
+)
 
 st.header("Aligned maps")
 aligned_view.section(sides, shape, shared, result, first if row is None else row, labels, name)
 
 st.header("The whole picture")
-space_view.whole_picture(name, result, shared.pieces)
+left, right = st.columns(2)
+with left:
+    draw.parts(shown, "mv_hist", "mv_hist_download")
+with right:
+    draw.parts(shown, "mv_kinds", "mv_kinds_download")
 st.header("Through the layers")
 layers_view.through_the_layers(model_a, shape, described)
 

@@ -13,7 +13,7 @@ from bert_embeddings.analysis import (
     geometry_lab,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import views
+from bert_embeddings.figures import moved_page, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
     ERROR,
@@ -27,7 +27,7 @@ from bert_embeddings.figures.handout_parts import (
     Table,
     geometry_of,
 )
-from bert_embeddings.spaces import compare, space_jobs, stages
+from bert_embeddings.spaces import compare, stages
 from bert_embeddings.views.sources import Sources
 
 
@@ -125,7 +125,7 @@ def overlaps(sources: Sources, lab: geometry_lab.Lab) -> Parts:
     for each geometry whose lists and raw's are there."""
     removed, unfit = lab.removed, lab.problems[geometry_lab.TABLES[0]]
     shapes = {name: geometry.key(name, removed) for name in geometry.GEOMETRIES if name not in unfit}
-    found = {name: token_lists(sources, shape) for name, shape in shapes.items()}
+    found = {name: moved_page.stage_lists(sources, stages.TOKEN, shape) for name, shape in shapes.items()}
     raw, parts = found.get("raw"), {}
     rows = {
         views.described(shapes[name]): overlap_with_raw(raw, lists)
@@ -150,18 +150,6 @@ def overlaps(sources: Sources, lab: geometry_lab.Lab) -> Parts:
             icon=":material/error:",
         )
     return parts
-
-
-def token_lists(sources: Sources, shape: tuple[str, int]) -> np.ndarray | None:
-    """The model's token rows' neighbour lists in ``shape``, where a job left them; else None."""
-    model = sources.model
-    folder = str(model.folder)
-    key = sources.kept("model key", (folder,), lambda: space_jobs.model_key(model))
-    spec = space_jobs.Spec(folder, stages.TOKEN, shape)
-    name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
-    return sources.kept(
-        "lists", (key, name, spec), lambda: space_jobs.lists_for(space_jobs.folder_for(key), spec)
-    )
 
 
 def overlap_with_raw(raw: np.ndarray, lists: np.ndarray) -> float:

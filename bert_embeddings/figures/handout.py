@@ -59,7 +59,7 @@ def handout(
             used, said = _model_for(step, model, models, load or _load)
             found = sources.setdefault(id(used), computed(used))
             page = pages.current(step.page)
-            parts = handout_pages.shown(page, used, check.values(dict(step.view)), found)
+            parts = handout_pages.shown(page, check.values(dict(step.view)), found)
             facts = every_facts.setdefault(
                 id(used), lesson_figures.Facts(found, lesson_figures.Stages(used, compute=False))
             )

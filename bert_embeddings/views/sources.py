@@ -117,6 +117,12 @@ class Sources:
             self._kept[(name, *key)] = found
         return self._kept.get((name, *key))
 
+    def held(self, name: str, key: tuple, make: Callable[..., object | None], *unhashed):
+        """A result the app keeps under ``name`` for ``key`` (the strings and numbers that name it),
+        made by ``make(*unhashed)`` from what rides along unhashed (a model, a space, arrays), as
+        the app's caches take them: read once, and None while what it is made from is not on disk."""
+        return self.kept(name, key, lambda: make(*unhashed))
+
     def card(self, texts: tuple[str, str, str], geometry_key: tuple[str, int]) -> word_tests.CardResult:
         space, index = self.space(*geometry_key), self.index()
         return self._once(

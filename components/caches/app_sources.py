@@ -66,6 +66,19 @@ class Cached(Sources):
             return map_state.kept(name, self._key, *key)
         return super().kept(name, key, make)
 
+    def held(self, name: str, key: tuple, make, *unhashed):
+        # What moved's caches: the pieces two vocabularies share, a stage's space (None while a
+        # layer's table is not on disk) and a pair's comparison, each once for every session.
+        if name in _SPACES:
+            return _SPACES[name](*key, *unhashed)
+        return super().held(name, key, make, *unhashed)
+
+
+_SPACES = {
+    "shared": spaces.shared,
+    "stage space": lambda folder, stage, model: spaces.space(model, stage),
+    "comparison": spaces.comparison,
+}
 
 _HELD = {
     "encoding": _encoding,

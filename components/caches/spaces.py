@@ -10,17 +10,11 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import geometry
-from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import moved_page
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import aligned, aligned_jobs, compare, pair, space_jobs, stages
 
-
-class TableMissingError(ExplorerError):
-    def __init__(self) -> None:
-        super().__init__(
-            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
-            "and compute its neighbour lists again."
-        )
+TableMissingError = moved_page.TableMissingError  # (a stage's table gone from the cache folder)
 
 
 class NotOnDiskError(Exception):

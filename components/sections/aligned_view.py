@@ -54,7 +54,7 @@ def section(
     sides: tuple, shape, shared: compare.Shared, result: compare.Comparison, row: int, labels, name: str
 ) -> None:
     """The aligned maps of the two sides over their shared pieces; ``row``: the piece side by side;
-    ``name``: the page's files' (space_view.file_name)."""
+    ``name``: the page's files' (moved_page.file_name)."""
     spec = aligned_jobs.PairSpec(sides[0].key, sides[0].spec(shape), sides[1].key, sides[1].spec(shape))
     rows = (shared.rows_a, shared.rows_b)
     offer = job_panel.Offer("Draw the aligned maps", note=NOTE + " About a minute for 30,522 pieces.")

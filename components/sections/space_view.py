@@ -11,14 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import geometry, vocab_search
-from bert_embeddings.figures import space_charts, views
 from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import compare, pair, space_jobs, stages
 from bert_embeddings.views import link_text, settings
 from components.caches import model_caches, spaces
-from components.parts import draw, echo, exports, filters, widgets
+from components.parts import echo, exports, filters, widgets
 
 
 @dataclass(frozen=True)
@@ -92,41 +91,6 @@ class _InGeometry:
         return picked if self.fitted is None else geometry.transformed_table(picked, self.fitted)
 
 
-def file_name(sides: tuple, described: str, k: int) -> str:
-    """What the page's files hold, for their names: the page, each side's model (named once when
-    both are one model) and stage, the geometry and k, each a clause of its own, so that a name
-    shortened for its length keeps them all (export.file_stem)."""
-    (a, b), labels = sides, [stages.stage_label(side.stage) for side in sides]
-    if a.model.name == b.model.name:
-        spaces = f"{a.model.name}, {labels[0]} → {labels[1]}"
-    else:
-        spaces = f"{a.model.name}, {labels[0]} → {b.model.name}, {labels[1]}"
-    return f"what moved: {spaces} ({described}, k {k})"
-
-
-def whole_figures(result: compare.Comparison) -> dict[str, str]:
-    """The whole spaces' figures, each named by the k it was computed at: overlap@k, and the
-    overlap at compare.WHOLE_K (or at the most the shared pieces allow) when that is another k."""
-    figures = {f"Mean overlap@{result.k}": f"{result.mean_overlap:.3f}"}
-    if result.whole_k != result.k:
-        figures[f"Mean overlap@{result.whole_k}"] = f"{result.mean_overlap_10:.3f}"
-    figures["Linear CKA"] = f"{result.cka:.3f}"
-    residual = result.procrustes
-    figures["Procrustes residual"] = "widths differ" if residual is None else f"{residual:.3f}"
-    return figures
-
-
-def whole_k_note(result: compare.Comparison, pieces: int) -> str | None:
-    """Why the page shows no mean overlap@10, when the shared pieces are too few for it."""
-    if result.whole_k == compare.WHOLE_K:
-        return None
-    return (
-        f"Mean overlap@{compare.WHOLE_K} needs at least {compare.WHOLE_K + 1} shared pieces; with "
-        f"{pieces:,}, each has {pieces - 1:,} others, so the whole spaces' overlap is given at "
-        f"k = {result.whole_k}."
-    )
-
-
 def _next_piece() -> None:
     """on_change of the neighbour pills: the clicked piece goes side by side."""
     piece = st.session_state.get(settings.MV_NEXT)
@@ -139,11 +103,12 @@ NEXT = 10  # the neighbours of each side offered as buttons (k may be 100: 200 b
 
 
 def side_by_side(
-    sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple, pieces: tuple
+    sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple, pieces: tuple, name
 ) -> int | None:
     """A piece's k nearest in A and in B, each marked kept, lost or gained; a click on one shows
     it next. ``pieces``: the shared pieces, as the movers show them; ``first``: the piece shown
-    when none is chosen (the top mover). Returns the piece's row (None: not a shared piece)."""
+    when none is chosen (the top mover); ``name``: the page's files' (moved_page.file_name).
+    Returns the piece's row (None: not a shared piece)."""
     typed = st.text_input(
         "Piece", **widgets.seeded(settings.MV_PIECE), placeholder=f"e.g. {glyphs.legible(pieces[first])}"
     )
@@ -175,7 +140,7 @@ def side_by_side(
                 (
                     "neighbours of",
                     exports.Verbatim(pieces[row]),
-                    f"in {label[0]}, {file_name(sides, views.described(shape), k)}",
+                    f"in {label[0]}, {name}",
                 ),
                 frame,
                 frame.assign(piece=frame["piece"].map(glyphs.legible)),
@@ -192,25 +157,6 @@ def side_by_side(
         on_change=_next_piece,
     )
     return row
-
-
-def downloads(name: str, result: compare.Comparison, lists: tuple, pieces: tuple[str, ...], labels) -> None:
-    """Every shared piece's figures and both neighbour lists (row numbers among the shared
-    pieces, in this order), as CSV and .npy."""
-    k = result.k
-    st.caption(f"Every shared piece (the filters aside): overlap@{k} and second-order similarity")
-    exports.matrix(
-        f"per-piece figures, {name}",
-        np.column_stack([result.overlap, result.second_order]),
-        pieces,
-        [f"overlap@{k}", "second-order"],
-        "piece",
-    )
-    for side, found, label in zip("AB", lists, labels, strict=True):
-        st.caption(
-            echo.plain(f"Each piece's {k} nearest in {label}, as row numbers of the file above (from 0)")
-        )
-        exports.matrix(f"neighbours in {side}, {name}", found[:, :k], pieces, list(range(1, k + 1)), "piece")
 
 
 SHOWN = 200  # movers sent to the browser; the download holds them all
@@ -266,26 +212,3 @@ def _mover_clicked(pieces: tuple[str, ...]) -> None:
     rows = [*(selection.get("rows") or []), *(cell[0] for cell in selection.get("cells") or [])]
     if rows and isinstance(rows[0], int) and 0 <= rows[0] < len(pieces):
         st.session_state[settings.MV_PIECE] = pieces[rows[0]]
-
-
-def whole_picture(name: str, result: compare.Comparison, pieces: tuple[str, ...]) -> None:
-    """How many neighbours the pieces keep, and by kind of piece, each with its numbers."""
-    k = result.k
-    left, right = st.columns(2)
-    with left:
-        title = f"How many of {k} neighbours each piece keeps"
-        draw.chart(space_charts.overlap_histogram(result.overlap, k, title), key="mv_hist")
-        counts = space_charts.kept_counts(result.overlap, k)
-        exports.matrix(
-            f"pieces by neighbours kept, {name}", counts[:, None], list(range(k + 1)), ["pieces"], "kept"
-        )
-    with right:
-        by_kind = compare.overlap_by_kind(result.overlap, compare.piece_kinds(pieces))
-        draw.chart(space_charts.kind_bars(by_kind, k, "By kind of piece"), key="mv_kinds")
-        exports.matrix(
-            f"by kind of piece, {name}",
-            np.array([[count, mean] for _, count, mean in by_kind]),
-            [kind for kind, _, _ in by_kind],
-            ["pieces", f"mean overlap@{k}"],
-            "kind",
-        )

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from bert_embeddings.figures import export
+from bert_embeddings.figures import export, handout_parts, moved_page
 from bert_embeddings.jobs import local
 from bert_embeddings.views import settings
 from components.parts import echo
@@ -275,13 +275,17 @@ def test_with_nine_shared_pieces_the_whole_overlap_names_the_k_it_is_computed_at
     a, b = (rng.standard_normal((9, 8)).astype(np.float32) for _ in range(2))
     lists = compare.neighbour_lists(a), compare.neighbour_lists(b)
     at_8 = compare.overlap(*lists, 8).mean()
-    figures = space_view.whole_figures(compare.compare(a, b, *lists, 5))
+    figures = {
+        part.label: part.value
+        for part in moved_page.whole(compare.compare(a, b, *lists, 5), 9).values()
+        if isinstance(part, handout_parts.Metric)
+    }
     assert [label for label in figures if "overlap" in label] == ["Mean overlap@5", "Mean overlap@8"]
     assert figures["Mean overlap@8"] == f"{at_8:.3f}"
-    said = space_view.whole_k_note(compare.compare(a, b, *lists, 8), 9)
+    at_k_8 = moved_page.whole(compare.compare(a, b, *lists, 8), 9)
+    said = at_k_8["whole_k_note"].text
     assert "at least 11 shared pieces" in said and "with 9" in said and "k = 8" in said
-    at_k_8 = space_view.whole_figures(compare.compare(a, b, *lists, 8))
-    assert [label for label in at_k_8 if "@" in label] == ["Mean overlap@8"]
+    assert [part.label for part in at_k_8.values() if "@" in getattr(part, "label", "")] == ["Mean overlap@8"]
 
 
 def test_the_cost_of_a_one_layer_model_says_one_layer(tiny_bert_dir):

@@ -1,0 +1,268 @@
+"""What the What moved page shows of a view, composed once for the page and a lesson's handout: two
+spaces (two stages of one model, or a stage of each of two) compared over the pieces they share,
+from each space's exact neighbour lists. The lists are a background job's (space_jobs), read where
+the job left them and never started or waited for here: while a side's are not there the
+composition holds a note saying so, which the page leaves out (its job panel says it) and a
+handout writes. ``other`` is the second model's Sources (None: the sidebar's model again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import space_charts, views
+from bert_embeddings.figures.handout_parts import (
+    BLOCKED,
+    WARNING,
+    Chart,
+    Download,
+    Metric,
+    Note,
+    Parts,
+    geometry_of,
+    within,
+)
+from bert_embeddings.spaces import compare, pair, space_jobs, stages
+from bert_embeddings.views import link_text, settings
+from bert_embeddings.views.sources import Sources
+
+
+class TableMissingError(ExplorerError):
+    def __init__(self) -> None:
+        super().__init__(
+            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
+            "and compute its neighbour lists again."
+        )
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The two spaces and their comparison: what every figure of the page is drawn from."""
+
+    stages: tuple[str, str]
+    shared: compare.Shared
+    labels: tuple[str, str]  # "A: model, stage", "B: ..."
+    name: str  # the page's files' (file_name)
+    lists: tuple[np.ndarray, np.ndarray]
+    result: compare.Comparison
+
+
+def stage_of(model, value: object, key: str) -> str:
+    """The stage a view names for a side: ``last`` is the model's last layer; a stage the model
+    lacks is the page's default."""
+    names = stages.stage_names(model)
+    stage = names[-1] if value == link_text.LAST_LAYER else str(value)
+    return within(stage, names, settings.default(key))
+
+
+def shared_pieces(sources: Sources, other: Sources) -> compare.Shared:
+    """The pieces both vocabularies hold, matched by their string."""
+    a, b = sources.model, other.model
+    return sources.held(
+        "shared",
+        (str(a.folder), str(b.folder)),
+        compare.shared_pieces,
+        sources.index().pieces,
+        other.index().pieces,
+    )
+
+
+def model_key(sources: Sources) -> str:
+    model = sources.model
+    return sources.kept("model key", (str(model.folder),), lambda: space_jobs.model_key(model))
+
+
+def stage_lists(
+    sources: Sources, stage: str, shape: tuple[str, int], rows: np.ndarray | None = None
+) -> np.ndarray | None:
+    """A stage's neighbour lists in ``shape`` over ``rows`` (None: every row), where a job left
+    them; else None."""
+    key = model_key(sources)
+    spec = space_jobs.Spec(str(sources.model.folder), stage, shape, space_jobs.rows_name(rows))
+    name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
+    return sources.kept(
+        "lists", (key, name, spec), lambda: space_jobs.lists_for(space_jobs.folder_for(key), spec)
+    )
+
+
+def stage_space(sources: Sources, stage: str) -> pair.Space | None:
+    """The model's stage as a space, or None while its table is not on disk (a layer)."""
+    model = sources.model
+    return sources.held(
+        "stage space",
+        (str(model.folder), stage),
+        lambda loaded: pair.space_of(loaded, stage, compute=stage in (stages.TOKEN, stages.OUTPUT)),
+        model,
+    )
+
+
+def file_name(models: tuple[str, str], stage_names: tuple[str, str], described: str, k: int) -> str:
+    """What the page's files hold, for their names: the page, each side's model (named once when
+    both are one model) and stage, the geometry and k, each a clause of its own, so that a name
+    shortened for its length keeps them all (export.file_stem)."""
+    labels = [stages.stage_label(stage) for stage in stage_names]
+    if models[0] == models[1]:
+        spaces = f"{models[0]}, {labels[0]} → {labels[1]}"
+    else:
+        spaces = f"{models[0]}, {labels[0]} → {models[1]}, {labels[1]}"
+    return f"what moved: {spaces} ({described}, k {k})"
+
+
+def compared(values: dict, sources: Sources, other: Sources | None = None) -> Compared | Parts:
+    """The comparison of the view's two spaces; else the parts that say why there is none yet
+    (what the vocabularies share, then: a layer of a model with only its embeddings, or the
+    lists not computed)."""
+    other = other or sources
+    a, b = sources.model, other.model
+    chosen = (
+        stage_of(a, values[settings.MV_STAGE_A], settings.MV_STAGE_A),
+        stage_of(b, values[settings.MV_STAGE_B], settings.MV_STAGE_B),
+    )
+    shape = geometry_of(values, sources.index().table.shape[1])
+    shared = shared_pieces(sources, other)
+    k = compare.check_k(values[settings.MV_K], len(shared.pieces))
+    for model, stage in zip((a, b), chosen, strict=True):
+        if stage not in (stages.TOKEN, stages.OUTPUT) and not stages.has_whole_model(model):
+            said = Note(stages.only_embeddings(model), WARNING, icon=BLOCKED)
+            return shared_caption(shared) | {"only_embeddings": said}
+    rows = (pair.subset(shared, 0, a.vocab_size), pair.subset(shared, 1, b.vocab_size))
+    lists = tuple(
+        stage_lists(each, stage, shape, side_rows)
+        for each, stage, side_rows in zip((sources, other), chosen, rows, strict=True)
+    )
+    if any(found is None for found in lists):
+        return shared_caption(shared) | {"lists_pending": Note(_pending(chosen, k))}
+    spaces = (stage_space(sources, chosen[0]), stage_space(other, chosen[1]))
+    if spaces[0] is None or spaces[1] is None:  # its table went missing after its lists were made
+        raise TableMissingError()
+    key = (model_key(sources), chosen[0], model_key(other), chosen[1])
+    result = sources.held(
+        "comparison",
+        (key, shape, k),
+        lambda *made: pair.compare_spaces(made[0], made[1], shape, made[2], k, made[3]),
+        *spaces,
+        lists,
+        shared,
+    )
+    labels = (
+        f"A: {a.name}, {stages.stage_label(chosen[0])}",
+        f"B: {b.name}, {stages.stage_label(chosen[1])}",
+    )
+    name = file_name((a.name, b.name), chosen, views.described(shape), k)
+    return Compared(chosen, shared, labels, name, lists, result)
+
+
+def _pending(chosen: tuple[str, str], k: int) -> str:
+    said = []
+    for stage in chosen:
+        label = stages.stage_label(stage)
+        said.append(f"the {label}" if stage in (stages.TOKEN, stages.OUTPUT) else label)
+    return (
+        f"This step's figures are not in the handout. What moved compares every piece's {k} nearest "
+        f"neighbours in {said[0]} and in {said[1]}, over the whole vocabulary, exactly: the "
+        "explorer's server computes each space's neighbour lists once, in the background, and keeps "
+        "them for everyone. Open the step's page in the explorer to see its figures."
+    )
+
+
+def moved_page(values: dict, sources: Sources, other: Sources | None = None) -> Parts:
+    """The page's parts: what the two vocabularies share, the whole spaces' figures, every shared
+    piece's figures and lists as files, and the whole picture; a note while the lists are not there."""
+    found = compared(values, sources, other)
+    return found if not isinstance(found, Compared) else parts_of(found)
+
+
+def parts_of(found: Compared) -> Parts:
+    """The page's parts of a comparison, in the page's order."""
+    return (
+        shared_caption(found.shared)
+        | whole(found.result, len(found.shared.pieces))
+        | downloads(found)
+        | whole_picture(found)
+    )
+
+
+def shared_caption(shared: compare.Shared) -> Parts:
+    left_out = (
+        f"; left out: {shared.only_a:,} of A's pieces and {shared.only_b:,} of B's"
+        if shared.only_a or shared.only_b
+        else ""
+    )
+    said = f"{len(shared.pieces):,} pieces in both vocabularies, matched by their string{left_out}."
+    return {"shared": Note(said)}
+
+
+def whole(result: compare.Comparison, pieces: int) -> Parts:
+    """The whole spaces' figures, each named by the k it was computed at: overlap@k, and the
+    overlap at compare.WHOLE_K (or at the most the shared pieces allow) when that is another k;
+    with too few shared ``pieces`` for compare.WHOLE_K, why."""
+    figures = {f"Mean overlap@{result.k}": f"{result.mean_overlap:.3f}"}
+    if result.whole_k != result.k:
+        figures[f"Mean overlap@{result.whole_k}"] = f"{result.mean_overlap_10:.3f}"
+    figures["Linear CKA"] = f"{result.cka:.3f}"
+    residual = result.procrustes
+    figures["Procrustes residual"] = "widths differ" if residual is None else f"{residual:.3f}"
+    parts: Parts = {f"whole {label}": Metric(label, value) for label, value in figures.items()}
+    if result.whole_k != compare.WHOLE_K:
+        parts["whole_k_note"] = Note(
+            f"Mean overlap@{compare.WHOLE_K} needs at least {compare.WHOLE_K + 1} shared pieces; with "
+            f"{pieces:,}, each has {pieces - 1:,} others, so the whole spaces' overlap is given at "
+            f"k = {result.whole_k}."
+        )
+    return parts
+
+
+def downloads(found: Compared) -> Parts:
+    """Every shared piece's figures and both neighbour lists (row numbers among the shared
+    pieces, in this order), as CSV and .npy."""
+    result, pieces, name = found.result, found.shared.pieces, found.name
+    k = result.k
+    parts: Parts = {
+        "figures_caption": Note(
+            f"Every shared piece (the filters aside): overlap@{k} and second-order similarity"
+        ),
+        "figures_download": Download(
+            f"per-piece figures, {name}",
+            np.column_stack([result.overlap, result.second_order]),
+            pieces,
+            [f"overlap@{k}", "second-order"],
+            "piece",
+        ),
+    }
+    for side, lists, label in zip("AB", found.lists, found.labels, strict=True):
+        parts[f"lists_caption {side}"] = Note(
+            f"Each piece's {k} nearest in {label}, as row numbers of the file above (from 0)"
+        )
+        parts[f"lists_download {side}"] = Download(
+            f"neighbours in {side}, {name}", lists[:, :k], pieces, list(range(1, k + 1)), "piece"
+        )
+    return parts
+
+
+def whole_picture(found: Compared) -> Parts:
+    """How many neighbours the pieces keep, and by kind of piece, each with its numbers."""
+    result, name = found.result, found.name
+    k = result.k
+    counts = space_charts.kept_counts(result.overlap, k)
+    by_kind = compare.overlap_by_kind(result.overlap, compare.piece_kinds(found.shared.pieces))
+    title = f"How many of {k} neighbours each piece keeps"
+    return {
+        "mv_hist": Chart("mv_hist", space_charts.overlap_histogram(result.overlap, k, title)),
+        "mv_hist_download": Download(
+            f"pieces by neighbours kept, {name}", counts[:, None], list(range(k + 1)), ["pieces"], "kept"
+        ),
+        "mv_kinds": Chart("mv_kinds", space_charts.kind_bars(by_kind, k, "By kind of piece")),
+        "mv_kinds_download": Download(
+            f"by kind of piece, {name}",
+            np.array([[count, mean] for _, count, mean in by_kind]),
+            [kind for kind, _, _ in by_kind],
+            ["pieces", f"mean overlap@{k}"],
+            "kind",
+        ),
+    }
+
+
+COMPOSERS = {"moved": moved_page}
