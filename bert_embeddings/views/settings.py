@@ -152,14 +152,16 @@ class Setting:
     read: Callable[[str], object] | None = None  # link text -> value; ValueError with the reason
     write: Callable[[object], str] = str
     mode: str | None = None  # a neighbour query's input counts only in its own query mode
+    # As people read it on its page, for sentences such as "k (...)" (a linked setting's).
+    label: str = ""
 
     def on(self, page: str) -> bool:
         """Whether this setting is part of ``page``'s view."""
         return self.page is None or page == self.page or (isinstance(self.page, tuple) and page in self.page)
 
 
-def _linked(url, key, default, page, read, write=str, mode=None) -> Setting:
-    return Setting(key, default, page, url, read, write, mode)
+def _linked(url, key, default, page, label, read, write=str, mode=None) -> Setting:
+    return Setting(key, default, page, url, read, write, mode, label)
 
 
 def _coded(codes: dict[str, object]) -> tuple[Callable[[str], object], Callable[[object], str]]:
@@ -167,15 +169,31 @@ def _coded(codes: dict[str, object]) -> tuple[Callable[[str], object], Callable[
     return link_text.one_of(codes), link_text.code_of(codes)
 
 
-def _filter_settings(keys: FilterKeys, prefix: str, page: str, leave_out: bool) -> tuple[Setting, ...]:
-    """One page's vocabulary filters, named in links with the page's ``prefix``."""
+def _filter_settings(
+    keys: FilterKeys, prefix: str, page: str, leave_out: bool, own: str
+) -> tuple[Setting, ...]:
+    """One page's vocabulary filters, named in links with the page's ``prefix``; ``own``: the
+    pieces its "leave out" switch leaves out."""
     flags = _coded(_FLAGS)
     return (
-        _linked(f"{prefix}hide_pieces", keys.hide_continuation, False, page, *flags),
-        _linked(f"{prefix}hide_special", keys.hide_special, True, page, *flags),
-        _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, *flags),
-        _linked(f"{prefix}only", keys.include, "", page, link_text.pattern),
-        _linked(f"{prefix}not", keys.exclude, "", page, link_text.pattern),
+        _linked(
+            f"{prefix}hide_pieces", keys.hide_continuation, False, page, "hide ## continuation pieces", *flags
+        ),
+        _linked(
+            f"{prefix}hide_special", keys.hide_special, True, page, "hide [CLS], [SEP], [unusedN]...", *flags
+        ),
+        _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, f"leave out {own}", *flags),
+        _linked(
+            f"{prefix}only", keys.include, "", page, "the 'Only pieces matching' pattern", link_text.pattern
+        ),
+        _linked(
+            f"{prefix}not",
+            keys.exclude,
+            "",
+            page,
+            "the 'Leave out pieces matching' pattern",
+            link_text.pattern,
+        ),
     )
 
 
@@ -184,20 +202,23 @@ TABLE = (
     Setting(CUSTOM_MODEL_KEY, "", None),
     # An empty sentence A is a view like any other (the pages say what is missing), so a link
     # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
-    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, _SENTENCE),
-    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, _SENTENCE),
-    _linked("special", SPECIAL_TOKENS_KEY, True, None, *_coded(_FLAGS)),
+    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, "sentence A", _SENTENCE),
+    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, "sentence B", _SENTENCE),
+    _linked("special", SPECIAL_TOKENS_KEY, True, None, "the special tokens switch", *_coded(_FLAGS)),
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", *_coded(_MODES)),
-    _linked("q", NB_WORD, "king", "neighbours", link_text.text_of(limits.WORD), mode="word"),
+    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", "the query mode", *_coded(_MODES)),
+    _linked(
+        "q", NB_WORD, "king", "neighbours", "the word or piece", link_text.text_of(limits.WORD), mode="word"
+    ),
     # The piece of a split word to search with, by position (absent: the mean of its pieces).
     _linked(
         "piece",
         NB_PIECE,
         None,
         "neighbours",
+        "the piece of the word to search with",
         link_text.integer(0, limits.WORD.most, "The piece"),
         mode="word",
     ),
@@ -206,6 +227,7 @@ TABLE = (
         NB_ID,
         2054.0,
         "neighbours",
+        "the token id",
         link_text.whole_number(0, None, "A token id"),
         link_text.whole_text,
         "token id",
@@ -215,86 +237,157 @@ TABLE = (
         NB_EXPRESSION,
         "king - man + woman",
         "neighbours",
+        "the vector arithmetic",
         link_text.text_of(limits.ARITHMETIC),
         mode="arithmetic",
     ),
     _linked(
-        "token", NB_TOKEN, None, "neighbours", link_text.integer(0, None, "The token"), mode="sentence token"
+        "token",
+        NB_TOKEN,
+        None,
+        "neighbours",
+        "the token of your sentence",
+        link_text.integer(0, None, "The token"),
+        mode="sentence token",
     ),
     _linked(
         "stage",
         NB_STAGE,
         decompose.STAGES[0],
         "neighbours",
+        "the stage the token is taken at",
         *_coded(_STAGES),
         "sentence token",
     ),
-    _linked("k", NB_K, 10.0, "neighbours", _K, link_text.whole_text),
-    *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True),
+    _linked("k", NB_K, 10.0, "neighbours", "k", _K, link_text.whole_text),
+    *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True, own="the query's own pieces"),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
-    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", *_coded(_STAGES)),
-    _linked(
-        "geometry",
-        GEOMETRY,
-        GEOMETRIES[0],
-        GEOMETRY_PAGES,
-        *_coded(_GEOMETRIES),
-    ),
+    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", "the grid's stage", *_coded(_STAGES)),
+    _linked("geometry", GEOMETRY, GEOMETRIES[0], GEOMETRY_PAGES, "the geometry", *_coded(_GEOMETRIES)),
     # None: about the model's width / 100 (the page works it out, and links leave it out).
-    _linked("d", GEOMETRY_REMOVED, None, GEOMETRY_PAGES, link_text.removed),
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", *_coded(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", *_coded(_MAP_TABS)),
-    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", *_coded(_MAP_METHODS)),
-    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", *_coded(_MAP_COLOURS)),
-    _linked("labels", MAP_LABELS, True, "maps", *_coded(_FLAGS)),
-    _linked("x", PCA_X, 1.0, "maps", _COMPONENT, link_text.whole_text),
-    _linked("y", PCA_Y, 2.0, "maps", _COMPONENT, link_text.whole_text),
-    _linked("z", PCA_Z, 3.0, "maps", _COMPONENT, link_text.whole_text),
-    _linked("kinds", PCA_KINDS, list(range(len(vocab_search.KINDS))), "maps", _kinds, _kinds_text),
-    _linked("highlight", PCA_HIGHLIGHT, "", "maps", link_text.pattern),
-    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", *_coded(_BASES)),
+    _linked(
+        "d",
+        GEOMETRY_REMOVED,
+        None,
+        GEOMETRY_PAGES,
+        "the directions all-but-the-top removes",
+        link_text.removed,
+    ),
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *_coded(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", "the map's tab", *_coded(_MAP_TABS)),
+    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", "the map's method", *_coded(_MAP_METHODS)),
+    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", "what colours the map", *_coded(_MAP_COLOURS)),
+    _linked("labels", MAP_LABELS, True, "maps", "the map's region labels", *_coded(_FLAGS)),
+    _linked("x", PCA_X, 1.0, "maps", "the component on x", _COMPONENT, link_text.whole_text),
+    _linked("y", PCA_Y, 2.0, "maps", "the component on y", _COMPONENT, link_text.whole_text),
+    _linked("z", PCA_Z, 3.0, "maps", "the component on z", _COMPONENT, link_text.whole_text),
+    _linked(
+        "kinds",
+        PCA_KINDS,
+        list(range(len(vocab_search.KINDS))),
+        "maps",
+        "the kinds of piece to show",
+        _kinds,
+        _kinds_text,
+    ),
+    _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
+    _linked(
+        "basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *_coded(_BASES)
+    ),
     # None: every dimension of the model in use (the page works it out, and links leave it out).
-    _linked("dims", DIMENSIONS, None, "embedding_layer", link_text.span, link_text.span_text),
+    _linked(
+        "dims",
+        DIMENSIONS,
+        None,
+        "embedding_layer",
+        "the dimensions to show",
+        link_text.span,
+        link_text.span_text,
+    ),
     _linked(
         "detail",
         LAYER_STAGE,
         LAYER_STAGES[0],
         "embedding_layer",
+        "the stage in full",
         link_text.one_of({c: c for c in LAYER_STAGES}),
     ),
-    _linked("items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", link_text.text_of(limits.TOY_TEXT)),
+    _linked(
+        "items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", "the items", link_text.text_of(limits.TOY_TEXT)
+    ),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
-    _linked("p1", POS_FIRST, 5.0, "positions", _POSITION, link_text.whole_text),
-    _linked("p2", POS_SECOND, 6.0, "positions", _POSITION, link_text.whole_text),
-    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", _SENTENCE),
-    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", _SENTENCE),
-    _linked("word", CTX_WORD, "bank", "context", link_text.text_of(limits.WORD)),
+    _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
+    _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
+    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", "sentence 1", _SENTENCE),
+    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", "sentence 2", _SENTENCE),
+    _linked("word", CTX_WORD, "bank", "context", "the word to follow", link_text.text_of(limits.WORD)),
     # None: the model's last layer (the page works it out, and links leave it out).
-    _linked("layer", CTX_LAYER, None, "context", link_text.integer(0, link_text.MOST_LAYERS, "The layer")),
-    _linked("cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", link_text.listed_model),
-    _linked("cmp_id", CMP_CUSTOM, "", "compare", link_text.hub_id),  # only where the host allows any model
-    _linked("cmp_word", CMP_WORD, "bank", "compare", link_text.text_of(limits.WORD)),
-    _linked("cmp_k", CMP_K, 10.0, "compare", _K, link_text.whole_text),
-    _linked("vs", MV_MODEL, checkpoints.BUNDLED, "moved", link_text.listed_model_or(SAME)),
-    _linked("vs_id", MV_CUSTOM, "", "moved", link_text.hub_id),  # only where the host allows any model
-    _linked("from", MV_STAGE_A, "token", "moved", link_text.stage),
-    _linked("to", MV_STAGE_B, "output", "moved", link_text.stage),
-    _linked("mv_k", MV_K, 10.0, "moved", link_text.whole_number(1, 100, "k"), link_text.whole_text),
-    _linked("mv_piece", MV_PIECE, "", "moved", link_text.text_of(limits.WORD)),
-    *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False),
-    _linked("mv_step", MV_STEP, "0", "moved", link_text.one_of(MV_STEPS)),
+    _linked(
+        "layer",
+        CTX_LAYER,
+        None,
+        "context",
+        "the layer to show",
+        link_text.integer(0, link_text.MOST_LAYERS, "The layer"),
+    ),
+    _linked(
+        "cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", "the model to compare with", link_text.listed_model
+    ),
+    # Only where the host allows any model.
+    _linked("cmp_id", CMP_CUSTOM, "", "compare", "the other model to compare with", link_text.hub_id),
+    _linked("cmp_word", CMP_WORD, "bank", "compare", "the word to compare", link_text.text_of(limits.WORD)),
+    _linked("cmp_k", CMP_K, 10.0, "compare", "k", _K, link_text.whole_text),
+    _linked(
+        "vs",
+        MV_MODEL,
+        checkpoints.BUNDLED,
+        "moved",
+        "the model to compare with",
+        link_text.listed_model_or(SAME),
+    ),
+    # Only where the host allows any model.
+    _linked("vs_id", MV_CUSTOM, "", "moved", "the other model to compare with", link_text.hub_id),
+    _linked("from", MV_STAGE_A, "token", "moved", "the first space's stage", link_text.stage),
+    _linked("to", MV_STAGE_B, "output", "moved", "the second space's stage", link_text.stage),
+    _linked("mv_k", MV_K, 10.0, "moved", "k", link_text.whole_number(1, 100, "k"), link_text.whole_text),
+    _linked("mv_piece", MV_PIECE, "", "moved", "the piece side by side", link_text.text_of(limits.WORD)),
+    *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False, own="pieces that keep every neighbour"),
+    _linked("mv_step", MV_STEP, "0", "moved", "how far from A's map to B's", link_text.one_of(MV_STEPS)),
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
-        _linked(f"{name}_{end}", key, text, "axes", link_text.text_of(limits.AXIS_TEXT))
+        _linked(
+            f"{name}_{end}",
+            key,
+            text,
+            "axes",
+            f"axis {name}: {said}",
+            link_text.text_of(limits.AXIS_TEXT),
+        )
         for name in axes.NAMES
-        for end, key, text in zip(axes.ENDS, AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True)
+        for end, said, key, text in zip(
+            axes.ENDS, ("from", "to"), AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True
+        )
     ),
-    _linked("words", AX_WORDS, axes.DEFAULT_WORDS, "axes", link_text.text_of(limits.AXIS_TEXT)),
-    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", *_coded(_SENTENCE_STAGES)),
-    *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True),
+    _linked(
+        "words",
+        AX_WORDS,
+        axes.DEFAULT_WORDS,
+        "axes",
+        "the words to place",
+        link_text.text_of(limits.AXIS_TEXT),
+    ),
+    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", "your sentence's pieces", *_coded(_SENTENCE_STAGES)),
+    *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True, own="the pieces of the axes' own words"),
     *(
-        _linked(f"weat_{group.lower()}", AX_WEAT[group], text, "axes", link_text.text_of(limits.AXIS_TEXT))
+        _linked(
+            f"weat_{group.lower()}",
+            AX_WEAT[group],
+            text,
+            "axes",
+            f"WEAT's group {group}",
+            link_text.text_of(limits.AXIS_TEXT),
+        )
         for group, text in word_tests.FLOWERS_INSECTS.items()
     ),
     Setting(AX_WEAT_CLASSIC, None, "axes"),  # an action, not a view: see NOT_IN_VIEW
@@ -313,78 +406,9 @@ NOT_IN_VIEW = (
     LESSON_CHOICE,  # an action: the lesson to start (a link names one with ?lesson=NAME instead)
     *LESSON_MAKING,  # a lesson being made: its file is how it travels (a room carries a lesson played)
 )
-# Each linked setting as people read it on its page, for sentences such as "k (...)".
-LABELS = {
-    SENTENCE_A_KEY: "sentence A",
-    SENTENCE_B_KEY: "sentence B",
-    SPECIAL_TOKENS_KEY: "the special tokens switch",
-    NB_MODE: "the query mode",
-    NB_WORD: "the word or piece",
-    NB_PIECE: "the piece of the word to search with",
-    NB_ID: "the token id",
-    NB_EXPRESSION: "the vector arithmetic",
-    NB_TOKEN: "the token of your sentence",
-    NB_STAGE: "the stage the token is taken at",
-    NB_K: "k",
-    GEOMETRY: "the geometry",
-    GEOMETRY_REMOVED: "the directions all-but-the-top removes",
-    NB_GRID_STAGE: "the grid's stage",
-    PCA_DIMS: "2-D or 3-D",
-    MAP_TAB: "the map's tab",
-    MAP_METHOD: "the map's method",
-    MAP_COLOUR: "what colours the map",
-    MAP_LABELS: "the map's region labels",
-    PCA_X: "the component on x",
-    PCA_Y: "the component on y",
-    PCA_Z: "the component on z",
-    PCA_KINDS: "the kinds of piece to show",
-    PCA_HIGHLIGHT: "the highlight pattern",
-    PCA_JOURNEY_BASIS: "the journey's projection",
-    DIMENSIONS: "the dimensions to show",
-    LAYER_STAGE: "the stage in full",
-    TOY_ITEMS: "the items",
-    POS_FIRST: "the first position",
-    POS_SECOND: "the second position",
-    CTX_FIRST: "sentence 1",
-    CTX_SECOND: "sentence 2",
-    CTX_WORD: "the word to follow",
-    CTX_LAYER: "the layer to show",
-    CMP_MODEL: "the model to compare with",
-    CMP_CUSTOM: "the other model to compare with",
-    CMP_WORD: "the word to compare",
-    CMP_K: "k",
-    MV_MODEL: "the model to compare with",
-    MV_CUSTOM: "the other model to compare with",
-    MV_STAGE_A: "the first space's stage",
-    MV_STAGE_B: "the second space's stage",
-    MV_K: "k",
-    MV_PIECE: "the piece side by side",
-    MV_STEP: "how far from A's map to B's",
-    AX_WORDS: "the words to place",
-    AX_STAGE: "your sentence's pieces",
-    **{AX_WEAT[group]: f"WEAT's group {group}" for group in word_tests.WEAT_GROUPS},
-    **{
-        key: f"axis {name}: {end}"
-        for name in axes.NAMES
-        for end, key in zip(("from", "to"), AX_ENDS[name], strict=True)
-    },
-}
-
-
-def _filter_labels(keys: FilterKeys, own: str) -> dict[str, str]:
-    return {
-        keys.hide_continuation: "hide ## continuation pieces",
-        keys.hide_special: "hide [CLS], [SEP], [unusedN]...",
-        keys.leave_out: f"leave out {own}",
-        keys.include: "the 'Only pieces matching' pattern",
-        keys.exclude: "the 'Leave out pieces matching' pattern",
-    }
-
-
-LABELS.update(_filter_labels(NB_FILTERS, "the query's own pieces"))
-LABELS.update(_filter_labels(AX_FILTERS, "the pieces of the axes' own words"))
-LABELS.update(_filter_labels(MV_FILTERS, "pieces that keep every neighbour"))
 BY_KEY = {s.key: s for s in TABLE}
+# Each linked setting as people read it on its page, for sentences such as "k (...)".
+LABELS = {s.key: s.label for s in TABLE if s.label}
 LINKED = tuple(s for s in TABLE if s.url is not None)
 DEFAULTS = {s.key: s.default for s in TABLE if s.default is not None}
 
