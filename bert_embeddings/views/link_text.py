@@ -60,6 +60,27 @@ def code_of(codes: dict[str, object]) -> Callable[[object], str]:
     return lambda value: names[value]
 
 
+def several_of(codes: dict[str, object], what: str) -> Callable[[str], list]:
+    """Some of ``codes``' values by code, separated by commas ("" for none), each at most once;
+    ``what``: one value, as the reason names it."""
+    one = one_of(codes)
+
+    def read(text: str) -> list:
+        if len(text) > len(",".join(codes)):
+            raise ValueError(f"longer than every {what} once")
+        values = [one(code) for code in text.split(",")] if text else []
+        if len(set(values)) < len(values):
+            raise ValueError(f"a {what} is named twice")
+        return values
+
+    return read
+
+
+def codes_of(codes: dict[str, object]) -> Callable[[list], str]:
+    names = {value: code for code, value in codes.items()}
+    return lambda values: ",".join(names[value] for value in values)
+
+
 def text_of(limit: limits.Limit) -> Callable[[str], str]:
     def read(text: str) -> str:
         if len(text) > limit.most:

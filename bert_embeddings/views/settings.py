@@ -106,22 +106,7 @@ MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
-# --- reading a link's text: bert_embeddings/views/link_text.py, and the kinds here -----------------
-
-
-def _kinds(text: str) -> list[int]:
-    """Kinds of vocabulary piece, by code, separated by commas ("" for none)."""
-    if len(text) > len(",".join(_KINDS)):
-        raise ValueError("longer than every kind of piece once")
-    kinds = [link_text.one_of(_KINDS)(code) for code in text.split(",")] if text else []
-    if len(set(kinds)) < len(kinds):
-        raise ValueError("a kind of piece is named twice")
-    return kinds
-
-
-def _kinds_text(kinds: list[int]) -> str:
-    codes = {value: code for code, value in _KINDS.items()}
-    return ",".join(codes[kind] for kind in kinds)
+# --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
 
 
 _FLAGS = {"1": True, "0": False}
@@ -136,6 +121,9 @@ _COMPONENT = link_text.whole_number(1, 10, "A component")
 _SENTENCE = link_text.text_of(limits.SENTENCE)
 _POSITION = link_text.whole_number(0, None, "A position")
 _K = link_text.whole_number(1, vocab_search.MAX_K, "k")
+_TOKEN_ID, _TOKEN = link_text.whole_number(0, None, "A token id"), link_text.integer(0, None, "The token")
+_PIECE = link_text.integer(0, limits.WORD.most, "The piece")
+_LAYER = link_text.integer(0, link_text.MOST_LAYERS, "The layer")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
@@ -214,24 +202,9 @@ TABLE = (
     ),
     # The piece of a split word to search with, by position (absent: the mean of its pieces).
     _linked(
-        "piece",
-        NB_PIECE,
-        None,
-        "neighbours",
-        "the piece of the word to search with",
-        link_text.integer(0, limits.WORD.most, "The piece"),
-        mode="word",
+        "piece", NB_PIECE, None, "neighbours", "the piece of the word to search with", _PIECE, mode="word"
     ),
-    _linked(
-        "id",
-        NB_ID,
-        2054.0,
-        "neighbours",
-        "the token id",
-        link_text.whole_number(0, None, "A token id"),
-        link_text.whole_text,
-        "token id",
-    ),
+    _linked("id", NB_ID, 2054.0, "neighbours", "the token id", _TOKEN_ID, link_text.whole_text, "token id"),
     _linked(
         "sum",
         NB_EXPRESSION,
@@ -242,13 +215,7 @@ TABLE = (
         mode="arithmetic",
     ),
     _linked(
-        "token",
-        NB_TOKEN,
-        None,
-        "neighbours",
-        "the token of your sentence",
-        link_text.integer(0, None, "The token"),
-        mode="sentence token",
+        "token", NB_TOKEN, None, "neighbours", "the token of your sentence", _TOKEN, mode="sentence token"
     ),
     _linked(
         "stage",
@@ -287,8 +254,8 @@ TABLE = (
         list(range(len(vocab_search.KINDS))),
         "maps",
         "the kinds of piece to show",
-        _kinds,
-        _kinds_text,
+        link_text.several_of(_KINDS, "kind of piece"),
+        link_text.codes_of(_KINDS),
     ),
     _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
     _linked(
@@ -323,14 +290,7 @@ TABLE = (
     _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", "sentence 2", _SENTENCE),
     _linked("word", CTX_WORD, "bank", "context", "the word to follow", link_text.text_of(limits.WORD)),
     # None: the model's last layer (the page works it out, and links leave it out).
-    _linked(
-        "layer",
-        CTX_LAYER,
-        None,
-        "context",
-        "the layer to show",
-        link_text.integer(0, link_text.MOST_LAYERS, "The layer"),
-    ),
+    _linked("layer", CTX_LAYER, None, "context", "the layer to show", _LAYER),
     _linked(
         "cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", "the model to compare with", link_text.listed_model
     ),
