@@ -16,10 +16,17 @@ st.markdown(
 )
 
 model_caches.require_model()
+span = st.segmented_control(
+    "Positions in the cosine maps",
+    settings.POS_SPANS,
+    required=True,
+    help="Fewer positions draw each one as its own cell; the downloads hold every position.",
+    **widgets.seeded(settings.POS_SPAN, "default"),
+)
 tables = st.container()  # the tables' figures, above the boxes they are composed with
 st.header("Compare two positions")
 a, b = st.columns(2)
-values = {
+values = {settings.POS_SPAN: span} | {
     key: widgets.whole_number_box(label, column, **widgets.seeded(key))
     for key, label, column in (
         (settings.POS_FIRST, "First position", a),

@@ -144,7 +144,8 @@ def positions_page(values: dict, sources: Sources) -> Parts:
     cosines = (cosine.matrix(learned), cosine.matrix(formula))
     names = (f"{model.name} position cosine", f"sinusoid {n}x{hidden} position cosine")
     found: Parts = {}
-    charts = page_figures.position_cosine_charts(model, *cosines)
+    shown_n = min(n, settings.POS_SPANS[values[settings.POS_SPAN]] or n)
+    charts = page_figures.position_cosine_charts(model, *(matrix[:shown_n, :shown_n] for matrix in cosines))
     for shown, (key, figure), matrix, name in zip(COSINES, charts, cosines, names, strict=True):
         found[shown] = Chart(key, figure)
         found[f"{shown}_download"] = Download(name, matrix, corner="position")
@@ -155,8 +156,13 @@ def positions_page(values: dict, sources: Sources) -> Parts:
     norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
     found |= {
         "pos_cosine_caption": Note(
-            f"Cosine similarity of every position with every other ({n} x {n}); position 0 is top left. "
-            + (every_second if n > 256 else "")
+            (
+                f"Cosine similarity of every position with every other ({n} x {n}); "
+                if shown_n == n
+                else f"Cosine similarity of each of the first {shown_n} positions (of {n}) with the others; "
+            )
+            + "position 0 is top left. "
+            + (every_second if shown_n > 256 else "")
         ),
         "pos_norms": Chart("pos_norms", page_figures.position_norms(learned, formula)),
         "pos_norms_caption": Note(page_figures.position_norms_caption(learned, formula)),

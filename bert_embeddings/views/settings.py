@@ -52,7 +52,7 @@ LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT = (
     "lesson_edit_text",
 )
 LESSON_MAKING = (LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY, LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT)
-POS_FIRST, POS_SECOND = "pos_first", "pos_second"
+POS_FIRST, POS_SECOND, POS_SPAN = "pos_first", "pos_second", "pos_span"
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
 # What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
@@ -104,6 +104,8 @@ MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's ta
 MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 # The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
 LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
+# How many positions the Positions page's cosine maps show, from position 0 (None: every one).
+POS_SPANS = {"all": None, "first 128": 128, "first 32": 32}
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
 # --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
@@ -126,6 +128,7 @@ _PIECE = link_text.integer(0, limits.WORD.most, "The piece")
 _LAYER = link_text.integer(0, link_text.MOST_LAYERS, "The layer")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
+_POS_SPANS = dict(zip(("all", "128", "32"), POS_SPANS, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
 
 
@@ -286,6 +289,7 @@ TABLE = (
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
     _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
     _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
+    _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *_coded(_POS_SPANS)),
     _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", "sentence 1", _SENTENCE),
     _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", "sentence 2", _SENTENCE),
     _linked("word", CTX_WORD, "bank", "context", "the word to follow", link_text.text_of(limits.WORD)),

@@ -22,6 +22,7 @@ from testkit.apptest import (
     figures,
     messages,
     neighbours_page,
+    open_link,
     page_with,
     run_page,
     session,
@@ -785,3 +786,32 @@ def test_positions_draws_every_second_position_with_exact_values():
     heatmap = next(f for f in figures(at) if f.data[0].type == "heatmap").data[0]
     assert (heatmap.x0, heatmap.dx, heatmap.y0, heatmap.dy) == (0, 2, 0, 2)
     np.testing.assert_array_equal(array(heatmap.z), cosine.matrix(learned)[::2, ::2])
+
+
+def test_the_cosine_maps_can_show_the_first_positions_one_cell_each():
+    """ "first 32": both cosine maps hold positions 0 to 31, every one drawn, each value the one
+    computed; the caption says which positions it shows of how many; a link carries the choice,
+    and "all" (the default) leaves the link."""
+    from bert_embeddings.analysis import cosine, positions
+
+    at = page_with("pages/positions.py", **{settings.POS_SPAN: "first 32"})
+    assert not at.exception and not at.error
+    learned = checkpoints.load_bundled().tables.position_embeddings
+    maps = {f.layout.title.text: f.data[0] for f in figures(at) if f.data[0].type == "heatmap"}
+    sinusoid = positions.sinusoid(*learned.shape)
+    for title, matrix in (("Learned", cosine.matrix(learned)), ("Sinusoid", cosine.matrix(sinusoid))):
+        heatmap = next(trace for name, trace in maps.items() if name.startswith(title))
+        assert (heatmap.x0 or 0, heatmap.dx or 1) == (0, 1)
+        np.testing.assert_array_equal(array(heatmap.z), matrix[:32, :32])
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "each of the first 32 positions (of 512)" in captions and "Every second" not in captions
+    assert at.query_params["upto"] == "32"
+
+    again = open_link(dict(at.query_params), "pages/positions.py")
+    assert again.segmented_control(key=settings.POS_SPAN).value == "first 32"
+    heatmap = next(f for f in figures(again) if f.data[0].type == "heatmap").data[0]
+    assert array(heatmap.z).shape == (32, 32)
+    again.segmented_control(key=settings.POS_SPAN).set_value("all").run()
+    assert "upto" not in again.query_params
+    heatmap = next(f for f in figures(again) if f.data[0].type == "heatmap").data[0]
+    assert array(heatmap.z).shape == (256, 256)

@@ -295,6 +295,7 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.DIMENSIONS: (300, 320),
         settings.POS_FIRST: 0.0,
         settings.POS_SECOND: 511.0,
+        settings.POS_SPAN: "first 32",
         settings.CTX_LAYER: 3,
         settings.CMP_MODEL: checkpoints.listed_specs()[0],
         settings.CMP_CUSTOM: "someone/their-bert",
