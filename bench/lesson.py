@@ -9,7 +9,10 @@ taking the same lesson; for each Next, the server's trace gives the time until e
 session began the run for the new step on the server (the wake, follower_step_p95_s at p95), and
 each follower's screen showing the step is printed for information (on two cores it measures
 thirty Chromiums). Last, the first lesson's handout is written cold, in a fresh process, with
-the model the app uses (handout_s), and its size is handout_mb.
+the model the app uses (handout_s), and its size is handout_mb. And the floor: the learner's
+steps again on a bare Streamlit app (bench/lesson_floor_app.py) that draws only each step's
+progress bar, Next button and figures, the explorer's own as its pages compose them for the
+step's view; its p50 and the explorer's ratio to it are printed before the last line.
 
     .venv/bin/python -m bench.lesson
 
@@ -23,6 +26,7 @@ Targets: S <= 0.5, F <= 0.5, H <= 15, M <= 8.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -40,7 +44,7 @@ from bench.hostile import idle
 from bench.memory import bert_base_shaped
 from bert_embeddings.config import ROOM_TRACE
 from bert_embeddings.lessons import builtin
-from testkit.browser import CHARTS_DRAWN
+from testkit.browser import CHARTS_DRAWN, streamlit_server
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 1)))
 LESSON = builtin.load("embeddings")
@@ -63,13 +67,13 @@ async def on_step(page, number: int, drawn: bool = True) -> None:
         await page.wait_for_function(CHARTS_DRAWN, polling="raf", timeout=120_000)
 
 
-async def alone(base: str, browser) -> list[float]:
+async def alone(base: str, browser, start: str = "/?lesson=embeddings") -> list[float]:
     """One learner, warm: the lesson once through, then each Next timed to its figures drawn
     (PASSES: a quick run times its only pass)."""
     page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
     seconds = []
     for timed in PASSES:
-        await page.goto(f"{base}/?lesson=embeddings", wait_until="domcontentloaded")
+        await page.goto(f"{base}{start}", wait_until="domcontentloaded")
         await on_step(page, 1)
         for number in range(2, STEPS + 1):
             started = time.perf_counter()
@@ -108,6 +112,38 @@ async def seen(follower, number: int, started: float, shown: list[float]) -> Non
     shown.append(time.perf_counter() - started)
 
 
+def floor_figures(checkpoint: Path, folder: Path) -> None:
+    """Each step's figures as the explorer's page composes them for the step's view, as Plotly
+    JSON in ``folder``, for the bare app (bench/lesson_floor_app.py)."""
+    from bert_embeddings import api
+    from bert_embeddings.figures import handout_pages
+    from bert_embeddings.figures.handout_parts import Chart
+    from bert_embeddings.views import check, pages
+    from bert_embeddings.views.sources import Sources
+
+    sources = Sources(api.load(str(checkpoint)))
+    for number, step in enumerate(LESSON.steps[:STEPS], 1):
+        parts = handout_pages.shown(pages.current(step.page), check.values(dict(step.view)), sources)
+        charts = [part.figure.to_json() for part in parts if isinstance(part, Chart)]
+        (folder / f"step-{number}.json").write_text(json.dumps(charts))
+
+
+async def floor(checkpoint: Path) -> list[float]:
+    """The learner's steps on the bare app: the same figures drawn, nothing else."""
+    folder = checkpoint.parent / "floor"
+    folder.mkdir()
+    floor_figures(checkpoint, folder)
+    app = Path(__file__).with_name("lesson_floor_app.py")
+    with streamlit_server(
+        app, env={"BENCH_FLOOR_FIGURES": str(folder), "BENCH_FLOOR_OF": str(len(LESSON.steps))}
+    ) as (base, _):
+        async with async_playwright() as playwright:
+            browser = await crowd_browser(playwright, checkpoint.parent)
+            steps = await alone(base, browser, start="/")
+            await browser.close()
+    return steps
+
+
 def handout_cold(checkpoint: Path, out: Path) -> float:
     """The first lesson's handout, written by a fresh process (imports included): seconds."""
     env = {**os.environ, "BERT_EXPLORER_MODEL": str(checkpoint)}
@@ -137,10 +173,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
         steps, wakes, shown = asyncio.run(run(checkpoint))
+        bare = asyncio.run(floor(checkpoint))
         out = Path(folder) / "handout.html"
         handout_s = handout_cold(checkpoint, out)
         handout_mb = out.stat().st_size / 1e6
     print("Next to the step drawn, warm (s):", " ".join(f"{s:.2f}" for s in steps))
+    floor_p50 = statistics.median(bare)
+    print("the same figures on a bare app (the floor, s):", " ".join(f"{s:.2f}" for s in bare))
+    ratio = statistics.median(steps) / floor_p50
+    print(f"floor_p50_s={floor_p50:.2f}: the explorer's step takes {ratio:.2f}x it")
     wake_p95, shown_p95 = percentile_95(wakes), percentile_95(shown)
     print(f"the leader's Next to each follower's run on the server: {len(wakes)} runs, p95 {wake_p95:.3f} s")
     print(f"... to each follower's screen showing the step (for information): p95 {shown_p95:.2f} s")

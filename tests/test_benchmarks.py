@@ -27,7 +27,7 @@ WITHOUT_SERVER = {"axes_card", "compare", "pca", "scale", "vocab_search"}
 # The benchmarks whose errors= counts pages that did not show what the core computes.
 CHECKED_FOR_ERRORS = {"load", "hostile", "follow"}
 # bench/ modules that are not benchmarks.
-HELPERS = {"__init__", "timed_server", "follow_replicas"}
+HELPERS = {"__init__", "timed_server", "follow_replicas", "lesson_floor_app"}
 TIMEOUT_S = 300
 # A figure as the benchmarks print them: no nan, no inf.
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
