@@ -174,6 +174,7 @@ def bert_index(bundled):
     return vs.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
 
 
+@pytest.mark.slow("brute force over the whole vocabulary, and the Axes page")
 @pytest.mark.parametrize("shape", SHAPES)
 def test_bundled_model_default_axes_equal_brute_force(bundled, bert_index, shape):
     """The page's own axes and words on the bundled model's 30,522 rows, against brute force."""
@@ -393,6 +394,7 @@ def test_nearly_parallel_axes_get_a_notice():
     assert "nearly parallel" in messages(at)
 
 
+@pytest.mark.slow("brute force over the whole vocabulary, and the Axes page")
 def test_the_link_carries_the_axes_and_gives_them_back():
     """Settings changed on the page go into the address bar, and that link restores them."""
     at = open_axes()

@@ -50,6 +50,7 @@ def test_the_mean_cosine_and_each_dimensions_share_equal_brute_force(seed):
     assert found.top(1)[0] == 3  # the rogue dimension leads
 
 
+@pytest.mark.slow("brute force over the whole vocabulary")
 def test_the_bundled_models_mean_cosine_equals_brute_force(bundled):
     table = np.asarray(bundled.tables.word_embeddings[:2000])
     found = geometry.anisotropy(table)

@@ -222,6 +222,7 @@ def test_the_output_table_is_written_a_block_at_a_time():
     assert found["peak"] <= found["nbytes"] + 2 * found["block"] + 100_000, found
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_the_page_states_the_figures_it_shows(bundled_lab):
     """The finding, the table and the chart carry the lab's own figures, first the finding."""
     lab, _ = bundled_lab
@@ -244,6 +245,7 @@ def test_the_page_states_the_figures_it_shows(bundled_lab):
     assert list(gamma["dimension"][:3]) == top.tolist()
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_the_switch_changes_the_chart_and_d_travels_in_the_link():
     at = open_geometry({"geometry": "abtt", "d": "5"})
     assert not at.exception and not at.error
@@ -256,6 +258,7 @@ def test_the_switch_changes_the_chart_and_d_travels_in_the_link():
     assert "d" not in at.query_params or at.query_params["d"] == "5"
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_d_is_kept_while_another_geometry_is_looked_at():
     """Set D, look at another geometry (the slider is not drawn), come back: D is as it was set."""
     at = open_geometry({"geometry": "abtt"})
@@ -267,6 +270,7 @@ def test_d_is_kept_while_another_geometry_is_looked_at():
     assert at.slider(key=settings.GEOMETRY_REMOVED).value == 11
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_d_beyond_a_small_tables_rank_gets_a_message(tmp_path):
     """A 16-wide model cannot lose 20 directions: the page says so, and nothing breaks."""
     from testkit.random_models import write_random_bert
@@ -284,6 +288,7 @@ def test_d_beyond_a_small_tables_rank_gets_a_message(tmp_path):
     assert not at.exception and [f for f in figures(at) if f.data[0].type == "bar"]
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_a_try_button_opens_neighbours_in_that_geometry():
     at = open_geometry()
     next(b for b in at.button if b.key == "try_standardised").click().run()
@@ -296,6 +301,7 @@ def test_a_try_button_opens_neighbours_in_that_geometry():
     )
 
 
+@pytest.mark.slow("geometries fitted to the whole vocabulary, on several pages")
 def test_the_geometry_chosen_on_one_page_holds_on_the_others():
     """One setting: chosen on Neighbours, it is the geometry of Your own axes and Geometry too,
     after a page without it in between; and changed there, it is changed on Neighbours."""

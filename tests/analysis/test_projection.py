@@ -43,6 +43,7 @@ def test_signs_follow_sklearns_convention():
     np.testing.assert_allclose(projection.project(ours, rows), reference.transform(rows), atol=1e-4)
 
 
+@pytest.mark.slow("scikit-learn over the whole vocabulary")
 def test_bundled_vocabulary_equals_sklearn(bundled):
     """The vocabulary map of the bundled model (30,522 x 384) equals scikit-learn's PCA."""
     assert_matches_sklearn(bundled.tables.word_embeddings)

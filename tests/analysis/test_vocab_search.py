@@ -134,6 +134,7 @@ def bert_index(bundled):
     return vs.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
 
 
+@pytest.mark.slow("brute force over the whole vocabulary")
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("filters", [vs.Filters(), vs.Filters(hide_continuation=True, exclude=r"^k")])
 def test_bundled_model_equals_brute_force(bundled, bert_index, shape, filters):
@@ -149,6 +150,7 @@ def test_bundled_model_equals_brute_force(bundled, bert_index, shape, filters):
         np.testing.assert_allclose(got.scores, scores, atol=1e-5)
 
 
+@pytest.mark.slow("brute force over the whole vocabulary")
 @pytest.mark.parametrize("shape", SHAPES)
 def test_arithmetic_in_a_geometry_adds_the_transformed_words(bundled, bert_index, shape):
     """king - man + woman in a geometry is T(king) - T(man) + T(woman): the mean counts once per

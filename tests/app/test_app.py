@@ -34,6 +34,7 @@ from testkit.stand_in_hub import stand_in_hub, use_hub, use_hub_cache, without_r
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders_with_the_default_input(page):
     """Each page renders, names the model in use (if it uses one), and raises nothing."""
@@ -49,6 +50,7 @@ def stage_detail(at: AppTest):
     return next(f for f in figures(at) if f.layout.title.text and f.data[0].type == "heatmap")
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 def test_embedding_page_draws_every_stage_and_passes_the_check():
     """An overview of the five stages, each stage in full on request, and a passed check below 1e-5."""
     at = run_page("pages/embedding_layer.py", a="Hello world", b="")
@@ -165,6 +167,7 @@ def gpt2_folder(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow("nine broken checkpoints loaded")
 @pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/concepts.py"])
 def test_bad_models_get_a_message(page, tmp_path, gpt2_folder):
     """An invalid id, a folder that is no checkpoint and a GPT-2 folder are each explained."""
@@ -246,6 +249,7 @@ def test_clicking_a_neighbour_makes_it_the_next_query():
     assert not at.exception
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 def test_query_modes(bundled):
     """Token id, arithmetic and a sentence token at a stage each produce neighbours."""
     at = neighbours_page(nb_mode="token id", nb_id=bundled.tokenizer.token_to_id("dog"))
@@ -578,6 +582,7 @@ def test_context_bad_inputs(inputs, expected):
     assert not at.exception and expected in messages(at), messages(at)
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 def test_only_the_context_page_loads_the_whole_model(monkeypatch):
     """Every other page renders without ever loading the full model."""
     from bert_embeddings.analysis import contextual
@@ -608,6 +613,7 @@ def family_folder(request, tmp_path_factory):
     return request.param, write_random_model(tmp_path_factory.mktemp(request.param), configs[request.param])
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 @pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/concepts.py"])
 def test_every_page_works_for_every_family(family_folder, page):
     """DistilBERT, RoBERTa, ALBERT and ELECTRA render every page without an exception."""
@@ -654,6 +660,7 @@ def in_use(model: checkpoints.LoadedModel) -> str:
     )
 
 
+@pytest.mark.slow("whole pages in AppTest, seconds each")
 def test_the_sidebar_describes_the_model_in_use_and_why_it_fell_back(tiny_bert_dir):
     """Offline, bert-base-uncased falls back to the bundled model: the sidebar describes the model
     loaded (name, layers, table, positions) and says that it fell back and why, never the size

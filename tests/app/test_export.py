@@ -56,6 +56,7 @@ def test_file_stem_keeps_only_safe_characters():
 
 
 # (What moved offers its files once its spaces' neighbour lists are computed: tests/app/test_moved.py)
+@pytest.mark.slow("every download of whole pages")
 @pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/moved.py"])
 def test_every_page_offers_its_numbers_and_every_file_builds(page, downloads):
     """Each figure's matrix comes as .csv and .npy (tables as .csv), and each file reads back."""
@@ -93,6 +94,7 @@ def test_embedding_page_exports_equal_the_models_own_module(downloads):
 GEOMETRY_PAGES = ["pages/neighbours.py", "pages/axes.py", "pages/maps.py", "pages/geometry.py"]
 
 
+@pytest.mark.slow("every download of whole pages")
 @pytest.mark.parametrize("page", GEOMETRY_PAGES)
 def test_a_file_whose_numbers_change_with_the_geometry_changes_its_name(page, downloads):
     """neighbours-of-king.csv was one name for raw and all-but-the-top 5 alike: a file name

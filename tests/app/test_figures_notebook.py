@@ -57,6 +57,7 @@ def test_the_overview_is_the_home_pages(bundled):
     ("word", "geometry_name", "k"),
     [("river", "raw", 10), ("river", "standardised", 7), ("well-known", "raw", 5)],
 )
+@pytest.mark.slow("a whole page's figures, in the app and from the notebook API")
 def test_the_neighbour_bars_are_the_neighbours_pages(bundled, word, geometry_name, k):
     """In the page's word mode; a hyphenated word is a word in the notebook too."""
     expected = page_spec(
@@ -71,6 +72,7 @@ def test_the_neighbour_bars_are_the_neighbours_pages(bundled, word, geometry_nam
     assert spec(notebook.neighbours(bundled, word, k=k, geometry_name=geometry_name)) == expected
 
 
+@pytest.mark.slow("a whole page's figures, in the app and from the notebook API")
 def test_the_axes_chart_is_your_own_axes_pages(bundled):
     ends, words, keys = (
         {"x": ("cold", "hot"), "y": ("small", "big")},
@@ -98,6 +100,7 @@ def test_the_axes_chart_is_your_own_axes_pages(bundled):
 @pytest.mark.parametrize(
     ("geometry_name", "components"), [("raw", (1, 2)), ("centred", (2, 3)), ("standardised", (1, 2, 3))]
 )
+@pytest.mark.slow("a whole page's figures, in the app and from the notebook API")
 def test_the_pca_map_is_the_maps_pages(bundled, geometry_name, components):
     """Every row of the vocabulary on the components asked for, the sentence's pieces marked."""
     widgets = [("segmented_control", settings.GEOMETRY, geometry_name)]
@@ -129,6 +132,7 @@ def test_the_tsne_map_is_the_maps_pages(tiny_bert_dir, monkeypatch, tmp_path):
     assert any(trace.get("name") == "regions" for trace in expected["data"])
 
 
+@pytest.mark.slow("a whole page's figures, in the app and from the notebook API")
 def test_a_dark_notebook_gets_the_dark_themes_ink(bundled):
     """The sentence's mark and its labels are drawn in the theme's text colour; nothing else
     changes."""
@@ -154,6 +158,7 @@ def test_a_different_input_gives_a_different_figure(bundled):
     assert spec(notebook.neighbours(bundled, "river")) != spec(notebook.neighbours(bundled, "lake"))
 
 
+@pytest.mark.slow("a whole page's figures, in the app and from the notebook API")
 def test_every_example_in_the_docstrings_runs():
     found = doctest.testmod(notebook, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert found.attempted >= 5 and found.failed == 0, found

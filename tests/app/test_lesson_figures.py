@@ -30,6 +30,7 @@ def bar(at) -> str:
     return " ".join(shown(m.value) for m in at.markdown)
 
 
+@pytest.mark.slow("every step of a built-in lesson in the app, on two models")
 @pytest.mark.parametrize("lesson_name", builtin.names())
 @pytest.mark.parametrize("which", ["bundled", "random-768"])
 def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, wide, monkeypatch, tmp_path):

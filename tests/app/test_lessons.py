@@ -75,6 +75,7 @@ def test_the_first_lesson_from_start_to_end_shows_each_steps_view():
     assert button(at, "Next").disabled and not button(at, "Back").disabled
 
 
+@pytest.mark.slow("a lesson taken step by step in AppTests")
 def test_a_step_keeps_every_setting_it_does_not_name_and_back_to_its_view_restores_it():
     """The sentence typed before stays where a step does not name it; after exploring, the bar
     offers the step's view again and applies it; Back goes to the step before."""
@@ -147,6 +148,7 @@ def test_the_lesson_file_box_says_only_the_lessons_own_limit():
     assert any(hidden in style and "display: none" in style for style in styles), styles
 
 
+@pytest.mark.slow("a lesson taken step by step in AppTests")
 def test_a_room_follows_its_leaders_lesson_step_by_step_and_the_leader_sees_the_notes():
     """The leader opens a lesson: each follower's page shows the same lesson at the same step;
     the presenter's notes and the next step's title are the leader's alone."""

@@ -318,6 +318,7 @@ def test_a_write_that_fails_exits_3_and_leaves_nothing(tmp_path, capsys, monkeyp
     assert {p.name for p in tmp_path.iterdir()} == {"small.toml"}
 
 
+@pytest.mark.slow("whole handouts")
 @pytest.mark.parametrize("name", builtin.NAMES)
 def test_each_builtin_handout_carries_plotly_js_only_with_a_figure(bundled, name):
     """plotly.js (4.8 MB) is in a handout only when a step draws a figure; beyond it, each
@@ -367,6 +368,7 @@ def test_a_view_line_names_only_what_the_step_changes_in_words(bundled):
     assert "layer 2" in line and "no sentence B" in line
 
 
+@pytest.mark.slow("whole handouts")
 def test_a_handout_states_each_figure_for_its_model_and_says_which_wait(bundled, monkeypatch, tmp_path):
     """The layers lesson's handout, with no stage made yet: its figures of the model itself are
     there, What moved's read "(not computed yet)", and the handout says once per text why."""
@@ -400,6 +402,7 @@ def alike_reading(bundled) -> Reading:
     return Reading(handout.handout(ALIKE, bundled))
 
 
+@pytest.mark.slow("whole handouts")
 @pytest.mark.parametrize("number", range(1, len(ALIKE.steps) + 1), ids=[s.page for s in ALIKE.steps])
 def test_the_vocabulary_pages_figures_are_the_ones_their_page_draws(alike_reading, number):
     """Geometry and Your own axes, composed once: each step's handout figures are the page's."""

@@ -148,6 +148,7 @@ def test_refused_connection_falls_back(isolated_hub, monkeypatch):
     assert "bert-base-uncased" in model.notice
 
 
+@pytest.mark.slow("waits out a silent Hub")
 def test_silent_hub_is_given_up_within_three_seconds(isolated_hub, monkeypatch):
     """A Hub that accepts connections but never answers costs less than 3 s."""
     server = socket.socket()

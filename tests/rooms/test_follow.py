@@ -24,6 +24,7 @@ def on_the_page(at: AppTest) -> str:
     return " ".join(shown(m.value) for m in [*at.main.error, *at.main.warning, *at.main.info])
 
 
+@pytest.mark.slow("a leader and followers in AppTests")
 def test_a_follower_sees_the_leaders_page_and_settings_and_each_change():
     leader, code = lead()
     assert code in " ".join(m.value for m in leader.markdown)
@@ -78,6 +79,7 @@ def test_a_run_the_server_starts_on_the_leaders_new_page_is_not_the_followers_ow
     assert follow.FOLLOW not in room_fields(own)  # a page of one's own: stopped following
 
 
+@pytest.mark.slow("a leader and followers in AppTests")
 def test_a_forged_or_stale_code_gets_a_message():
     for code in ("ZZZZZZ", "<a href='x'>", "1" * 300):
         follower = session({"follow": code})
@@ -206,6 +208,7 @@ def test_settings_that_links_once_left_out_reach_followers():
     assert follower.text_input(key=settings.CTX_WORD).value == "the"
 
 
+@pytest.mark.slow("a leader and followers in AppTests")
 def test_a_view_replaced_before_it_was_drawn_is_applied_again_not_taken_for_the_followers_own():
     """The cause of lost followers: the run that applied the leader's new view was replaced
     (by the follower's own periodic rerun) before it ended, and the replacing run carried the
@@ -271,6 +274,7 @@ def test_a_long_sentence_and_what_cannot_travel_reach_followers_in_words():
     assert follow.FOLLOW in room_fields(follower)
 
 
+@pytest.mark.slow("a leader and followers in AppTests")
 def test_followers_read_in_words_what_the_room_cannot_carry():
     """The leader types k=500 (the page refuses it) and picks a folder on the server: the
     followers keep the defaults, and their page says which settings differ and why."""
