@@ -795,10 +795,13 @@ def test_positions_draws_every_second_position_with_exact_values():
     np.testing.assert_array_equal(array(heatmap.z), cosine.matrix(learned)[::2, ::2])
 
 
-def test_the_cosine_maps_can_show_the_first_positions_one_cell_each():
+def test_the_cosine_maps_can_show_the_first_positions_one_cell_each(downloads):
     """ "first 32": both cosine maps hold positions 0 to 31, every one drawn, each value the one
-    computed; the caption says which positions it shows of how many; a link carries the choice,
-    and "all" (the default) leaves the link."""
+    computed, while their downloads hold every position (as the control's help says); the
+    caption says which positions it shows of how many; a link carries the choice, and "all" (the
+    default) leaves the link."""
+    import io
+
     from bert_embeddings.analysis import cosine, positions
 
     at = page_with("pages/positions.py", **{settings.POS_SPAN: "first 32"})
@@ -810,6 +813,12 @@ def test_the_cosine_maps_can_show_the_first_positions_one_cell_each():
         heatmap = next(trace for name, trace in maps.items() if name.startswith(title))
         assert (heatmap.x0 or 0, heatmap.dx or 1) == (0, 1)
         np.testing.assert_array_equal(array(heatmap.z), matrix[:32, :32])
+        held = next(
+            name
+            for name in downloads
+            if name and name.endswith("position-cosine.npy") and ("sinusoid" in name) == (title == "Sinusoid")
+        )
+        np.testing.assert_array_equal(np.load(io.BytesIO(downloads[held]())), matrix)
     captions = " ".join(shown(c.value) for c in at.caption)
     assert "each of the first 32 positions (of 512)" in captions and "Every second" not in captions
     assert at.query_params["upto"] == "32"
