@@ -38,7 +38,10 @@ if REASON:
 sync_api = playwright_api()
 
 
-BACK_WITHIN_S = 15  # every follower of a restarted replica follows again this soon after its return
+# A limit, not a measure: how soon followers are back after a restart is bench.follow's
+# (BENCH_REPLICAS=2), and with one core busy and the other running a test beside this one, a
+# restarted replica's first pages take several times what they take on an idle machine.
+BACK_WITHIN_S = 60
 HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
 
 
@@ -92,8 +95,7 @@ def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed)
     deployed.replicas[1].stop()
     nav(leader, "Maps")
     deployed.replicas[1].start()
-    all_show(followers[:3], "Maps", BACK_WITHIN_S)  # the restarted replica's followers
-    all_show(followers[3:], "Maps", 30)  # (the other replica's, on a machine busy restarting one)
+    all_show(followers, "Maps", BACK_WITHIN_S)  # the restarted replica's three, and the other's one
     nav(leader, "Tokens")
     all_show(followers, "Tokens", 30)
 
