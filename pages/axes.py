@@ -101,7 +101,7 @@ values = {
         for key, typed in zip(settings.AX_ENDS[name], ends[name], strict=True)
     },
     **dict(zip((settings.AX_WEAT[g] for g in word_tests.WEAT_GROUPS), weat_texts, strict=True)),
-    **{getattr(settings.AX_FILTERS, name): getattr(kept, name) for name in axes_page.FILTERS},
+    **kept.values(settings.AX_FILTERS),
     settings.AX_WORDS: text,
     settings.AX_STAGE: stage,
     settings.GEOMETRY: shape[0],

@@ -4,12 +4,13 @@ they share, exactly."""
 import streamlit as st
 
 from bert_embeddings import config
-from bert_embeddings.figures import moved_page
+from bert_embeddings.figures import moved_page, moved_pieces
+from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import pair, stages
 from bert_embeddings.views import settings
-from components.caches import model_caches, spaces
+from components.caches import model_caches
 from components.frame import routing
-from components.parts import draw, echo, job_panel, models, widgets
+from components.parts import draw, echo, filters, job_panel, models, widgets
 from components.sections import aligned_view, geometry_view, layers_view, space_view
 from components.view_state import links
 
@@ -66,12 +67,9 @@ other = sources if model_b is model_a else model_caches.sources_of(model_b.spec,
 with model_caches.friendly_errors():
     found = moved_page.compared(values, sources, other)
     shared = moved_page.shared_pieces(sources, other)
-if isinstance(found, moved_page.Compared):
-    shown = moved_page.parts_of(found)
-else:
-    shown = found
-draw.parts(shown, "shared", "only_embeddings")
-if "only_embeddings" in shown:
+draw.parts(moved_page.shared_caption(shared))
+if not isinstance(found, moved_page.Compared) and "only_embeddings" in found:
+    draw.parts(found, "only_embeddings")
     st.stop()
 
 sides = (
@@ -104,19 +102,16 @@ if lists is None:
 with model_caches.friendly_errors():
     if not isinstance(found, moved_page.Compared):  # its lists were made since it was composed
         found = moved_page.compared(values, sources, other)
-        shown = moved_page.parts_of(found)
-    space_a, space_b = spaces.space(model_a, stage_a), spaces.space(model_b, stage_b)
-    if space_a is None or space_b is None:  # its table went missing after its lists were made
-        raise spaces.TableMissingError()
-result, k, found_lists = found.result, found.result.k, found.lists
+k = found.result.k
 described = geometry_view.described(shape)
 
 st.header("The whole spaces")
-figures = [name for name in shown if name.startswith("whole ")]
+whole = moved_page.whole(found.result, len(shared.pieces))
+figures = [name for name in whole if name.startswith("whole ")]
 for column, name in zip(st.columns(len(figures)), figures, strict=True):
     with column:
-        draw.parts(shown, name)
-draw.parts(shown, "whole_k_note")
+        draw.parts(whole, name)
+draw.parts(whole, "whole_k_note")
 with st.expander("How each figure is computed"):
     st.markdown(
         f"For each shared piece *i*, N_A(i) and N_B(i) are its exact {k} nearest other shared pieces by "
@@ -132,29 +127,50 @@ with st.expander("How each figure is computed"):
     )
 
 st.header("The movers")
-name = found.name
-ranked = space_view.movers(name, shared, result, index_a)
-draw.parts(shown, "figures_caption", "figures_download")
-for side in "AB":
-    draw.parts(shown, f"lists_caption {side}", f"lists_download {side}")
+choices = filters.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
+values |= choices.values(settings.MV_FILTERS)
+with model_caches.friendly_errors():
+    order, problem = moved_pieces.ranked(found, values, sources)
+if choices.valid:  # (else the boxes say what the pattern lacks)
+    draw.parts(problem)
+movers = moved_pieces.movers(found, order)
+draw.parts(movers, "movers_caption")
+draw.table(
+    movers["movers"],
+    on_select=lambda: space_view.mover_clicked(movers["movers"].columns["piece"][: moved_pieces.SHOWN]),
+    selection_mode=["single-row", "single-cell"],  # a click on any cell of a row, or its box
+)
+draw.parts(moved_page.downloads(found))
 
 st.header("Side by side")
-first = int(ranked[0]) if len(ranked) else 0
-row = space_view.side_by_side(
-    sides, (space_a, space_b), shape, found_lists, k, first, labels, shared.pieces, name
+first = moved_page.first_of(order)
+typed = st.text_input(
+    "Piece",
+    **widgets.seeded(settings.MV_PIECE),
+    placeholder=f"e.g. {glyphs.legible(shared.pieces[first])}",
 )
+with model_caches.friendly_errors():
+    row, side = moved_page.side_of(found, values | {settings.MV_PIECE: typed}, sources, other, order)
+draw.parts(side, "sbs_problem", "sbs_caption")
+if row is not None:
+    for column, which in zip(st.columns(2), "AB", strict=True):
+        with column:
+            draw.parts(side, f"sbs_label {which}")
+            draw.table(side[f"sbs {which}"])
+    space_view.next_piece_pills(side["sbs A"], side["sbs B"], k)
 
 st.header("Aligned maps")
-aligned_view.section(sides, shape, shared, result, first if row is None else row, labels, name)
+aligned_view.section(found, values, sources, other, first if row is None else row)
 
 st.header("The whole picture")
 left, right = st.columns(2)
+picture = moved_page.whole_picture(found)
 with left:
-    draw.parts(shown, "mv_hist", "mv_hist_download")
+    draw.parts(picture, "mv_hist", "mv_hist_download")
 with right:
-    draw.parts(shown, "mv_kinds", "mv_kinds_download")
+    draw.parts(picture, "mv_kinds", "mv_kinds_download")
 st.header("Through the layers")
-layers_view.through_the_layers(model_a, shape, described)
+layers_view.through_the_layers(values, sources)
 
 st.caption(
     "Is a difference real, or what any two trainings would show? Two models that differ only in their random "

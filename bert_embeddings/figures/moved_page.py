@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import space_charts, views
+from bert_embeddings.figures import moved_pieces, space_charts, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
+    INK,
     WARNING,
     Chart,
     Download,
@@ -25,7 +26,7 @@ from bert_embeddings.figures.handout_parts import (
     geometry_of,
     within,
 )
-from bert_embeddings.spaces import compare, pair, space_jobs, stages
+from bert_embeddings.spaces import aligned_jobs, compare, pair, space_jobs, stages
 from bert_embeddings.views import link_text, settings
 from bert_embeddings.views.sources import Sources
 
@@ -48,6 +49,8 @@ class Compared:
     name: str  # the page's files' (file_name)
     lists: tuple[np.ndarray, np.ndarray]
     result: compare.Comparison
+    shape: tuple[str, int]  # the geometry they are compared in, and its D
+    spaces: tuple[pair.Space, pair.Space]
 
 
 def stage_of(model, value: object, key: str) -> str:
@@ -152,7 +155,7 @@ def compared(values: dict, sources: Sources, other: Sources | None = None) -> Co
         f"B: {b.name}, {stages.stage_label(chosen[1])}",
     )
     name = file_name((a.name, b.name), chosen, views.described(shape), k)
-    return Compared(chosen, shared, labels, name, lists, result)
+    return Compared(chosen, shared, labels, name, lists, result, shape, spaces)
 
 
 def _pending(chosen: tuple[str, str], k: int) -> str:
@@ -168,21 +171,79 @@ def _pending(chosen: tuple[str, str], k: int) -> str:
     )
 
 
-def moved_page(values: dict, sources: Sources, other: Sources | None = None) -> Parts:
-    """The page's parts: what the two vocabularies share, the whole spaces' figures, every shared
-    piece's figures and lists as files, and the whole picture; a note while the lists are not there."""
+def moved_page(values: dict, sources: Sources, other: Sources | None = None, *, ink: str = INK) -> Parts:
+    """The page's parts: what the two vocabularies share, the whole spaces' figures, the movers,
+    every shared piece's figures and lists as files, a piece side by side, the aligned maps, the
+    whole picture and the sidebar's model through its layers; a note for each that waits on lists
+    or maps not there yet. The page adds the text colour of its theme (``ink``)."""
     found = compared(values, sources, other)
-    return found if not isinstance(found, Compared) else parts_of(found)
+    if not isinstance(found, Compared):
+        return found
+    return parts_of(found, values, sources, other, ink) | through_the_layers(values, sources)
 
 
-def parts_of(found: Compared) -> Parts:
-    """The page's parts of a comparison, in the page's order."""
+def parts_of(found: Compared, values: dict, sources: Sources, other: Sources | None, ink: str = INK) -> Parts:
+    """The page's parts of a comparison, in the page's order (through the layers aside)."""
+    order, problem = moved_pieces.ranked(found, values, sources)
+    row, side = side_of(found, values, sources, other, order)
     return (
         shared_caption(found.shared)
         | whole(found.result, len(found.shared.pieces))
+        | problem
+        | moved_pieces.movers(found, order)
         | downloads(found)
+        | side
+        | aligned_of(found, values, sources, other, first_of(order) if row is None else row, ink)
         | whole_picture(found)
     )
+
+
+def first_of(order: np.ndarray) -> int:
+    """The piece side by side when the view names none: the top mover."""
+    return int(order[0]) if len(order) else 0
+
+
+def side_of(
+    found: Compared, values: dict, sources: Sources, other: Sources | None, order: np.ndarray
+) -> tuple[int | None, Parts]:
+    """The piece the view puts side by side (the top mover if it names none) and its parts; None
+    and a note for a piece the two vocabularies do not share."""
+    typed = values[settings.MV_PIECE]
+    row = moved_pieces.piece_row(found.shared.pieces, typed, first_of(order))
+    if row is None:
+        return None, moved_pieces.not_shared(typed)
+    return row, moved_pieces.side_by_side(found, (sources, other or sources), row)
+
+
+def aligned_spec(found: Compared, sources: Sources, other: Sources | None) -> aligned_jobs.PairSpec:
+    """The aligned maps' job: both sides' stages over their shared rows, in the view's geometry."""
+    specs = []
+    for side, (each, stage) in enumerate(zip((sources, other or sources), found.stages, strict=True)):
+        rows = pair.subset(found.shared, side, each.model.vocab_size)
+        specs.append(space_jobs.Spec(str(each.model.folder), stage, found.shape, space_jobs.rows_name(rows)))
+    return aligned_jobs.PairSpec(model_key(sources), specs[0], model_key(other or sources), specs[1])
+
+
+def aligned_of(
+    found: Compared, values: dict, sources: Sources, other: Sources | None, row: int, ink: str
+) -> Parts:
+    """The aligned maps at the view's step, where their job left them; else a note saying so."""
+    spec = aligned_spec(found, sources, other)
+    maps = sources.kept(
+        "aligned maps",
+        (spec.name(), aligned_jobs.folder_for(spec)),
+        lambda: aligned_jobs.finished(aligned_jobs.folder_for(spec)),
+    )
+    if maps is None:
+        return {"aligned_pending": Note(ALIGNED_PENDING)}
+    step = int(within(values[settings.MV_STEP], settings.MV_STEPS, settings.default(settings.MV_STEP)))
+    return moved_pieces.aligned_maps(found, maps, step, row, ink)
+
+
+ALIGNED_PENDING = (
+    "The aligned maps (A's t-SNE map of every shared piece, and B's laid out from it) are drawn on "
+    "request, once, by the explorer's server: open the step's page in the explorer to see them."
+)
 
 
 def shared_caption(shared: compare.Shared) -> Parts:
@@ -264,5 +325,40 @@ def whole_picture(found: Compared) -> Parts:
         ),
     }
 
+
+def through_the_layers(values: dict, sources: Sources) -> Parts:
+    """The sidebar's model stage by stage: each stage's mean overlap@10 with the token rows and
+    its mean cosine, once every stage's neighbour lists are on disk; else a note saying what waits."""
+    model = sources.model
+    names = stages.stage_names(model)
+    if len(names) > 2 and not stages.has_whole_model(model):
+        return {"layers_only_embeddings": Note(stages.only_embeddings(model))}
+    shape = geometry_of(values, sources.index().table.shape[1])
+    lists = [stage_lists(sources, stage, shape) for stage in names]
+    if any(found is None for found in lists):
+        return {"layers_pending": Note(LAYERS_PENDING)}
+    made = lambda model, lists: pair.through_the_stages(model, lists, shape)  # noqa: E731
+    rows = sources.held("through the stages", (model_key(sources), shape), made, model, tuple(lists))
+    if rows is None:  # a stage's table went missing after its lists were made
+        raise TableMissingError()
+    labels = [stages.stage_label(stage) for stage in names]
+    series = {"mean overlap@10 with the token rows": rows[:, 0], "mean cosine (anisotropy)": rows[:, 1]}
+    title = f"{model.name}, stage by stage ({views.described(shape)})"
+    return {
+        "layers_chart": Chart("mv_layers_chart", space_charts.through_the_stages(labels, series, title)),
+        "layers_download": Download(f"through the layers, {title}", rows, labels, list(series), "stage"),
+        "layers_caption": Note(LAYERS_CAPTION),
+    }
+
+
+LAYERS_PENDING = (
+    "Through the layers needs every stage's neighbour lists, computed once in the background by the "
+    "explorer's server: open the step's page in the explorer to see it."
+)
+LAYERS_CAPTION = (
+    "Mean cosine is the average over every pair of different pieces, exactly: ‖Σ uᵢ‖² − Σ ‖uᵢ‖² over "
+    "n(n − 1), with uᵢ each piece's vector scaled to length 1. For BERT, Ethayarajh (2019) found that it "
+    "stays low in the embedding layer and rises in the last layers; set your model's line beside that."
+)
 
 COMPOSERS = {"moved": moved_page}

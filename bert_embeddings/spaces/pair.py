@@ -154,3 +154,20 @@ def prepare_stages(model: LoadedModel, shape: tuple[str, int], threads: int = 2)
     reads at once."""
     key = space_jobs.model_key(model)
     return [prepare_stage(model, key, stage, shape, threads) for stage in stages.stage_names(model)]
+
+
+def through_the_stages(
+    model: LoadedModel, lists: tuple[np.ndarray, ...], shape: tuple[str, int]
+) -> np.ndarray | None:
+    """(stages, 2): each stage's mean overlap@10 with the token rows (``lists``: every stage's
+    neighbour lists, in stages.stage_names order) and its mean cosine in the geometry ``shape``,
+    read a stage at a time (one table in memory at once). None if a stage's table is not on disk."""
+    rows = []
+    for stage, found in zip(stages.stage_names(model), lists, strict=True):
+        space = space_of(model, stage, compute=False)
+        if space is None:
+            return None
+        k = min(compare.WHOLE_K, found.shape[1])
+        overlap = float(compare.overlap(lists[0], found, k).mean())
+        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *shape))))
+    return np.array(rows)

@@ -64,6 +64,11 @@ class Cached(Sources):
                 return None
         if name in ("t-SNE map", "map labels"):
             return map_state.kept(name, self._key, *key)
+        if name == "aligned maps":
+            try:
+                return spaces.aligned_maps(*key)
+            except spaces.NotOnDiskError:
+                return None
         return super().kept(name, key, make)
 
     def held(self, name: str, key: tuple, make, *unhashed):
@@ -78,6 +83,8 @@ _SPACES = {
     "shared": spaces.shared,
     "stage space": lambda folder, stage, model: spaces.space(model, stage),
     "comparison": spaces.comparison,
+    "fitted": spaces.fitted,
+    "through the stages": spaces.through_the_stages,
 }
 
 _HELD = {

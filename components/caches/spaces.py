@@ -88,14 +88,8 @@ def aligned_maps(name: str, _folder) -> aligned.AlignedMaps:
 def through_the_stages(
     key: str, geometry_key: tuple[str, int], _model: LoadedModel, _lists: tuple
 ) -> np.ndarray:
-    """(stages, 2): each stage's mean overlap@10 with the token rows and its mean cosine, read a
-    stage at a time (one table in memory at once); kept per process, a few floats."""
-    rows = []
-    for stage, lists in zip(stages.stage_names(_model), _lists, strict=True):
-        space = pair.space_of(_model, stage, compute=False)
-        if space is None:
-            raise TableMissingError()
-        k = min(compare.WHOLE_K, lists.shape[1])
-        overlap = float(compare.overlap(_lists[0], lists, k).mean())
-        rows.append((overlap, compare.mean_cosine(compare.in_geometry(space.vectors, *geometry_key))))
-    return np.array(rows)
+    """pair.through_the_stages, kept per process (a few floats)."""
+    rows = pair.through_the_stages(_model, _lists, geometry_key)
+    if rows is None:
+        raise TableMissingError()
+    return rows

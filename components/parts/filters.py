@@ -3,6 +3,7 @@ of filters), and the Neighbours page's query options and its ways to the next qu
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import streamlit as st
@@ -30,6 +31,10 @@ class FilterChoices:
         """The filters a fresh page starts with, from the settings table."""
         fields = ("hide_continuation", "hide_special", "leave_out", "include", "exclude")
         return cls(*(settings.default(getattr(keys, name)) for name in fields))
+
+    def values(self, keys: settings.FilterKeys) -> dict[str, object]:
+        """The choices as a view's values, under the page's own setting keys ``keys``."""
+        return {getattr(keys, field.name): getattr(self, field.name) for field in dataclasses.fields(keys)}
 
     def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
         """The search filters; ``own_ids`` (the query's or the axis' pieces) left out if asked."""

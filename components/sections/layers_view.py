@@ -1,24 +1,27 @@
-"""What moved, through the layers: for the sidebar's model, each stage against its token rows (the
-mean overlap@10 with the token rows' neighbours) and each stage's anisotropy (its mean cosine
-over every pair of pieces), one point per stage, once every stage's lists are on disk."""
+"""What moved, through the layers, in the page: the job panel that asks for every stage's
+neighbour lists of the sidebar's model, then what bert_embeddings.figures.moved_page composes of
+them (one point per stage: its mean overlap@10 with the token rows and its anisotropy)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.figures import space_charts
-from bert_embeddings.models.model import LoadedModel
+from bert_embeddings.figures import moved_page
+from bert_embeddings.figures.handout_parts import geometry_of
 from bert_embeddings.spaces import stages
-from components.caches import model_caches, spaces
-from components.parts import draw, echo, exports, job_panel
+from bert_embeddings.views.sources import Sources
+from components.caches import model_caches
+from components.parts import draw, echo, job_panel
 from components.sections import space_view
 
 
-def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: str) -> None:
+def through_the_layers(values: dict, sources: Sources) -> None:
+    model = sources.model
     names = stages.stage_names(model)
     if len(names) > 2 and not stages.has_whole_model(model):
-        st.caption(echo.plain(stages.only_embeddings(model)))
+        draw.parts(moved_page.through_the_layers(values, sources))
         return
+    shape = geometry_of(values, sources.index().table.shape[1])
     sides = [space_view.Side(model, stage, None) for stage in names]
     offer = job_panel.Offer(
         "Compute every stage",
@@ -42,16 +45,5 @@ def through_the_layers(model: LoadedModel, shape: tuple[str, int], described: st
     if found is None:  # (the panel, or a message, is shown)
         return
     with model_caches.friendly_errors(stop=False):
-        rows = spaces.through_the_stages(sides[0].key, shape, model, tuple(found))
-        labels = [stages.stage_label(s) for s in names]
-        series = {"mean overlap@10 with the token rows": rows[:, 0], "mean cosine (anisotropy)": rows[:, 1]}
-        title = f"{model.name}, stage by stage ({described})"
-        draw.chart(space_charts.through_the_stages(labels, series, title), key="mv_layers_chart")
-        exports.matrix(f"through the layers, {title}", rows, labels, list(series), "stage")
-        st.caption(
-            "Mean cosine is the average over every pair of different pieces, exactly: ‖Σ uᵢ‖² − Σ ‖uᵢ‖² "
-            "over n(n − 1), with uᵢ each piece's vector scaled to length 1. For BERT, Ethayarajh (2019) "
-            "found "
-            "that it stays low in the embedding layer and rises in the last layers; set your model's line "
-            "beside that."
-        )
+        shown = moved_page.through_the_layers(values, sources)
+        draw.parts(shown, "layers_pending", "layers_chart", "layers_download", "layers_caption")

@@ -1,23 +1,24 @@
-"""What moved, in the page: each side's space and its neighbour lists (the background job's, read
-from disk once per process), the comparison (computed once per process for each pair, geometry
-and k), and what the page draws around the figures while a job runs."""
+"""What moved, in the page: each side's neighbour lists (the background job's, read from disk once
+per process, or the job making them), what the page says around them while a job runs, and its
+controls of the piece side by side (a click on a mover, the neighbours as buttons). What the page
+shows of them is composed in bert_embeddings.figures.moved_page."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.figures import moved_pieces
+from bert_embeddings.figures.handout_parts import Table
 from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
-from bert_embeddings.spaces import compare, pair, space_jobs, stages
+from bert_embeddings.spaces import space_jobs, stages
 from bert_embeddings.views import link_text, settings
-from components.caches import model_caches, spaces
-from components.parts import echo, exports, filters, widgets
+from components.caches import spaces
+from components.parts import echo
 
 
 @dataclass(frozen=True)
@@ -78,19 +79,6 @@ LISTS_NOTE = (
 )
 
 
-class _InGeometry:
-    """A space's shared rows in the geometry, made only for the rows asked for (``rows[ids]``)."""
-
-    def __init__(self, space: pair.Space, rows: np.ndarray | None, shape: tuple[str, int]):
-        self.space, self.rows = space, rows
-        key = (space.key, space.stage, space_jobs.rows_name(rows))
-        self.fitted = spaces.fitted(key, shape, space, rows)
-
-    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
-        picked = self.space.vectors[ids if self.rows is None else self.rows[ids]]
-        return picked if self.fitted is None else geometry.transformed_table(picked, self.fitted)
-
-
 def _next_piece() -> None:
     """on_change of the neighbour pills: the clicked piece goes side by side."""
     piece = st.session_state.get(settings.MV_NEXT)
@@ -102,113 +90,25 @@ def _next_piece() -> None:
 NEXT = 10  # the neighbours of each side offered as buttons (k may be 100: 200 buttons)
 
 
-def side_by_side(
-    sides: tuple, spaces: tuple, shape, lists: tuple, k: int, first: int, labels: tuple, pieces: tuple, name
-) -> int | None:
-    """A piece's k nearest in A and in B, each marked kept, lost or gained; a click on one shows
-    it next. ``pieces``: the shared pieces, as the movers show them; ``first``: the piece shown
-    when none is chosen (the top mover); ``name``: the page's files' (moved_page.file_name).
-    Returns the piece's row (None: not a shared piece)."""
-    typed = st.text_input(
-        "Piece", **widgets.seeded(settings.MV_PIECE), placeholder=f"e.g. {glyphs.legible(pieces[first])}"
-    )
-    where = {piece: row for row, piece in enumerate(pieces)}
-    row = first if not typed.strip() else where.get(typed.strip(), where.get(typed.strip().lower()))
-    if row is None:
-        st.warning(
-            echo.plain(f"'{typed[:60]}' is not one of the shared pieces."), icon=":material/search_off:"
-        )
-        return None
-    shown = compare.side_by_side(
-        _InGeometry(spaces[0], sides[0].rows, shape),
-        _InGeometry(spaces[1], sides[1].rows, shape),
-        *lists,
-        row,
-        k,
-    )
-    st.markdown(echo.plain(f"{glyphs.legible(pieces[row])}: keeps {int(shown.kept_a.sum())} of {k}."))
-    columns = st.columns(2)
-    for column, label, ids, cosines, marks in (
-        (columns[0], labels[0], shown.rows_a, shown.cosines_a, np.where(shown.kept_a, "kept", "lost")),
-        (columns[1], labels[1], shown.rows_b, shown.cosines_b, np.where(shown.gained_b, "gained", "kept")),
-    ):
-        frame = pd.DataFrame({"piece": [pieces[i] for i in ids], "cosine": cosines, "neighbour": marks})
-        with column:
-            st.caption(echo.plain(label))
-            exports.dataframe(
-                # (the marks depend on both sides: the file names the pair, the geometry and k)
-                (
-                    "neighbours of",
-                    exports.Verbatim(pieces[row]),
-                    f"in {label[0]}, {name}",
-                ),
-                frame,
-                frame.assign(piece=frame["piece"].map(glyphs.legible)),
-                hide_index=True,
-                column_config={"cosine": st.column_config.NumberColumn(format="%.4f")},
-            )
-    offered = (*shown.rows_a[:NEXT], *shown.rows_b[:NEXT])
+def next_piece_pills(side_a: Table, side_b: Table, k: int) -> None:
+    """The nearest neighbours of the piece side by side, in A then in B, as buttons: a click
+    shows that piece side by side next."""
+    offered = (*side_a.columns["piece"][:NEXT], *side_b.columns["piece"][:NEXT])
     st.pills(
         "Show a neighbour side by side next"
         + (f" (the {NEXT} nearest in each; type any other above)" if k > NEXT else ""),
-        list(dict.fromkeys(pieces[i] for i in offered)),
+        list(dict.fromkeys(offered)),
         format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.MV_NEXT,
         on_change=_next_piece,
     )
-    return row
 
 
-SHOWN = 200  # movers sent to the browser; the download holds them all
-MOVERS = "mv_movers"  # the movers table's key: its selection
-
-
-def movers(name: str, shared: compare.Shared, result: compare.Comparison, index) -> np.ndarray:
-    """The filters, then every shared piece they let through ranked least kept first (the first
-    ``SHOWN`` on the page, all in the download); returns the ranking (rows among the shared)."""
-    choices = filters.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
-    allowed = np.ones(len(shared.pieces), dtype=bool)
-    if choices.valid:
-        with model_caches.friendly_errors(stop=False):
-            allowed = vocab_search.allowed_rows(index, choices.filters(), model_caches.pattern_rows)[
-                shared.rows_a
-            ]
-    if choices.leave_out:
-        allowed &= result.overlap < 1
-    ranked = result.movers(allowed)
-    kinds = compare.piece_kinds(shared.pieces)
-    frame = pd.DataFrame(
-        {
-            "piece": [shared.pieces[i] for i in ranked],
-            "kind": [vocab_search.KINDS[kinds[i]] for i in ranked],
-            f"overlap@{result.k}": result.overlap[ranked],
-            "second-order": result.second_order[ranked],
-        }
-    )
-    st.caption(
-        f"{len(ranked):,} pieces, least kept first (then by lower second-order similarity); the first "
-        f"{min(SHOWN, len(ranked))} are shown, the download has them all. Click a row to see that piece "
-        "side by side."
-    )
-    shown = frame.head(SHOWN)
-    exports.dataframe(
-        f"movers, {name}",
-        frame,
-        shown.assign(piece=shown["piece"].map(glyphs.legible)),
-        hide_index=True,
-        column_config={"second-order": st.column_config.NumberColumn(format="%.4f")},
-        key=MOVERS,
-        on_select=lambda: _mover_clicked(tuple(shown["piece"])),
-        selection_mode=["single-row", "single-cell"],  # a click on any cell of a row, or its box
-    )
-    return ranked
-
-
-def _mover_clicked(pieces: tuple[str, ...]) -> None:
-    """on_select of the movers: the piece of the row clicked (a cell of it, or its box) goes side
-    by side, as its own string, not the legible form the table shows. (Rows are numbered as the
-    page sent them, however the reader sorted the table.)"""
-    selection = (st.session_state.get(MOVERS) or {}).get("selection") or {}
+def mover_clicked(pieces: list[str]) -> None:
+    """on_select of the movers (moved_pieces.MOVERS): the piece of the row clicked (a cell of it,
+    or its box) goes side by side, as its own string, not the legible form the table shows. (Rows
+    are numbered as the page sent them, however the reader sorted the table.)"""
+    selection = (st.session_state.get(moved_pieces.MOVERS) or {}).get("selection") or {}
     rows = [*(selection.get("rows") or []), *(cell[0] for cell in selection.get("cells") or [])]
     if rows and isinstance(rows[0], int) and 0 <= rows[0] < len(pieces):
         st.session_state[settings.MV_PIECE] = pieces[rows[0]]

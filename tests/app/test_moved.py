@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from bert_embeddings.figures import export, handout_parts, moved_page
+from bert_embeddings.figures import export, handout_parts, moved_page, moved_pieces
 from bert_embeddings.jobs import local
 from bert_embeddings.views import settings
 from components.parts import echo
@@ -199,12 +199,12 @@ def test_a_click_on_a_mover_shows_that_piece_side_by_side(compared):
     movers = at.dataframe[0].value
     row = next(i for i, piece in enumerate(movers["piece"]) if i > 0 and piece.isascii() and piece.isalpha())
     piece = movers["piece"].iloc[row]
-    select_row(at, space_view.MOVERS, row, "kind")  # a click on a cell of the row
+    select_row(at, moved_pieces.MOVERS, row, "kind")  # a click on a cell of the row
     assert not at.exception and not at.error, messages(at)
     assert at.text_input(key=settings.MV_PIECE).value == piece
     assert any(shown(m.value).startswith(f"{piece}: keeps ") for m in at.markdown), piece
     other = next(i for i, p in enumerate(movers["piece"]) if i != row and p.isascii() and p.isalpha())
-    select_row(at, space_view.MOVERS, other)  # a click on the row's box
+    select_row(at, moved_pieces.MOVERS, other)  # a click on the row's box
     assert at.text_input(key=settings.MV_PIECE).value == movers["piece"].iloc[other]
 
 

@@ -4,12 +4,13 @@ neighbour lists are not on disk, and gives the page's figures once they are."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bert_embeddings import api
-from bert_embeddings.figures import handout_pages, handout_parts, moved_page
+from bert_embeddings.figures import handout_pages, handout_parts, moved_page, moved_pieces
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import check
+from bert_embeddings.views import check, settings
 from bert_embeddings.views.sources import Sources
 from testkit.random_models import keep_first_pieces, write_random_bert
 
@@ -24,6 +25,12 @@ def small(tmp_path, monkeypatch):
     folder = keep_first_pieces(write_random_bert(tmp_path / "one-layer", layers=1, seed=5), 2000)
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))
     return checkpoints.load_model(str(folder))
+
+
+def unit_rows(table: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1; a row of zeros (a padding piece's) stays zeros."""
+    norms = np.linalg.norm(table, axis=1, keepdims=True)
+    return np.divide(table, norms, out=np.zeros_like(table), where=norms > 0)
 
 
 def said(part: handout_parts.Part) -> object:
@@ -56,3 +63,52 @@ def test_once_the_lists_are_on_disk_the_handout_holds_the_pages_figures(small):
     assert metrics["Linear CKA"] == f"{expected.cka:.3f}"
     charts = {part.key for part in written if isinstance(part, handout_parts.Chart)}
     assert charts == {"mv_hist", "mv_kinds"} and "lists_pending" not in composed
+
+
+def test_the_handout_holds_the_movers_and_the_top_mover_side_by_side(small):
+    expected = api.compare(api.space(small, "token"), api.space(small, "output"), k=5)
+    values = {**check.values(VIEW), settings.MV_HIDE_SPECIAL: False}  # every shared piece a mover
+    composed = moved_page.moved_page(values, Sources(small))
+    movers = composed["movers"]
+    # least kept first, then by lower second-order similarity, then in A's order (numpy's own sort)
+    order = np.lexsort((np.arange(len(expected.pieces)), expected.second_order, expected.overlap))
+    assert movers.columns["piece"] == [expected.pieces[i] for i in order]
+    assert np.array_equal(movers.columns["overlap@5"], expected.overlap[order])
+    assert len(movers.shown["piece"]) == moved_pieces.SHOWN
+    top = order[0]
+    kept = round(expected.overlap[top] * 5)
+    assert composed["sbs_caption"].text.endswith(f": keeps {kept} of 5.")
+    in_a = composed["sbs A"].columns
+    assert in_a["piece"] == [expected.pieces[i] for i in expected.lists_a[top]]
+    assert in_a["neighbour"].count("kept") == kept
+    # the cosines are the token rows' own, in float64 (the raw geometry of the view)
+    unit = unit_rows(small.tables.word_embeddings.astype(np.float64))
+    assert np.allclose(in_a["cosine"], unit[expected.lists_a[top]] @ unit[top], atol=1e-12)
+    # what waits on the explorer's server says so, in words
+    assert "aligned_pending" in composed and "layers_pending" in composed
+    assert "aligned" not in composed and "layers_chart" not in composed
+
+
+def test_the_handout_names_a_piece_the_vocabularies_do_not_share(small):
+    api.compare(api.space(small, "token"), api.space(small, "output"), k=5)  # keeps the lists
+    values, sources = check.values({**VIEW, "mv_piece": "zzzqqq"}), Sources(small)
+    composed = moved_page.moved_page(values, sources)
+    assert composed["sbs_problem"].text == "'zzzqqq' is not one of the shared pieces."
+    assert "sbs A" not in composed
+
+
+def test_once_every_stage_is_computed_the_handout_holds_the_model_through_its_layers(small):
+    token = api.space(small, "token")
+    found = {stage: api.compare(token, api.space(small, stage), k=10) for stage in ("token", "output", 1)}
+    values, sources = check.values(VIEW), Sources(small)
+    composed = moved_page.moved_page(values, sources)
+    assert "layers_pending" not in composed
+    numbers = composed["layers_download"]
+    assert list(numbers.rows) == ["token rows", "embedding output", "layer 1"]
+    assert np.allclose(numbers.values[:, 0], [found[s].overlap.mean() for s in ("token", "output", 1)])
+    for row, stage in enumerate(("token", "output", 1)):
+        unit = unit_rows(api.space(small, stage).vectors.astype(np.float64))
+        cosines, n = unit @ unit.T, len(unit)
+        brute = (cosines.sum() - np.trace(cosines)) / (n * (n - 1))
+        assert numbers.values[row, 1] == pytest.approx(brute, abs=1e-9)
+    assert composed["layers_chart"].key == "mv_layers_chart"

@@ -1,0 +1,187 @@
+"""What the What moved page shows piece by piece, composed once for the page and a lesson's
+handout (through moved_page): the movers (every shared piece the view's filters let through,
+least kept first), one piece's neighbours side by side in the two spaces, and the aligned maps
+where their background job left them. ``found`` is moved_page.Compared."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import charts, export, space_charts
+from bert_embeddings.figures.handout_parts import ERROR, TEXT, WARNING, Chart, Download, Note, Parts, Table
+from bert_embeddings.models import glyphs
+from bert_embeddings.spaces import aligned, compare, pair, space_jobs
+from bert_embeddings.views import settings
+from bert_embeddings.views.sources import Sources
+
+if TYPE_CHECKING:
+    from bert_embeddings.figures.moved_page import Compared
+
+SHOWN = 200  # movers sent to the browser (and a handout); the download holds them all
+MOVERS = "mv_movers"  # the movers table's key: the page reads a click on a row from it
+ALIGNED = "mv_aligned"  # the aligned map's key: the page reads a click on a piece from it
+SEARCH_OFF = ":material/search_off:"
+
+
+def ranked(found: Compared, values: dict, sources: Sources) -> tuple[np.ndarray, Parts]:
+    """Every shared piece the view's filters let through, least kept first (rows among the shared
+    pieces), and what the filters could not do (a pattern that does not read, nothing left),
+    said in a note, in which case every piece is ranked."""
+    shared, result = found.shared, found.result
+    filters = vocab_search.Filters(
+        hide_continuation=values[settings.MV_HIDE_CONTINUATION],
+        hide_special=values[settings.MV_HIDE_SPECIAL],
+        include=values[settings.MV_INCLUDE],
+        exclude=values[settings.MV_EXCLUDE],
+    )
+    allowed, said = np.ones(len(shared.pieces), dtype=bool), {}
+    try:
+        matched = lambda index, pattern, label: sources.pattern_rows(pattern, label)  # noqa: E731
+        allowed = vocab_search.allowed_rows(sources.index(), filters, matched)[shared.rows_a]
+    except ExplorerError as problem:
+        said["movers_problem"] = Note(str(problem), ERROR)
+    if values[settings.MV_LEAVE_OUT]:
+        allowed &= result.overlap < 1
+    return result.movers(allowed), said
+
+
+def movers(found: Compared, order: np.ndarray) -> Parts:
+    """The ranked pieces as a table: the first ``SHOWN`` drawn, all of them in its file."""
+    pieces, result = found.shared.pieces, found.result
+    kinds = compare.piece_kinds(pieces)
+    columns = {
+        "piece": [pieces[i] for i in order],
+        "kind": [vocab_search.KINDS[kinds[i]] for i in order],
+        f"overlap@{result.k}": result.overlap[order].tolist(),
+        "second-order": result.second_order[order].tolist(),
+    }
+    shown = {name: column[:SHOWN] for name, column in columns.items()}
+    shown["piece"] = [glyphs.legible(piece) for piece in shown["piece"]]
+    said = (
+        f"{len(order):,} pieces, least kept first (then by lower second-order similarity); the first "
+        f"{min(SHOWN, len(order))} are shown, the download has them all. Click a row to see that piece "
+        "side by side."
+    )
+    return {
+        "movers_caption": Note(said),
+        "movers": Table(columns, f"movers, {found.name}", shown, MOVERS, {"second-order": "%.4f"}),
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def _rows_of(pieces: tuple[str, ...]) -> dict[str, int]:
+    return {piece: row for row, piece in enumerate(pieces)}
+
+
+def piece_row(pieces: tuple[str, ...], typed: str, first: int) -> int | None:
+    """The shared piece a view names (as typed, else in lower case); ``first`` when it names none;
+    None for a piece the two vocabularies do not share."""
+    typed = typed.strip()
+    if not typed:
+        return first
+    where = _rows_of(pieces)
+    return where.get(typed, where.get(typed.lower()))
+
+
+def not_shared(typed: str) -> Parts:
+    return {
+        "sbs_problem": Note(
+            f"'{typed.strip()[:60]}' is not one of the shared pieces.", WARNING, icon=SEARCH_OFF
+        )
+    }
+
+
+def side_by_side(found: Compared, sources: tuple[Sources, Sources], row: int) -> Parts:
+    """Piece ``row``'s k nearest in A and in B, by cosine in the view's geometry (fitted to each
+    side's shared rows), each marked kept, lost or gained."""
+    pieces, k, shape = found.shared.pieces, found.result.k, found.shape
+    tables = [
+        _in_geometry(source, space, pair.subset(found.shared, side, len(space.pieces)), shape)
+        for side, (source, space) in enumerate(zip(sources, found.spaces, strict=True))
+    ]
+    shown = compare.side_by_side(*tables, *found.lists, row, k)
+    parts: Parts = {
+        "sbs_caption": Note(f"{glyphs.legible(pieces[row])}: keeps {int(shown.kept_a.sum())} of {k}.", TEXT)
+    }
+    for side, label, ids, cosines, marks in (
+        ("A", found.labels[0], shown.rows_a, shown.cosines_a, np.where(shown.kept_a, "kept", "lost")),
+        ("B", found.labels[1], shown.rows_b, shown.cosines_b, np.where(shown.gained_b, "gained", "kept")),
+    ):
+        columns = {"piece": [pieces[i] for i in ids], "cosine": cosines.tolist(), "neighbour": marks.tolist()}
+        legible = {**columns, "piece": [glyphs.legible(pieces[i]) for i in ids]}
+        # (the marks depend on both sides: the file names the pair, the geometry and k)
+        name = ("neighbours of", export.Verbatim(pieces[row]), f"in {side}, {found.name}")
+        parts[f"sbs_label {side}"] = Note(label)
+        parts[f"sbs {side}"] = Table(columns, name, legible, f"mv_sbs_{side}", {"cosine": "%.4f"})
+    return parts
+
+
+class _InGeometry:
+    """A side's shared rows in the view's geometry, made only for the rows asked for."""
+
+    def __init__(self, table: np.ndarray, rows: np.ndarray | None, fitted: geometry.Geometry | None):
+        self.table, self.rows, self.fitted = table, rows, fitted
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        picked = self.table[ids if self.rows is None else self.rows[ids]]
+        return picked if self.fitted is None else geometry.transformed_table(picked, self.fitted)
+
+
+def _in_geometry(source: Sources, space: pair.Space, rows: np.ndarray | None, shape) -> _InGeometry:
+    def fit(space: pair.Space, rows: np.ndarray | None) -> geometry.Geometry | None:
+        if shape[0] == "raw":
+            return None
+        return geometry.fit(space.vectors if rows is None else space.vectors[rows], *shape)
+
+    # (a geometry is a mean and a few directions: small, fitted once per space, rows and geometry)
+    key = ((space.key, space.stage, space_jobs.rows_name(rows)), shape)
+    return _InGeometry(space.vectors, rows, source.held("fitted", key, fit, space, rows))
+
+
+@functools.lru_cache(maxsize=2)
+def _hover(pieces: tuple[str, ...]) -> list[str]:
+    return charts.texts([glyphs.legible(piece) for piece in pieces])
+
+
+def aligned_maps(found: Compared, maps: aligned.AlignedMaps, step: int, row: int | None, ink: str) -> Parts:
+    """The aligned maps at ``step`` percent of the way from A's map to B's, coloured by how many
+    neighbours each piece keeps, with the path of piece ``row`` (None: no path), its numbers and
+    each map's recall."""
+    pieces, result = found.shared.pieces, found.result
+    k, points = result.k, maps.between(step / 100)
+    path = None
+    if row is not None:
+        path = (glyphs.legible(pieces[row]), np.stack([maps.a[row], points[row], maps.b[row]]))
+    where = {0: "A's map", 100: "B's map, aligned"}.get(step, f"{step}% of the way from A's map to B's")
+    figure = space_charts.aligned_map(points, result.overlap, k, _hover(pieces), path, where, ink)
+    said = (
+        "Recall@10 (the share of each piece's 10 nearest by cosine that are among its 10 nearest points "
+        f"on the map): A's map {maps.recall_a:.3f}; B's map started from A's and aligned by Procrustes "
+        f"{maps.recall_b:.3f}, against {maps.recall_b_alone:.3f} for B's own map ({_gap_words(maps.gap)}). "
+        f"Colour: how many of its {k} neighbours a piece keeps from A to B (vermillion: none, sky blue: "
+        "all). Click a piece to show it side by side and draw its path (circle: in A, square: in B)."
+    )
+    return {
+        "aligned": Chart(ALIGNED, figure),
+        "aligned_download": Download(
+            f"aligned maps at {step}% from A to B, {found.name}",
+            np.column_stack([points, maps.a, maps.b, result.overlap]),  # (pieces, 7), float64
+            pieces,
+            [f"x at {step}%", f"y at {step}%", "x in A", "y in A", "x in B", "y in B", f"overlap@{k}"],
+            "piece",
+        ),
+        "aligned_caption": Note(said),
+        "aligned_labels": Note(f"{found.labels[0]}. {found.labels[1]}."),
+    }
+
+
+def _gap_words(gap: float) -> str:
+    if gap <= 0:
+        return "aligning cost no faithfulness"
+    verdict = "within" if gap <= aligned.GAP else "more than"
+    return f"{gap:.3f} lower, {verdict} the {aligned.GAP} this page allows"
