@@ -124,3 +124,18 @@ def pytest_runtest_makereport(item, call):
                 text = f"(could not be read: {problem})"
             shown.append(f"--- {page.url}\n{text[-2_000:]}")
     report.sections.append(("pages open when the test failed", "\n".join(shown) or "(none)"))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The suite's floor on this machine, measured in this run: the time every test took (setup,
+    call and teardown, summed over the test processes), and that time shared evenly by the
+    processes, which no order or grouping of these tests can beat."""
+    reports = [r for kept in terminalreporter.stats.values() for r in kept if hasattr(r, "when")]
+    spent = sum(getattr(report, "duration", 0.0) for report in reports)
+    workers = getattr(config.option, "numprocesses", None)
+    workers = workers if isinstance(workers, int) and workers > 0 else 1
+    if spent:
+        terminalreporter.write_line(
+            f"tests' own time {spent:,.0f} s; shared evenly by {workers} process(es), "
+            f"at best {spent / workers:,.0f} s"
+        )
