@@ -173,3 +173,48 @@ def every_file_builds(at: AppTest, downloads: dict) -> dict[str, bytes]:
             as_text = np.array(cells, dtype=np.float64).astype(values.dtype)
             assert np.array_equal(as_text, export.as_matrix(values)), stem
     return files
+
+
+# A lesson, taken in a session (tests/app/test_lessons.py, test_answering.py).
+TITLES = {  # each page's heading, by its address
+    "concepts": "What is an embedding?",
+    "tokens": "Tokens",
+    "embedding_layer": "The embedding layer, stage by stage",
+    "positions": "Positions: learned, not a formula",
+    "segments": "Segments: sentence A or sentence B",
+    "neighbours": "Nearest neighbours in the vocabulary",
+    "maps": "Maps",
+    "context": "Context: after the embedding layer",
+}
+
+
+def button(at: AppTest, label: str):
+    """The button labelled ``label``."""
+    return next(b for b in at.button if b.label == label)
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    """Click the button, then go on from the page the run ended on, as a browser does (AppTest
+    would rerun the page it last opened itself)."""
+    button(at, label).click().run()
+    shown = next((url for url, title in TITLES.items() if title == page_title(at)), None)
+    if shown is not None:
+        at.switch_page(registry.BY_URL[shown].file).run()
+    return at
+
+
+def bar_text(at: AppTest) -> str:
+    """The Markdown the page shows, as one text."""
+    return " ".join(m.value for m in at.markdown)
+
+
+def started(name: str = "embeddings") -> AppTest:
+    """A new session that starts the built-in lesson ``name`` from the first page."""
+    from bert_embeddings.views import settings
+
+    at = session()
+    at.switch_page("pages/concepts.py").run()
+    at.selectbox(key=settings.LESSON_CHOICE).set_value(name).run()
+    click(at, "Start the lesson")
+    assert not at.exception, [e.message for e in at.exception]
+    return at

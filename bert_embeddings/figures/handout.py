@@ -28,6 +28,7 @@ import plotly.offline
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures
+from bert_embeddings.lessons import answers
 from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
 from bert_embeddings.lessons.lesson import Lesson, Step
@@ -279,12 +280,24 @@ def _table(table: handout_parts.Table) -> str:
     return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
+_TAKES = {answers.PIECE: "Answer with a piece of the vocabulary.", answers.NUMBER: "Answer with a number."}
+
+
+def _takes(key: answers.Key | None) -> str:
+    """What a question with a key takes: its choices, or the kind of answer."""
+    if key is None:
+        return ""
+    if key.kind == answers.CHOICE:
+        return f'<p class="takes">Choices: {" · ".join(_escape(choice) for choice in key.choices)}</p>'
+    return f'<p class="takes">{_TAKES[key.kind]}</p>'
+
+
 def _step(number: int, steps: int, step: Step, page: str, model, said: str, parts, facts) -> str:
     question = ""
     if step.question.strip():
         question = (
             '<div class="question"><p class="label">Question</p>'
-            f"{_paragraphs(step.question, facts=facts)}"
+            f"{_paragraphs(step.question, facts=facts)}{_takes(step.key)}"
             f"<details><summary>The answer</summary>{_paragraphs(step.answer, facts=facts)}</details></div>"
         )
     notice = f'<p class="note">{_escape(said)}</p>' if said else ""
@@ -334,6 +347,7 @@ figure.chart { margin: 1rem 0; }
 .question { background: #fbf6e9; border: 1px solid #e6d7a8; border-radius: 6px; padding: 0.2rem 1rem;
   margin: 1rem 0; }
 .question .label { font-weight: 700; margin-bottom: 0; }
+.question .takes { font-style: italic; }
 details { margin: 0.6rem 0 0.8rem; }
 summary { cursor: pointer; font-weight: 600; color: #0058a3; }
 .table { overflow-x: auto; }

@@ -15,6 +15,10 @@ the very parameters a link holds:
     question = "Which word of 'I am Sinan' is cut in two?"
     answer = "Sinan: `sin` and `##an`."
 
+    [step.key]
+    choices = ["I", "am", "Sinan"]
+    right = "Sinan"
+
     [step.view]
     page = "tokens"
     a = "I am Sinan"
@@ -34,10 +38,10 @@ import tomli_w
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import figures
+from bert_embeddings.lessons import answers, figures
 from bert_embeddings.views import check
 
-STEP_FIELDS = ("title", "text", "question", "answer", "notes", "view")
+STEP_FIELDS = ("title", "text", "question", "answer", "key", "notes", "view")
 REQUIRED = ("title", "text", "view")
 
 
@@ -49,6 +53,7 @@ class Step:
     question: str = ""
     answer: str = ""
     notes: str = ""  # for whoever leads a room, never shown to followers
+    key: answers.Key | None = None  # the question takes an answer: a choice, a piece or a number
 
     @property
     def page(self) -> str:
@@ -143,6 +148,11 @@ def _step(number: int, found: dict, problems: list[str], check_view) -> Step:
         problems.extend(f"{where}, {name}: {problem}" for problem in figures.problems(texts[name]))
     if texts["question"].strip() and not texts["answer"].strip():
         problems.append(f"{where}: its question has no answer")
+    key = None
+    if "key" in found:
+        key = answers.read_key(f"{where}, key", found["key"], problems)
+        if not texts["question"].strip():
+            problems.append(f"{where}: it has a key but no question")
     view = found.get("view", {})
     if not isinstance(view, dict):
         problems.append(
@@ -153,7 +163,8 @@ def _step(number: int, found: dict, problems: list[str], check_view) -> Step:
         problems.extend(f"{where}, view.{p.name}: {p.reason}" for p in check_view(view))
     page = view.get(check.PAGE, "")
     pairs = ((check.PAGE, page), *((k, v) for k, v in view.items() if k != check.PAGE))
-    return Step(texts["title"], tuple((str(k), str(v)) for k, v in pairs), texts["text"], **_optional(texts))
+    view_pairs = tuple((str(k), str(v)) for k, v in pairs)
+    return Step(texts["title"], view_pairs, texts["text"], **_optional(texts), key=key)
 
 
 def _optional(texts: dict[str, str]) -> dict[str, str]:
@@ -168,6 +179,8 @@ def write(lesson: Lesson) -> str:
         entry.update(
             {name: getattr(step, name) for name in ("question", "answer", "notes") if getattr(step, name)}
         )
+        if step.key is not None:
+            entry["key"] = step.key.as_table()
         entry["view"] = dict(step.view)
         steps.append(entry)
     return tomli_w.dumps(

@@ -44,6 +44,7 @@ MAP_COLOUR, MAP_LABELS = "map_colour", "map_labels"
 DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
 TOY_ITEMS = "toy_items"
 LESSON_CHOICE = "lesson_choice"  # the first page's lesson offer
+LESSON_ANSWER = "lesson_answer"  # the lesson bar's answer to a step's question
 # Making a lesson (the sidebar): the lesson's title and summary, the step edited, its title and text.
 LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY = "lesson_edit_name", "lesson_edit_summary"
 LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT = (
@@ -286,6 +287,7 @@ TABLE = (
         "items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", "the items", link_text.text_of(limits.TOY_TEXT)
     ),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
+    Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
     _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
     _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
@@ -368,6 +370,7 @@ NOT_IN_VIEW = (
     MV_NEXT,  # an action: a click on a neighbour shows it side by side (which links carry), then clears
     AX_WEAT_CLASSIC,  # an action: a classic test fills WEAT's four groups (which links carry), then clears
     LESSON_CHOICE,  # an action: the lesson to start (a link names one with ?lesson=NAME instead)
+    LESSON_ANSWER,  # a learner's own answer to a question, never carried to anyone else
     *LESSON_MAKING,  # a lesson being made: its file is how it travels (a room carries a lesson played)
 )
 BY_KEY = {s.key: s for s in TABLE}

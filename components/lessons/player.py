@@ -24,6 +24,7 @@ from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, figures, lesson, text
 from bert_embeddings.views import pages as registry
 from components.caches import handouts, lesson_figures
+from components.lessons import answering
 from components.parts import echo, exports
 from components.view_state import links, session_entries
 
@@ -63,6 +64,9 @@ def playing() -> Playing | None:
 def open_lesson(found: lesson.Lesson, name: str | None = None, step: int = 0) -> None:
     """Start ``found`` at ``step``; its view is applied at the start of the next run."""
     step = min(max(step, 0), len(found.steps) - 1)
+    if (now := playing()) is None or now.lesson != found:
+        answering.forget()
+    answering.clear_box()
     mine()[PLAYING] = Playing(found, name, step)
     mine()[PENDING] = step
 
@@ -138,6 +142,8 @@ def take_from_view(view: dict[str, str], apply: bool) -> str | None:
     if apply:
         open_lesson(found, name, step)
     elif now is None or now.lesson != found or now.step != step:
+        if now is None or now.lesson != found:
+            answering.forget()
         mine()[PLAYING] = Playing(found, name, step)
     return None
 
@@ -231,9 +237,9 @@ def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None
         st.markdown(f"**{echo.plain(step.title)}**")
         st.markdown(markdown(step.text))
         if step.question.strip():
-            st.markdown(f"*Question:* {markdown(step.question)}")
-            with st.expander("Show the answer", key=_step_key(now, "answer")):
-                st.markdown(markdown(step.answer))
+            answering.question(now.step, step, lambda part: _step_key(now, part), markdown)
+        if said := answering.score(steps):
+            st.caption(echo.plain(said))
         if leading and (step.notes.strip() or number < len(steps)):
             # (The same element from step to step: a leader who folds the notes, before a
             # projector say, keeps them folded.)

@@ -6,56 +6,29 @@ while exploring, downloaded and opened again as the same steps."""
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, lesson
-from bert_embeddings.views import pages as registry
 from bert_embeddings.views import settings
 from components.lessons import opening, player
 from components.rooms import follow
-from testkit.apptest import lead, lesson_fields, messages, page_title, room_fields, session, shown
+from testkit.apptest import (
+    TITLES,
+    bar_text,
+    button,
+    click,
+    lead,
+    lesson_fields,
+    messages,
+    page_title,
+    room_fields,
+    session,
+    shown,
+    started,
+)
 
 pytestmark = pytest.mark.usefixtures("offline")
-
-TITLES = {  # each page's heading, by its address
-    "concepts": "What is an embedding?",
-    "tokens": "Tokens",
-    "embedding_layer": "The embedding layer, stage by stage",
-    "positions": "Positions: learned, not a formula",
-    "segments": "Segments: sentence A or sentence B",
-    "neighbours": "Nearest neighbours in the vocabulary",
-    "maps": "Maps",
-    "context": "Context: after the embedding layer",
-}
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def click(at: AppTest, label: str) -> AppTest:
-    """Click the button, then go on from the page the run ended on, as a browser does (AppTest
-    would rerun the page it last opened itself)."""
-    button(at, label).click().run()
-    shown = next((url for url, title in TITLES.items() if title == page_title(at)), None)
-    if shown is not None:
-        at.switch_page(registry.BY_URL[shown].file).run()
-    return at
-
-
-def bar_text(at: AppTest) -> str:
-    return " ".join(m.value for m in at.markdown)
-
-
-def started(name: str = "embeddings") -> AppTest:
-    at = session()
-    at.switch_page("pages/concepts.py").run()
-    at.selectbox(key=settings.LESSON_CHOICE).set_value(name).run()
-    click(at, "Start the lesson")
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_the_first_lesson_from_start_to_end_shows_each_steps_view():

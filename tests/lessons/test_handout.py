@@ -17,7 +17,7 @@ import pytest
 
 from bert_embeddings import __main__ as command
 from bert_embeddings.figures import handout
-from bert_embeddings.lessons import builtin, figures, lesson, text
+from bert_embeddings.lessons import answers, builtin, figures, lesson, text
 from bert_embeddings.views import pages, settings
 from testkit import apptest
 
@@ -123,6 +123,8 @@ def test_every_steps_title_and_text_are_there_as_text(first_handout, reading, bu
                     "".join(s.text for s in p) for p in figures.render(asked, facts).paragraphs
                 )
                 assert said in shown
+        if step.key is not None and step.key.kind == answers.CHOICE:  # what the question takes
+            assert "Choices: " + " · ".join(step.key.choices) in shown, number
         if step.notes:
             assert html.escape(text.plain_text(step.notes)) not in first_handout
     assert first_handout.count("<details>") == sum(1 for step in FIRST.steps if step.question)
@@ -142,6 +144,10 @@ text = "**{hostile}** and `{hostile}`"
 question = "{hostile}"
 answer = "{hostile}"
 
+[step.key]
+choices = ["{hostile}", "b"]
+right = "b"
+
 [step.view]
 page = "embedding_layer"
 a = "{hostile}"
@@ -153,7 +159,7 @@ a = "{hostile}"
     assert all("Plotly.newPlot" in script for _, script in found.figures)
     escaped = html.escape(hostile)
     assert f"<h1>{escaped}</h1>" in page and f"<strong>{escaped}</strong>" in page
-    assert f"<code>{escaped}</code>" in page
+    assert f"<code>{escaped}</code>" in page and f"Choices: {escaped} · b" in page
     assert hostile in found.paragraphs[1]  # shown as text, as typed
     assert not re.search(r"<script>alert|<img src=x", page)
 

@@ -1,0 +1,165 @@
+"""A step's question in the lesson bar. A question with a key (bert_embeddings.lessons.answers)
+takes an answer first: a choice, a piece of the vocabulary or a number; the learner then sees
+whether it was right and by how much, and the answer. They may skip, which shows the answer. A
+question without a key, or whose key this model cannot give, shows its answer on request.
+
+The session keeps one answer per step of the lesson it plays (the lesson entry's ``answers``),
+so that the bar can keep the learner's score; opening another lesson starts a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bert_embeddings.analysis import vocab_search
+from bert_embeddings.errors import ExplorerError
+from bert_embeddings.lessons import answers, figures, lesson
+from bert_embeddings.views import settings
+from components.caches import lesson_figures, model_caches
+from components.parts import echo, widgets
+from components.view_state import session_entries
+
+ANSWERS = "answers"  # the lesson entry's {step: Given} for the lesson playing
+TOLD = "answer_told"  # why the last answer could not be taken, said once under the question
+
+
+@dataclass(frozen=True)
+class Given:
+    """A learner's answer to a step's question, and its verdict; ``answer`` None: skipped."""
+
+    answer: str | float | None
+    verdict: answers.Verdict | None
+
+
+def _kept() -> dict:
+    return session_entries.entry(session_entries.LESSON).setdefault(ANSWERS, {})
+
+
+def forget() -> None:
+    """A new lesson: no answers yet."""
+    entry = session_entries.entry(session_entries.LESSON)
+    entry.pop(ANSWERS, None)
+    entry.pop(TOLD, None)
+
+
+def truth(step: lesson.Step) -> answers.Truth | figures.Missing | None:
+    """The step's key for the model in use (None: its question takes no answer)."""
+    if step.key is None:
+        return None
+    return answers.truth(step.key, lesson_figures.rendered)
+
+
+def is_piece(typed: str) -> str | None:
+    """The piece of the model's vocabulary that ``typed`` names (as written, or as the tokenizer
+    reads a word of one piece); None if none."""
+    index, model = model_caches.vocab_index(), model_caches.require_model()
+    try:
+        ids = vocab_search.word_ids(index, model.tokenizer, typed)
+    except ExplorerError:
+        return None
+    return index.pieces[ids[0]] if len(ids) == 1 else None
+
+
+def clear_box() -> None:
+    """A step opened: its answer box starts empty (one box serves every step's question)."""
+    widgets.forget(settings.LESSON_ANSWER)
+
+
+def _check(step_number: int, key: answers.Key) -> None:
+    """on_click of "Check my answer": the answer read, judged and kept; else why not, said once."""
+    found = None
+    try:
+        given = answers.read_answer(key, st.session_state.get(settings.LESSON_ANSWER) or "", is_piece)
+    except ExplorerError as problem:
+        session_entries.entry(session_entries.LESSON)[TOLD] = str(problem)
+        return
+    step_truth = answers.truth(key, lesson_figures.rendered)
+    if isinstance(step_truth, answers.Truth):
+        found = answers.verdict(step_truth, given)
+    _kept()[step_number] = Given(given, found)
+    clear_box()
+
+
+def _skip(step_number: int) -> None:
+    _kept()[step_number] = Given(None, None)
+
+
+def question(step_number: int, step: lesson.Step, key_of: Callable[[str], str], markdown) -> None:
+    """The step's question, its answer controls and, once answered or skipped, the verdict and
+    the answer. ``key_of(part)``: a widget key of this lesson and step's own; ``markdown``: how
+    the bar shows a lesson's text."""
+    st.markdown(f"*Question:* {markdown(step.question)}")
+    found = truth(step)
+    if not isinstance(found, answers.Truth):
+        with st.expander("Show the answer", key=key_of("answer")):
+            st.markdown(markdown(step.answer))
+        return
+    given = _kept().get(step_number)
+    if given is None:
+        _ask(step_number, step.key, key_of)
+        return
+    if given.verdict is not None:
+        say = st.success if given.verdict.right else st.info
+        icon = ":material/check_circle:" if given.verdict.right else ":material/cancel:"
+        mine = answer_text(given.answer)
+        say(echo.plain(f"You answered {mine}. {given.verdict.said}"), icon=icon)
+    st.markdown(f"*Answer:* {markdown(step.answer)}")
+
+
+def answer_text(answer: str | float | None) -> str:
+    return answers.written_number(answer) if isinstance(answer, float) else f"“{answer}”"
+
+
+PROMPTS = {
+    answers.CHOICE: "Your answer",
+    answers.PIECE: "Your answer: one piece of the vocabulary",
+    answers.NUMBER: "Your answer: a number",
+}
+
+
+def _ask(step_number: int, key: answers.Key, key_of: Callable[[str], str]) -> None:
+    with st.form(key_of("form"), border=False, enter_to_submit=True):
+        if key.kind == answers.CHOICE:
+            st.radio(
+                PROMPTS[key.kind],
+                key.choices,
+                index=None,
+                key=settings.LESSON_ANSWER,
+                persist_state="session",
+                format_func=echo.plain,
+            )
+        else:
+            st.text_input(
+                PROMPTS[key.kind],
+                key=settings.LESSON_ANSWER,
+                persist_state="session",
+                placeholder="e.g. dog" if key.kind == answers.PIECE else "e.g. 0.25",
+            )
+        if told := session_entries.entry(session_entries.LESSON).pop(TOLD, None):
+            st.warning(echo.plain(told), icon=":material/edit_off:")
+        st.form_submit_button(
+            "Check my answer", icon=":material/check:", on_click=_check, args=(step_number, key)
+        )
+    st.button(
+        "Skip: show the answer",
+        key=key_of("skip"),
+        icon=":material/visibility:",
+        on_click=_skip,
+        args=(step_number,),
+    )
+
+
+def score(steps: tuple[lesson.Step, ...]) -> str | None:
+    """The learner's score in this lesson, once they have answered a question: how many right of
+    how many answered, and how many of the lesson's questions take an answer."""
+    judged = [given for given in _kept().values() if given.verdict is not None]
+    if not judged:
+        return None
+    right = sum(given.verdict.right for given in judged)
+    keyed = sum(step.key is not None for step in steps)
+    return (
+        f"Your answers: {right} right of {len(judged)} answered ({keyed} questions in this lesson take one)."
+    )
