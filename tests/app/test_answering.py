@@ -9,7 +9,8 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings.lessons import builtin
 from bert_embeddings.views import settings
 from components.lessons import answering, player
-from testkit.apptest import button, click, lesson_fields, messages, shown, started
+from components.rooms import follow
+from testkit.apptest import button, click, lead, lesson_fields, messages, room_fields, session, shown, started
 
 pytestmark = [pytest.mark.usefixtures("offline"), pytest.mark.slow("a lesson taken step by step in AppTests")]
 
@@ -79,3 +80,19 @@ def test_another_lesson_starts_a_new_score():
     click(at, "Start the lesson")
     assert lesson_fields(at)[player.PLAYING].name == "alike"
     assert score(at) == "" and not lesson_fields(at).get(answering.ANSWERS)
+
+
+def test_a_follower_answers_for_themselves_and_still_follows_the_room():
+    leader, code = lead()
+    follower = session({"follow": code})
+    leader.switch_page("pages/concepts.py").run()
+    click(leader, "Start the lesson")
+    follower.run()
+    assert lesson_fields(follower)[player.PLAYING].step == 0
+    answer(follower, "the helicopter")
+    assert "Right." in said(follower)
+    assert room_fields(follower)[follow.FOLLOW] == code  # an answer is not stepping away
+    click(leader, "Next")
+    follower.run()
+    assert lesson_fields(follower)[player.PLAYING].step == 1
+    assert score(follower).startswith("Your answers: 1 right of 1 answered")
