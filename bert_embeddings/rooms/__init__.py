@@ -32,9 +32,13 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bert_embeddings import limits
 from bert_embeddings.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from bert_embeddings.rooms import room_answers
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed by a room
 CODE_LENGTH = 6
@@ -189,6 +193,29 @@ class RoomStore(ABC):
     @abstractmethod
     def close(self, code: str, token: str) -> None:
         """The leader closes the room (a wrong token closes nothing)."""
+
+    @abstractmethod
+    def answer(self, code: str, question: str, voter: str, given: str) -> None:
+        """A follower's answer to the room's ``question``: one per ``voter``, a later one
+        replacing it, until the leader reveals the question (then RoomError, as for a room that
+        is not open, or a question that has counted room_answers.MOST_VOTERS voters)."""
+
+    @abstractmethod
+    def tally(self, code: str, question: str) -> room_answers.Tally:
+        """The question's answers so far, and whether it is revealed."""
+
+    @abstractmethod
+    def reveal(self, code: str, token: str, question: str) -> None:
+        """The leader reveals ``question``: its answers are final (a wrong token reveals nothing:
+        RoomError)."""
+
+    @abstractmethod
+    def here(self, code: str, voter: str) -> None:
+        """A follower's page in room ``code`` is open (their browser's ``voter`` id)."""
+
+    @abstractmethod
+    def present(self, code: str) -> int:
+        """How many followers' browsers said they are here within room_answers.PRESENT_SECONDS."""
 
     def leads(self, code: str, token: str) -> bool:
         """Whether ``token`` leads the open room ``code``."""

@@ -30,7 +30,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomError, RoomsUnavailableError, Snapshot
+from bert_embeddings.rooms import RoomError, RoomsUnavailableError, Snapshot, room_answers
 
 BLOCK_MS = 2000  # one blocking read waits this long at most, then looks for rooms that expired
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0)  # the watching loop's waits while Redis is away
@@ -95,6 +95,9 @@ class RedisRooms(rooms.RoomStore):
         pipe.delete(self._key("room", code))
         pipe.set(self._key("closed", code), reason, px=self._remember())
         pipe.zrem(self._key("open"), code)
+        for question in self._redis.smembers(self._key("questions", code)):
+            pipe.delete(self._key("answers", f"{code}:{question.decode()}"))
+        pipe.delete(self._key("questions", code), self._key("revealed", code), self._key("present", code))
         if version is not None:
             pipe.xadd(self._key("log", code), {"closed": reason}, id=f"{int(version)}-1")
         pipe.execute()
@@ -180,6 +183,68 @@ class RedisRooms(rooms.RoomStore):
                 return
             self._end(code, "closed")
         self.watchers.tell(code, 0)
+
+    def _kept_while_open(self, pipe: redis.client.Pipeline, *keys: str) -> None:
+        """A room's answers and presence live as long as it can stay open without a change."""
+        for key in keys:
+            pipe.pexpire(key, int(self.idle_seconds * 1000) + self._remember())
+
+    def answer(self, code: str, question: str, voter: str, given: str) -> None:
+        room_answers.check_answer(question, voter, given)
+        answers = self._key("answers", f"{code}:{question}")
+        with self._reached(locked=True):
+            self._row(code)
+            if self._redis.sismember(self._key("revealed", code), question):
+                raise room_answers.revealed(code)
+            if (
+                not self._redis.hexists(answers, voter)
+                and self._redis.hlen(answers) >= room_answers.MOST_VOTERS
+            ):
+                raise room_answers.full()
+            pipe = self._redis.pipeline()
+            pipe.hset(answers, voter, given)
+            pipe.sadd(self._key("questions", code), question)
+            self._kept_while_open(pipe, answers, self._key("questions", code))
+            pipe.execute()
+
+    def tally(self, code: str, question: str) -> room_answers.Tally:
+        room_answers.check_question(question)
+        with self._reached():
+            self._row(code)
+            pipe = self._redis.pipeline()
+            pipe.hgetall(self._key("answers", f"{code}:{question}"))
+            pipe.sismember(self._key("revealed", code), question)
+            found, shown = pipe.execute()
+        return room_answers.Tally(
+            {voter.decode(): given.decode() for voter, given in found.items()}, bool(shown)
+        )
+
+    def reveal(self, code: str, token: str, question: str) -> None:
+        room_answers.check_question(question)
+        with self._reached(locked=True):
+            self._row(code, token)
+            pipe = self._redis.pipeline()
+            pipe.sadd(self._key("revealed", code), question)
+            self._kept_while_open(pipe, self._key("revealed", code))
+            pipe.execute()
+
+    def here(self, code: str, voter: str) -> None:
+        room_answers.check_voter(voter)
+        with self._reached():
+            self._row(code)
+            pipe = self._redis.pipeline()
+            pipe.zadd(self._key("present", code), {voter: self.clock()})
+            self._kept_while_open(pipe, self._key("present", code))
+            pipe.execute()
+
+    def present(self, code: str) -> int:
+        with self._reached():
+            self._row(code)
+            since = self.clock() - room_answers.PRESENT_SECONDS
+            pipe = self._redis.pipeline()
+            pipe.zremrangebyscore(self._key("present", code), "-inf", f"({since}")
+            pipe.zcard(self._key("present", code))
+            return int(pipe.execute()[1])
 
     def _check_leader(self, code: str, token: str) -> None:
         with self._reached():

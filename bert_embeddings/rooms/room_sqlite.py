@@ -24,7 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomsUnavailableError, Snapshot
+from bert_embeddings.rooms import RoomsUnavailableError, Snapshot, room_answers
 
 POLL_SECONDS = 0.05
 EXPIRE_EVERY_SECONDS = 30.0  # the loop closes idle rooms this often even if nobody asks
@@ -33,6 +33,12 @@ CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token_hash TEXT NOT NUL
     version INTEGER NOT NULL, changed REAL NOT NULL, presenter INTEGER NOT NULL, seen REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS closed (code TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS opens (client TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, question TEXT NOT NULL, voter TEXT NOT NULL,
+    given TEXT NOT NULL, PRIMARY KEY (code, question, voter));
+CREATE TABLE IF NOT EXISTS revealed (code TEXT NOT NULL, question TEXT NOT NULL,
+    PRIMARY KEY (code, question));
+CREATE TABLE IF NOT EXISTS present (code TEXT NOT NULL, voter TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (code, voter));
 """
 
 
@@ -102,6 +108,8 @@ class SqliteRooms(rooms.RoomStore):
 
     def _end(self, code: str, reason: str) -> None:
         self._db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        for table in ("answers", "revealed", "present"):  # (names of this module's own tables)
+            self._db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
         self._db.execute("INSERT OR REPLACE INTO closed VALUES (?, ?, ?)", (code, reason, self.clock()))
 
     def _row(self, code: str, token: str | None = None) -> tuple:
@@ -170,6 +178,58 @@ class SqliteRooms(rooms.RoomStore):
             if row is not None and rooms.same_token(row[0], token):
                 self._end(code, "closed")
                 closed.append(code)
+
+    def answer(self, code: str, question: str, voter: str, given: str) -> None:
+        room_answers.check_answer(question, voter, given)
+        with self._transaction():
+            self._row(code)
+            if self._db.execute(
+                "SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, question)
+            ).fetchone():
+                raise room_answers.revealed(code)
+            known = self._db.execute(
+                "SELECT 1 FROM answers WHERE code = ? AND question = ? AND voter = ?", (code, question, voter)
+            ).fetchone()
+            count = self._db.execute(
+                "SELECT COUNT(*) FROM answers WHERE code = ? AND question = ?", (code, question)
+            ).fetchone()[0]
+            if not known and count >= room_answers.MOST_VOTERS:
+                raise room_answers.full()
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, question, voter, given)
+            )
+
+    def tally(self, code: str, question: str) -> room_answers.Tally:
+        room_answers.check_question(question)
+        with self._transaction():
+            self._row(code)
+            found = self._db.execute(
+                "SELECT voter, given FROM answers WHERE code = ? AND question = ?", (code, question)
+            )
+            answers = dict(found)
+            shown = self._db.execute(
+                "SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, question)
+            ).fetchone()
+        return room_answers.Tally(answers, shown is not None)
+
+    def reveal(self, code: str, token: str, question: str) -> None:
+        room_answers.check_question(question)
+        with self._transaction():
+            self._row(code, token)
+            self._db.execute("INSERT OR IGNORE INTO revealed VALUES (?, ?)", (code, question))
+
+    def here(self, code: str, voter: str) -> None:
+        room_answers.check_voter(voter)
+        with self._transaction():
+            self._row(code)
+            self._db.execute("INSERT OR REPLACE INTO present VALUES (?, ?, ?)", (code, voter, self.clock()))
+
+    def present(self, code: str) -> int:
+        with self._transaction():
+            self._row(code)
+            since = self.clock() - room_answers.PRESENT_SECONDS
+            self._db.execute("DELETE FROM present WHERE code = ? AND at < ?", (code, since))
+            return self._db.execute("SELECT COUNT(*) FROM present WHERE code = ?", (code,)).fetchone()[0]
 
     def _check_leader(self, code: str, token: str) -> None:
         with self._transaction():

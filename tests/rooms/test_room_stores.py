@@ -6,7 +6,6 @@ two Streamlit processes behind HAProxy."""
 
 from __future__ import annotations
 
-import secrets
 import time
 
 import pytest
@@ -14,18 +13,7 @@ import pytest
 from bert_embeddings import rooms
 from bert_embeddings.rooms import RoomClosedError, RoomError, RoomsUnavailableError
 from bert_embeddings.rooms.room_redis import RedisRooms
-from bert_embeddings.rooms.room_sqlite import SqliteRooms
 from testkit import services
-
-
-@pytest.fixture(params=["sqlite-file", pytest.param("redis", marks=pytest.mark.server("a Redis server"))])
-def replicas(request, tmp_path):
-    """Makes stores that share one place, as the replicas of one deployment do."""
-    if request.param == "sqlite-file":
-        path = tmp_path / "rooms.sqlite3"
-        return lambda **options: SqliteRooms(path, **options)
-    url, prefix = request.getfixturevalue("redis_url"), f"test-{secrets.token_hex(4)}:"
-    return lambda **options: RedisRooms(url, prefix=prefix, **options)
 
 
 def heard_within(heard: list[int], expected: list[int], seconds: float = 10) -> list[int]:
