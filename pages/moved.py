@@ -76,10 +76,7 @@ sides = (
     space_view.Side(model_a, stage_a, pair.subset(shared, 0, model_a.vocab_size)),
     space_view.Side(model_b, stage_b, pair.subset(shared, 1, model_b.vocab_size)),
 )
-labels = (
-    f"A: {model_a.name}, {stages.stage_label(stage_a)}",
-    f"B: {model_b.name}, {stages.stage_label(stage_b)}",
-)
+labels = moved_page.side_labels((model_a.name, model_b.name), (stage_a, stage_b))
 layer_models = [s.model for s in sides if s.stage not in (stages.TOKEN, stages.OUTPUT)]
 offer = job_panel.Offer(
     "Compute the neighbour lists",

@@ -102,6 +102,14 @@ def stage_space(sources: Sources, stage: str) -> pair.Space | None:
     )
 
 
+def side_labels(models: tuple[str, str], chosen: tuple[str, str]) -> tuple[str, str]:
+    """Each side as the page names it: "A: model, stage", "B: model, stage"."""
+    return tuple(
+        f"{side}: {model}, {stages.stage_label(stage)}"
+        for side, model, stage in zip("AB", models, chosen, strict=True)
+    )
+
+
 def file_name(models: tuple[str, str], stage_names: tuple[str, str], described: str, k: int) -> str:
     """What the page's files hold, for their names: the page, each side's model (named once when
     both are one model) and stage, the geometry and k, each a clause of its own, so that a name
@@ -150,10 +158,7 @@ def compared(values: dict, sources: Sources, other: Sources | None = None) -> Co
         lists,
         shared,
     )
-    labels = (
-        f"A: {a.name}, {stages.stage_label(chosen[0])}",
-        f"B: {b.name}, {stages.stage_label(chosen[1])}",
-    )
+    labels = side_labels((a.name, b.name), chosen)
     name = file_name((a.name, b.name), chosen, views.described(shape), k)
     return Compared(chosen, shared, labels, name, lists, result, shape, spaces)
 

@@ -133,13 +133,8 @@ class _InGeometry:
 
 
 def _in_geometry(source: Sources, space: pair.Space, rows: np.ndarray | None, shape) -> _InGeometry:
-    def fit(space: pair.Space, rows: np.ndarray | None) -> geometry.Geometry | None:
-        if shape[0] == "raw":
-            return None
-        return geometry.fit(space.vectors if rows is None else space.vectors[rows], *shape)
-
-    # (a geometry is a mean and a few directions: small, fitted once per space, rows and geometry)
-    key = ((space.key, space.stage, space_jobs.rows_name(rows)), shape)
+    fit = lambda space, rows: pair.fitted(space, rows, shape)  # noqa: E731
+    key = ((space.key, space.stage, space_jobs.rows_name(rows)), shape)  # (fitted once for each)
     return _InGeometry(space.vectors, rows, source.held("fitted", key, fit, space, rows))
 
 

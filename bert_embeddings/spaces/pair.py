@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bert_embeddings.analysis import geometry
 from bert_embeddings.jobs import files
 from bert_embeddings.maps import knn
 from bert_embeddings.models.model import LoadedModel
@@ -88,6 +89,14 @@ def lists_now(
     folder.mkdir(parents=True, exist_ok=True)
     space_jobs.save_lists(folder, job, lists)
     return lists
+
+
+def fitted(space: Space, rows: np.ndarray | None, shape: tuple[str, int]) -> geometry.Geometry | None:
+    """The geometry ``shape`` fitted to the space's rows (all, or the shared ones): a mean and a
+    few directions; None for the raw geometry, which fits nothing."""
+    if shape[0] == "raw":
+        return None
+    return geometry.fit(space.vectors if rows is None else space.vectors[rows], *shape)
 
 
 def rows_of(space: Space, rows: np.ndarray | None, shape: tuple[str, int]) -> np.ndarray:

@@ -71,9 +71,7 @@ def comparison(
 @st.cache_resource(max_entries=4, show_spinner=False)
 def fitted(key: tuple, geometry_key: tuple[str, int], _space: pair.Space, _rows) -> geometry.Geometry | None:
     # A geometry is a mean and a few directions: small, fitted once per space, rows and geometry.
-    if geometry_key[0] == "raw":
-        return None
-    return geometry.fit(_space.vectors if _rows is None else _space.vectors[_rows], *geometry_key)
+    return pair.fitted(_space, _rows, geometry_key)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
