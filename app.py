@@ -13,7 +13,7 @@ from components.caches import map_state
 from components.frame import routing, runs, sidebar
 from components.lessons import maker, opening, player
 from components.parts import widgets
-from components.rooms import follow, lead, room_section, room_wake
+from components.rooms import asking, follow, lead, room_section, room_wake
 from components.view_state import inputs, links
 
 APP_NAME = "BERT Embedding Explorer"
@@ -80,7 +80,9 @@ def main() -> None:
     links.share_hint()
     follow.publish(navigation.url_path)
     follow.notice()
-    player.bar(navigation.url_path, leading=follow.leading(), room=follow.way_back())
+    player.bar(
+        navigation.url_path, leading=follow.leading(), room=follow.way_back(), room_answers=asking.part()
+    )
     map_state.precompute_default_map()  # once per server process, if the host asked for it
     runs.run_to_the_end(navigation.run, follow.drawn, follow.replaced)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -219,14 +220,22 @@ HEADINGS = {
 _people = itertools.count(1)
 
 
-def new_page(browser, viewport: dict | None = None):
+def as_shown(text: str) -> str:
+    """A regular expression for ``text`` as the page shows it: echo.plain puts an invisible word
+    joiner after each ':', '.' and '@' (so that nothing typed becomes a link)."""
+    return "".join(re.escape(c) + ("\u2060?" if c in ":.@" else "") for c in text)
+
+
+def new_page(browser, viewport: dict | None = None, scheme: str = "light"):
     """A new person's page, in a browser context of its own. Its requests say they come from an
     address of their own (X-Forwarded-For, 198.18.x.y, a benchmarking range): a server that
     trusts 127.0.0.1 as its proxy counts each page as another machine (room limits per address)."""
     number = next(_people)
     address = f"198.18.{number // 250 % 250}.{number % 250 + 1}"
     context = browser.new_context(
-        viewport=viewport or {"width": 1280, "height": 900}, extra_http_headers={"X-Forwarded-For": address}
+        viewport=viewport or {"width": 1280, "height": 900},
+        extra_http_headers={"X-Forwarded-For": address},
+        color_scheme=scheme,
     )
     return context.new_page()
 

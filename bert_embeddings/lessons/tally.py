@@ -31,12 +31,7 @@ class Counted:
 def count(key: answers.Key, given: Iterable[str], truth: answers.Truth | None = None) -> Counted:
     """The answers ``given`` (as a store keeps them) counted for ``key``; with ``truth``, how
     many are right."""
-    taken: list[str | float] = []
-    for each in given:
-        try:
-            taken.append(answers.read_answer(key, each, lambda piece: piece if _piece_like(piece) else None))
-        except ExplorerError:
-            continue
+    taken = [found for each in given if (found := taken_as(key, each)) is not None]
     right = None if truth is None else sum(answers.verdict(truth, each).right for each in taken)
     if key.kind == answers.CHOICE:
         counted = Counter(taken)
@@ -46,6 +41,14 @@ def count(key: answers.Key, given: Iterable[str], truth: answers.Truth | None = 
         ranked.sort(key=lambda pair: (-pair[1], str(pair[0])))  # (ties in a fixed order)
         return Counted(key.kind, len(taken), tuple(ranked[:MOST_PIECES]), right=right)
     return Counted(key.kind, len(taken), numbers=tuple(sorted(float(n) for n in taken)), right=right)
+
+
+def taken_as(key: answers.Key, given: str) -> str | float | None:
+    """One answer as a store keeps it, read again as the question takes it; None if it cannot be."""
+    try:
+        return answers.read_answer(key, given, lambda piece: piece if _piece_like(piece) else None)
+    except ExplorerError:
+        return None
 
 
 def _piece_like(text: str) -> bool:

@@ -68,18 +68,33 @@ def clear_box() -> None:
     widgets.forget(settings.LESSON_ANSWER)
 
 
+def typed(key: answers.Key) -> str | float:
+    """The answer in the box, as the question takes it (an ExplorerError says why not)."""
+    return answers.read_answer(key, st.session_state.get(settings.LESSON_ANSWER) or "", is_piece)
+
+
+def tell(problem: str) -> None:
+    """Why the answer could not be taken: said once, under the question."""
+    session_entries.entry(session_entries.LESSON)[TOLD] = problem
+
+
+def keep(step_number: int, given: Given) -> None:
+    """The learner's answer to a step, for the score."""
+    _kept()[step_number] = given
+
+
 def _check(step_number: int, key: answers.Key) -> None:
     """on_click of "Check my answer": the answer read, judged and kept; else why not, said once."""
     found = None
     try:
-        given = answers.read_answer(key, st.session_state.get(settings.LESSON_ANSWER) or "", is_piece)
+        given = typed(key)
     except ExplorerError as problem:
-        session_entries.entry(session_entries.LESSON)[TOLD] = str(problem)
+        tell(str(problem))
         return
     step_truth = answers.truth(key, lesson_figures.rendered)
     if isinstance(step_truth, answers.Truth):
         found = answers.verdict(step_truth, given)
-    _kept()[step_number] = Given(given, found)
+    keep(step_number, Given(given, found))
     clear_box()
 
 
@@ -87,26 +102,47 @@ def _skip(step_number: int) -> None:
     _kept()[step_number] = Given(None, None)
 
 
-def question(step_number: int, step: lesson.Step, key_of: Callable[[str], str], markdown) -> None:
+def question(
+    step_number: int,
+    step: lesson.Step,
+    key_of: Callable[[str], str],
+    markdown,
+    room: Callable[[int, lesson.Step, answers.Truth, Callable, Callable], None] | None = None,
+) -> None:
     """The step's question, its answer controls and, once answered or skipped, the verdict and
     the answer. ``key_of(part)``: a widget key of this lesson and step's own; ``markdown``: how
-    the bar shows a lesson's text."""
+    the bar shows a lesson's text; ``room``: in a workshop room, what the room makes of a question
+    that takes an answer (components/rooms/asking.py), in place of the learner's own."""
     st.markdown(f"*Question:* {markdown(step.question)}")
     found = truth(step)
     if not isinstance(found, answers.Truth):
         with st.expander("Show the answer", key=key_of("answer")):
             st.markdown(markdown(step.answer))
         return
+    if room is not None:
+        room(step_number, step, found, key_of, markdown)
+        return
     given = _kept().get(step_number)
     if given is None:
-        _ask(step_number, step.key, key_of)
+        ask(step.key, key_of, "Check my answer", _check, (step_number, step.key))
+        st.button(
+            "Skip: show the answer",
+            key=key_of("skip"),
+            icon=":material/visibility:",
+            on_click=_skip,
+            args=(step_number,),
+        )
         return
+    said(given)
+    st.markdown(f"*Answer:* {markdown(step.answer)}")
+
+
+def said(given: Given) -> None:
+    """The verdict on an answer given (nothing for one skipped)."""
     if given.verdict is not None:
         say = st.success if given.verdict.right else st.info
         icon = ":material/check_circle:" if given.verdict.right else ":material/cancel:"
-        mine = answer_text(given.answer)
-        say(echo.plain(f"You answered {mine}. {given.verdict.said}"), icon=icon)
-    st.markdown(f"*Answer:* {markdown(step.answer)}")
+        say(echo.plain(f"You answered {answer_text(given.answer)}. {given.verdict.said}"), icon=icon)
 
 
 def answer_text(answer: str | float | None) -> str:
@@ -120,7 +156,9 @@ PROMPTS = {
 }
 
 
-def _ask(step_number: int, key: answers.Key, key_of: Callable[[str], str]) -> None:
+def ask(key: answers.Key, key_of: Callable[[str], str], label: str, on_submit, args: tuple) -> None:
+    """The answer box (a choice, or a text for a piece or a number) in a form whose button
+    ``label`` calls ``on_submit(*args)``; why the last answer could not be taken, under it."""
     with st.form(key_of("form"), border=False, enter_to_submit=True):
         if key.kind == answers.CHOICE:
             st.radio(
@@ -140,16 +178,7 @@ def _ask(step_number: int, key: answers.Key, key_of: Callable[[str], str]) -> No
             )
         if told := session_entries.entry(session_entries.LESSON).pop(TOLD, None):
             st.warning(echo.plain(told), icon=":material/edit_off:")
-        st.form_submit_button(
-            "Check my answer", icon=":material/check:", on_click=_check, args=(step_number, key)
-        )
-    st.button(
-        "Skip: show the answer",
-        key=key_of("skip"),
-        icon=":material/visibility:",
-        on_click=_skip,
-        args=(step_number,),
-    )
+        st.form_submit_button(label, icon=":material/check:", on_click=on_submit, args=args)
 
 
 def score(steps: tuple[lesson.Step, ...]) -> str | None:

@@ -215,13 +215,19 @@ _ANNOUNCE = (
 )
 
 
-def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None) -> None:
+def bar(
+    page: str,
+    leading: bool = False,
+    room: Callable[[], None] | None = None,
+    room_answers: Callable | None = None,
+) -> None:
     """The lesson bar at the top of every page while a lesson is open: the lesson's title, step n
     of N with a progress bar, the step's title and text, its question with the answer on request,
     Back and Next, the way back to the step's view, and Close. ``leading``: a room's leader also
     sees the step's notes and the next step's title. ``room``: for a follower who stepped away
     from a room, the way back is into the room, at the step and view it shows now (the step
-    in the bar may be one the room has left)."""
+    in the bar may be one the room has left). ``room_answers``: in a room, what the room makes of
+    a question that takes an answer (answering.question)."""
     now = playing()
     if now is None:
         return
@@ -237,7 +243,7 @@ def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None
         st.markdown(f"**{echo.plain(step.title)}**")
         st.markdown(markdown(step.text))
         if step.question.strip():
-            answering.question(now.step, step, lambda part: _step_key(now, part), markdown)
+            answering.question(now.step, step, lambda part: _step_key(now, part), markdown, room_answers)
         if said := answering.score(steps):
             st.caption(echo.plain(said))
         if leading and (step.notes.strip() or number < len(steps)):
@@ -248,33 +254,39 @@ def bar(page: str, leading: bool = False, room: Callable[[], None] | None = None
                     st.markdown(markdown(step.notes))
                 if number < len(steps):
                     st.caption(echo.plain(f"Next: {steps[now.step + 1].title}"))
-        with st.container(horizontal=True):
+        _moves(now, page, room)
+
+
+def _moves(now: Playing, page: str, room: Callable[[], None] | None) -> None:
+    """The bar's buttons: Back, Next, the way back to the step's view, Close and the handout."""
+    number, steps = now.step + 1, now.lesson.steps
+    with st.container(horizontal=True):
+        st.button(
+            "Back",
+            key="lesson_back",
+            icon=":material/arrow_back:",
+            disabled=number == 1,
+            on_click=go,
+            args=(now.step - 1,),
+        )
+        st.button(
+            "Next",
+            key="lesson_next",
+            icon=":material/arrow_forward:",
+            disabled=number == len(steps),
+            on_click=go,
+            args=(now.step + 1,),
+        )
+        if differs(page):
             st.button(
-                "Back",
-                key="lesson_back",
-                icon=":material/arrow_back:",
-                disabled=number == 1,
-                on_click=go,
-                args=(now.step - 1,),
+                "Back to this step's view",
+                key="lesson_view",
+                icon=":material/undo:",
+                on_click=room or go,
+                args=() if room else (now.step,),
             )
-            st.button(
-                "Next",
-                key="lesson_next",
-                icon=":material/arrow_forward:",
-                disabled=number == len(steps),
-                on_click=go,
-                args=(now.step + 1,),
-            )
-            if differs(page):
-                st.button(
-                    "Back to this step's view",
-                    key="lesson_view",
-                    icon=":material/undo:",
-                    on_click=room or go,
-                    args=() if room else (now.step,),
-                )
-            st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)
-            handout_button(now.lesson, "bar")
+        st.button("Close the lesson", key="lesson_close", icon=":material/close:", on_click=close)
+        handout_button(now.lesson, "bar")
 
 
 def _step_key(now: Playing, part: str) -> str:
@@ -283,6 +295,13 @@ def _step_key(now: Playing, part: str) -> str:
     stays the same one; a key of the step's own makes each step's a new element, which arrives
     as its step draws it (the answer folded), alone and in a room."""
     return f"lesson_{part}_{zlib.crc32(now.lesson.title.encode())}_{now.step}"
+
+
+def question_name(now: Playing) -> str:
+    """The name a room gives the question of the step shown: the lesson's (a built-in lesson's
+    name, or a digest of a lesson file) and the step's number."""
+    lesson_name = now.name or f"file-{zlib.crc32(lesson.write(now.lesson).encode()):08x}"
+    return f"{lesson_name}:{now.step + 1}"
 
 
 def handout_button(found: lesson.Lesson, where: str) -> None:

@@ -28,7 +28,7 @@ from bert_embeddings.views import pages as registry
 from components.frame import runs
 from components.lessons import player
 from components.parts import echo
-from components.rooms import room_wake, room_watch, roomstore
+from components.rooms import room_wake, room_watch, roomstore, voter
 from components.view_state import links, session_entries
 
 # How this session stands with rooms: the fields of its session entry (session_entries.ROOM).
@@ -48,6 +48,9 @@ SAVED = "saved"  # (code, token) of a room this browser leads, from its cookie
 RESUMED = "resumed"  # a room taken back in this run, said once in the section
 PAGE = room_wake.PAGE
 DIFFERS = "differs"  # what the leader's view could not carry, in words (not a setting)
+REVEALED = "revealed"  # the question whose answer the leader revealed last (components/rooms/asking.py)
+JUST_REVEALED = "just_revealed"  # a reveal that the leader's next whole run tells the room
+NOT_SETTINGS = (PAGE, DIFFERS, REVEALED)  # a room's view's fields that are not settings
 CHECK_SECONDS, FALLBACK_SECONDS, GRACE_SECONDS = 15, 5, 2  # GRACE: see room_watch
 
 
@@ -69,11 +72,16 @@ def view(page: str) -> dict[str, str]:
 def _room_view(page: str) -> dict[str, str]:
     """The leader's view for the room, with what it could not carry named in words."""
     left_out = links.left_out(page)
-    return {**view(page), **({DIFFERS: "; ".join(left_out)} if left_out else {})}
+    revealed = mine().get(REVEALED)  # (a new reveal changes the view: the server reruns every follower)
+    return {
+        **view(page),
+        **({DIFFERS: "; ".join(left_out)} if left_out else {}),
+        **({REVEALED: revealed} if revealed else {}),
+    }
 
 
 def _setting_part(shown: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in shown.items() if k != DIFFERS}
+    return {k: v for k, v in shown.items() if k not in (DIFFERS, REVEALED)}
 
 
 def publish(page: str) -> None:
@@ -164,7 +172,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     is never the follower's own change (it may start on a page or with values a view behind)."""
     state = mine()
     if (taken := state.pop(TAKEN, None)) is not None:  # a leader takes the room back, view and all
-        links.apply_view({k: v for k, v in taken.items() if k not in (PAGE, DIFFERS)})
+        links.apply_view({k: v for k, v in taken.items() if k not in NOT_SETTINGS})
         player.take_from_view(taken, apply=False)
         page = registry.current(taken.get(PAGE, current_page))
         return page if page != current_page else None
@@ -188,7 +196,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
             return None
         state[PENDING] = (version, shown)
     version, shown = state.pop(PENDING)
-    links.apply_view({k: v for k, v in shown.items() if k not in (PAGE, DIFFERS)})
+    links.apply_view({k: v for k, v in shown.items() if k not in NOT_SETTINGS})
     player.take_from_view(shown, apply=False)  # the room's lesson, at the room's step
     state[APPLIED] = (version, shown)
     room_watch.trace("applied", code, version)
@@ -240,6 +248,7 @@ def following(code: str) -> None:
     if state.get(FOLLOW) != code:
         return
     room_wake.follow(code)
+    voter.here(code)
     if woken:
         room_watch.trace("woken", code, 0)
     try:
@@ -268,6 +277,7 @@ def following(code: str) -> None:
 
 def _watch_data(code: str) -> dict:
     return {
+        "cookie": voter.cookie(),  # (this browser's answers count once, whatever its tabs)
         "stream": f"rooms/{code}/events",
         "every_ms": CHECK_SECONDS * 1000,
         "fallback_ms": FALLBACK_SECONDS * 1000,

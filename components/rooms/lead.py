@@ -18,11 +18,12 @@ from bert_embeddings.views import settings
 from components.frame import runs
 from components.parts import echo
 from components.rooms import follow, room_watch
-from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, SAVED, TAKEN, USED
+from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, REVEALED, SAVED, TAKEN, USED
 from components.view_state import links
 
 COOKIE = "bert_explorer_lead"  # the room a browser leads: CODE.TOKEN, for a reload
 BEAT_SECONDS = 60
+PRESENT_EVERY_SECONDS = 10  # how often the leader's section counts who follows
 
 
 def resume_leading() -> None:
@@ -59,6 +60,7 @@ def take_back(room: tuple[str, str]) -> None:
     state = follow.mine()
     try:
         state[TAKEN] = follow.store().look(room[0]).view
+        state[REVEALED] = state[TAKEN].get(REVEALED)
     except RoomError:  # (it closed or the store went away meanwhile: the beat says so)
         state.pop(TAKEN, None)
     state[LEAD] = room
@@ -90,13 +92,24 @@ def _leading(code: str, token: str) -> None:
         st.rerun(scope="app")
 
 
+@st.fragment(run_every=PRESENT_EVERY_SECONDS)
+def _present(code: str) -> None:
+    """How many follow now: browsers whose room section said so within the last 90 s."""
+    try:
+        here = follow.store().present(code)
+    except RoomError:  # (the beat says why)
+        return
+    st.caption(f":material/groups: {here:,} follow{'s' if here == 1 else ''} now.")
+
+
 def leader_section(code: str, token: str) -> None:
     if follow.mine().pop(RESUMED, None):
         st.success(f"You lead room {code} again.", icon=":material/groups:")
     st.markdown(f"You lead room **{code}**. Everyone who joins sees what you show.")
-    st.code(links.follow_link(code), language=None)
+    st.code(links.follow_link(code), language=None, wrap_lines=True)  # (no scrolling box)
     st.caption("Share the link, or the code to type under Join. The link holds no secret.")
     _leading(code, token)
+    _present(code)
     st.button("Close the room", on_click=_close, key="room_close")
 
 

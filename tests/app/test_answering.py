@@ -9,20 +9,19 @@ from streamlit.testing.v1 import AppTest
 from bert_embeddings.lessons import builtin
 from bert_embeddings.views import settings
 from components.lessons import answering, player
-from components.rooms import follow
-from testkit.apptest import button, click, lead, lesson_fields, messages, room_fields, session, shown, started
+from testkit.apptest import button, click, lesson_fields, messages, shown, started
 
 pytestmark = [pytest.mark.usefixtures("offline"), pytest.mark.slow("a lesson taken step by step in AppTests")]
 
 
-def answer(at: AppTest, given: str) -> AppTest:
-    """Give ``given`` (a choice, or typed) and click "Check my answer"."""
+def answer(at: AppTest, given: str, label: str = "Check my answer") -> AppTest:
+    """Give ``given`` (a choice, or typed) and click ``label``."""
     prompt = next((r for r in at.radio if r.label == answering.PROMPTS["choice"]), None)
     if prompt is not None:
         prompt.set_value(given)
     else:
         next(t for t in at.text_input if t.label.startswith("Your answer")).input(given)
-    button(at, "Check my answer").click().run()
+    button(at, label).click().run()
     assert not at.exception, messages(at)
     return at
 
@@ -80,19 +79,3 @@ def test_another_lesson_starts_a_new_score():
     click(at, "Start the lesson")
     assert lesson_fields(at)[player.PLAYING].name == "alike"
     assert score(at) == "" and not lesson_fields(at).get(answering.ANSWERS)
-
-
-def test_a_follower_answers_for_themselves_and_still_follows_the_room():
-    leader, code = lead()
-    follower = session({"follow": code})
-    leader.switch_page("pages/concepts.py").run()
-    click(leader, "Start the lesson")
-    follower.run()
-    assert lesson_fields(follower)[player.PLAYING].step == 0
-    answer(follower, "the helicopter")
-    assert "Right." in said(follower)
-    assert room_fields(follower)[follow.FOLLOW] == code  # an answer is not stepping away
-    click(leader, "Next")
-    follower.run()
-    assert lesson_fields(follower)[player.PLAYING].step == 1
-    assert score(follower).startswith("Your answers: 1 right of 1 answered")

@@ -8,6 +8,7 @@ of Redis, as several processes on one host do."""
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -18,6 +19,7 @@ from testkit.browser import (
     APP_IDLE,
     HEADINGS,
     ROOT,
+    as_shown,
     click_until,
     lead_room,
     nav,
@@ -109,6 +111,37 @@ def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed)
     all_show(followers, "Positions", 30)
     for number, follower in enumerate(followers):
         assert f"follow={code}" in follower.url, f"follower {number} stopped following"
+    for page in (leader, *followers):
+        page.context.close()
+
+
+def test_a_restart_mid_question_loses_no_answer(browser, deployed):
+    """Followers on one replica answer a lesson's question; that replica restarts before the
+    reveal. Their answers are in the shared store, and each reconnected page is the same
+    follower (its browser's cookie): it shows their answer, and the leader's count has them all."""
+    leader = page_on(browser, deployed, 0)
+    code = lead_room(leader, deployed.base)
+    followers = [page_on(browser, deployed, 1) for _ in range(2)]
+    for follower in followers:
+        open_page(follower, f"{deployed.base}/?follow={code}")
+    leader.get_by_role("button", name="Start the lesson").click()
+    for follower, choice in zip(followers, ("the rocket", "the bee"), strict=True):
+        bar = follower.locator(".st-key-lesson_bar")
+        bar.get_by_text(choice, exact=True).click(timeout=BACK_WITHIN_S * 1000)
+        bar.get_by_role("button", name="Send my answer").click()
+        follower.get_by_text(re.compile(as_shown(f"Your answer: “{choice}”"))).wait_for(timeout=60_000)
+    leader.get_by_text(re.compile(as_shown("2 answered"))).wait_for(timeout=30_000)
+
+    deployed.replicas[1].stop()
+    deployed.replicas[1].start()
+    for follower, choice in zip(followers, ("the rocket", "the bee"), strict=True):
+        follower.reload()  # (a new session of the same browser)
+        said = re.compile(as_shown(f"Your answer: “{choice}”"))
+        follower.get_by_text(said).wait_for(timeout=BACK_WITHIN_S * 1000)
+    leader.get_by_role("button", name="Reveal the answer to the room").click()
+    leader.get_by_text(re.compile(as_shown("The room: 2 answered; 1 right."))).wait_for(timeout=30_000)
+    for follower, verdict in zip(followers, ("Right.", "Not this time"), strict=True):
+        follower.get_by_text(re.compile(as_shown(verdict))).wait_for(timeout=BACK_WITHIN_S * 1000)
     for page in (leader, *followers):
         page.context.close()
 
