@@ -8,19 +8,23 @@ room and followers, in one Chromium at the lowest priority and without WebGL), t
 taking the same lesson; for each Next, the server's trace gives the time until each follower's
 session began the run for the new step on the server (the wake, follower_step_p95_s at p95), and
 each follower's screen showing the step is printed for information (on two cores it measures
-thirty Chromiums). Last, the first lesson's handout is written cold, in a fresh process, with
-the model the app uses (handout_s), and its size is handout_mb. And the floor: the learner's
-steps again on a bare Streamlit app (bench/lesson_floor_app.py) that draws only each step's
-progress bar, Next button and figures, the explorer's own as its pages compose them for the
-step's view; its p50 and the explorer's ratio to it are printed before the last line.
+thirty Chromiums). Before the first Next, the room answers the first step's question: each
+follower in turn picks a choice and sends it, and the leader's screen is read until its tally
+counts that answer (tally_p95_s, the p95 from the click on "Send my answer"); answers is how
+many of them the leader's tally counted in the end. Last, the first lesson's handout is written
+cold, in a fresh process, with the model the app uses (handout_s), and its size is handout_mb.
+And the floor: the learner's steps again on a bare Streamlit app (bench/lesson_floor_app.py)
+that draws only each step's progress bar, Next button and figures, the explorer's own as its
+pages compose them for the step's view; its p50 and the explorer's ratio to it are printed
+before the last line.
 
     .venv/bin/python -m bench.lesson
 
 With BENCH_QUICK=1: a small random checkpoint, one follower, the lesson's first two steps
 (one Next, from a page to another), the learner's pass timed cold (no pass before it).
 
-Last line: lesson steps=N step_p50_s=S follower_step_p95_s=F handout_s=H handout_mb=M.
-Targets: S <= 0.5, F <= 0.5, H <= 15, M <= 8.
+Last line: lesson steps=N step_p50_s=S follower_step_p95_s=F answers=C tally_p95_s=T handout_s=H
+handout_mb=M. Targets: S <= 0.3, F <= 0.5, C = FOLLOWERS, T <= 1, H <= 15, M <= 8.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from testkit.browser import CHARTS_DRAWN, streamlit_server
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 1)))
 LESSON = builtin.load("embeddings")
+CHOICES = LESSON.steps[0].key.choices  # the first step's question: the followers' answers
 STEPS = full_or_quick(len(LESSON.steps), 2)
 # The learner's passes through the lesson: the first warms the caches, the second is timed.
 PASSES = full_or_quick((False, True), (True,))
@@ -85,8 +90,33 @@ async def alone(base: str, browser, start: str = "/?lesson=embeddings") -> list[
     return seconds
 
 
-async def in_a_room(base: str, browser, trace: Path) -> tuple[list[float], list[float]]:
-    """The leader's Next to each follower's run for the new step (server), and to their screens."""
+# How many answers the leader's tally counts, as its screen says ("The room: 30 follow now; 12
+# answered."; echo.plain puts invisible joiners after its punctuation).
+COUNTED = """() => {
+  const said = document.querySelector(".st-key-lesson_bar")?.innerText.replace(/\u2060/g, "") || "";
+  const found = said.match(/([0-9][0-9,]*) answered/);
+  return found ? parseInt(found[1].replace(/,/g, ""), 10) : 0;
+}"""
+
+
+async def answered(leader, followers: list) -> tuple[int, list[float]]:
+    """Each follower in turn answers the step's question; the seconds from their click on "Send my
+    answer" until the leader's screen counts it. Returns the leader's count in the end too."""
+    seconds = []
+    for number, follower in enumerate(followers, 1):
+        bar = follower.locator(".st-key-lesson_bar")
+        await bar.get_by_text(CHOICES[number % len(CHOICES)], exact=True).click()
+        started = time.perf_counter()
+        await bar.get_by_role("button", name="Send my answer").click()
+        await leader.wait_for_function(f"() => ({COUNTED})() >= {number}", polling=50, timeout=120_000)
+        seconds.append(time.perf_counter() - started)
+    return await leader.evaluate(f"({COUNTED})()"), seconds
+
+
+async def in_a_room(base: str, browser, trace: Path) -> tuple[list[float], list[float], int, list[float]]:
+    """The room answering the first step's question (how many the leader's tally counted, and how
+    soon), then the leader's Next to each follower's run for the new step (server), and to their
+    screens."""
     leader = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
     code = await open_room(leader, base)
     followers = [await (await browser.new_context()).new_page() for _ in range(FOLLOWERS)]
@@ -94,6 +124,7 @@ async def in_a_room(base: str, browser, trace: Path) -> tuple[list[float], list[
     await leader.get_by_role("button", name="Start the lesson").click()
     await on_step(leader, 1, drawn=False)
     await asyncio.gather(*(on_step(f, 1, drawn=False) for f in followers))
+    counted, tally = await answered(leader, followers)
     since, shown = time.time(), []
     for number in range(2, STEPS + 1):
         started = time.perf_counter()
@@ -103,7 +134,7 @@ async def in_a_room(base: str, browser, trace: Path) -> tuple[list[float], list[
             on_step(leader, number, drawn=False), *(seen(f, number, started, shown) for f in followers)
         )
         await asyncio.sleep(full_or_quick(2, 0.5))
-    return wake_times(trace.read_text(), code, since), shown
+    return wake_times(trace.read_text(), code, since), shown, counted, tally
 
 
 async def seen(follower, number: int, started: float, shown: list[float]) -> None:
@@ -157,22 +188,22 @@ def handout_cold(checkpoint: Path, out: Path) -> float:
     return time.perf_counter() - started
 
 
-async def run(checkpoint: Path) -> tuple[list[float], list[float], list[float]]:
+async def run(checkpoint: Path) -> tuple:
     trace = checkpoint.parent / "rooms.trace"
     env = {"BERT_EXPLORER_MODEL": str(checkpoint), ROOM_TRACE: str(trace)}
     with servers(checkpoint.parent, env) as served:
         async with async_playwright() as playwright:
             browser = await crowd_browser(playwright, checkpoint.parent)
             steps = await alone(served.base, browser)
-            wakes, shown = await in_a_room(served.base, browser, trace)
+            room = await in_a_room(served.base, browser, trace)
             await browser.close()
-    return steps, wakes, shown
+    return steps, *room
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
-        steps, wakes, shown = asyncio.run(run(checkpoint))
+        steps, wakes, shown, counted, tally = asyncio.run(run(checkpoint))
         bare = asyncio.run(floor(checkpoint))
         out = Path(folder) / "handout.html"
         handout_s = handout_cold(checkpoint, out)
@@ -185,10 +216,12 @@ def main() -> None:
     wake_p95, shown_p95 = percentile_95(wakes), percentile_95(shown)
     print(f"the leader's Next to each follower's run on the server: {len(wakes)} runs, p95 {wake_p95:.3f} s")
     print(f"... to each follower's screen showing the step (for information): p95 {shown_p95:.2f} s")
+    print("a follower's answer to the leader's tally counting it (s):", " ".join(f"{s:.2f}" for s in tally))
     print(f"handout: {handout_s:.1f} s cold, {handout_mb:.2f} MB")
     print(
         f"lesson steps={STEPS} step_p50_s={statistics.median(steps):.2f} "
-        f"follower_step_p95_s={wake_p95:.2f} handout_s={handout_s:.1f} handout_mb={handout_mb:.2f}"
+        f"follower_step_p95_s={wake_p95:.2f} answers={counted} tally_p95_s={percentile_95(tally):.2f} "
+        f"handout_s={handout_s:.1f} handout_mb={handout_mb:.2f}"
     )
 
 
