@@ -99,9 +99,16 @@ def page_title(at: AppTest) -> str:
 
 
 def figures(at: AppTest) -> list:
+    """The page's charts as Plotly figures, each title and each panel's title as one line
+    (figures wrap a long one for a phone's width: a test reads its words)."""
     import plotly.io
 
-    return [plotly.io.from_json(chart.proto.spec) for chart in at.get("plotly_chart")]
+    found = [plotly.io.from_json(chart.proto.spec) for chart in at.get("plotly_chart")]
+    for figure in found:
+        for title in (figure.layout.title, *figure.layout.annotations):
+            if title.text:
+                title.text = title.text.replace("<br>", " ")
+    return found
 
 
 def array(value) -> np.ndarray:

@@ -7,6 +7,7 @@ unique even when a piece repeats (a categorical axis would merge repeated labels
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -229,40 +230,16 @@ def similarity_heatmap(
             hovertemplate="%{y} · %{x}<br>cosine %{z:.3f}<extra></extra>",
         )
     )
+    # Square cells: on a screen narrower than tall (a phone) the plot shrinks to a square rather
+    # than the axes running past the matrix ("domain"); each labelled row and column named, on
+    # both axes alike, however narrow (Plotly would otherwise name every other one).
+    every = {"type": "category", "dtick": 1, "automargin": True} if labels is not None else {}
     fig.update_layout(
         title=title_style(title),
         height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        yaxis={"autorange": "reversed", "scaleanchor": "x"},
-    )
-    return fig
-
-
-def toy_space(names: Sequence[str], vectors: np.ndarray, dimensions: Sequence[str]) -> go.Figure:
-    """Toy items as arrows from the origin in a 3-D space with named axes."""
-    fig = go.Figure()
-    for name, (x, y, z) in zip(names, vectors.tolist(), strict=True):
-        fig.add_trace(
-            go.Scatter3d(
-                x=[0, x],
-                y=[0, y],
-                z=[0, z],
-                mode="lines+markers+text",
-                name=text(name),
-                text=["", *gl_texts([name])],
-                marker={"size": [0, 5]},
-                line={"width": 5},
-                hovertext=["origin", f"{text(name)}<br>({x:g}, {y:g}, {z:g})"],
-                hoverinfo="text",
-            )
-        )
-    fig.update_layout(
-        height=520,
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        showlegend=False,
-        scene={
-            f"{axis}axis": {"title": {"text": text(d)}} for axis, d in zip("xyz", dimensions, strict=True)
-        },
+        xaxis={"constrain": "domain", **every},
+        yaxis={"autorange": "reversed", "scaleanchor": "x", "constrain": "domain", **every},
     )
     return fig
 
@@ -289,7 +266,8 @@ def layer_overview(
     fig = make_subplots(
         rows=1,
         cols=len(stages),
-        subplot_titles=[text(name) for name, _ in stages],
+        # (five panels side by side on a phone are 60 px each: a name wraps, about a word a line)
+        subplot_titles=["<br>".join(lines(text(name), 10)) for name, _ in stages],
         shared_yaxes=True,
         horizontal_spacing=0.025,
     )
@@ -319,10 +297,11 @@ def layer_overview(
             1,
             col,
         )
+    fig.update_annotations(font_size=11)  # (the panels' names, side by side on a phone)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(showticklabels=False)
     fig.update_layout(
-        height=_rows_height(len(labels), per_row=30, floor=220), margin={"l": 10, "r": 10, "t": 40, "b": 10}
+        height=_rows_height(len(labels), per_row=30, floor=220), margin={"l": 10, "r": 10, "t": 60, "b": 10}
     )
     return fig
 
@@ -364,9 +343,27 @@ CHART_CONFIG = {
 }
 
 
+# A chart's title does not wrap by itself, and on a phone a chart is about 350 px wide: a longer
+# title is cut at the edge. One longer than this many characters is drawn on two lines or more.
+TITLE_WIDTH = 44
+LINE_PX = 22  # the top margin grows by one line of a title's text for each line it gains
+
+
+def lines(words: str, width: int) -> list[str]:
+    """``words`` on lines of at most ``width`` characters, broken between words only."""
+    return textwrap.wrap(words, width, break_long_words=False, break_on_hyphens=False) or [words]
+
+
 def finish(fig: go.Figure) -> go.Figure:
     """The last touch every figure gets before it is drawn: series without a colour of their
-    own take the palette's colours in turn."""
+    own take the palette's colours in turn, and a long title wraps (its top margin grows to
+    hold it, the title pinned to the top)."""
+    title = fig.layout.title.text
+    if title and "<br>" not in title and len(title) > TITLE_WIDTH:
+        wrapped = lines(title, TITLE_WIDTH)
+        fig.layout.title.update(text="<br>".join(wrapped), y=1, yanchor="top", pad={"t": 10})
+        if fig.layout.margin.t is not None:
+            fig.layout.margin.t += LINE_PX * (len(wrapped) - 1)
     return fig.update_layout(colorway=PALETTE)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bert_embeddings.figures.charts import HATCHES, PALETTE, SYMBOLS, text, title_style
+from bert_embeddings.figures.charts import HATCHES, LEGEND_BELOW, PALETTE, SYMBOLS, lines, text, title_style
 
 SHOWN = 30  # the dimensions drawn as bars, largest part first
 
@@ -16,7 +16,8 @@ SHOWN = 30  # the dimensions drawn as bars, largest part first
 def dimension_shares(contributions: dict[str, np.ndarray], title: str) -> go.Figure:
     """The SHOWN dimensions with the largest parts of the mean cosine, largest first, one panel
     per table (its name the key), each bar named by its dimension."""
-    fig = make_subplots(rows=1, cols=len(contributions), subplot_titles=[text(n) for n in contributions])
+    titles = ["<br>".join(lines(text(n), 16)) for n in contributions]  # (narrow panels on a phone)
+    fig = make_subplots(rows=1, cols=len(contributions), subplot_titles=titles)
     for column, (name, parts) in enumerate(contributions.items(), start=1):
         order = np.lexsort((np.arange(len(parts)), -parts))[:SHOWN]
         fig.add_trace(
@@ -65,6 +66,6 @@ def lengths_by_id(lengths: np.ndarray, kinds: np.ndarray, names: Sequence[str], 
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         xaxis={"title": "token id"},
         yaxis={"title": "length of the token row"},
-        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+        legend=LEGEND_BELOW,
     )
     return fig

@@ -5,7 +5,7 @@ input and settings (returned, not shown; display it, or call ``.show()``). No St
 >>> from bert_embeddings.figures import notebook as figures
 >>> fig = figures.overview(api.load(), "I am Sinan")
 >>> [panel.text for panel in fig.layout.annotations][:2]
-['token row', '+ position row']
+['token row', '+ position<br>row']
 
 Each figure takes the page's default settings (filters off, presenter mode off, no sentence
 group on the axes). Every example here runs as a doctest (tests/test_api.py);
@@ -85,7 +85,7 @@ def pca_map(
 
     >>> fig = pca_map(api.load(), components=(1, 3), text_a="I am Sinan")
     >>> fig.layout.title.text, fig.layout.xaxis.title.text[:4], fig.data[-1].name
-    ('The whole vocabulary (30,522 pieces), PCA, raw geometry', 'PC1 ', 'your sentence')
+    ('The whole vocabulary (30,522 pieces), PCA,<br>raw geometry', 'PC1 ', 'your sentence')
     """
     shape = api.geometry_shape(model, geometry_name, d)
     table = model.tables.word_embeddings

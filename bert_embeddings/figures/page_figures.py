@@ -25,7 +25,32 @@ from bert_embeddings.models.tokenize import Encoding
 
 def toy_space(space: concepts.ToySpace) -> go.Figure:
     """The toy items as arrows from the origin, in their three named dimensions."""
-    return charts.toy_space(space.names, space.vectors, space.dimensions)
+    fig = go.Figure()
+    for name, (x, y, z) in zip(space.names, space.vectors.tolist(), strict=True):
+        fig.add_trace(
+            go.Scatter3d(
+                x=[0, x],
+                y=[0, y],
+                z=[0, z],
+                mode="lines+markers+text",
+                name=charts.text(name),
+                text=["", *charts.gl_texts([name])],
+                marker={"size": [0, 5]},
+                line={"width": 5},
+                hovertext=["origin", f"{charts.text(name)}<br>({x:g}, {y:g}, {z:g})"],
+                hoverinfo="text",
+            )
+        )
+    fig.update_layout(
+        height=520,
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        showlegend=False,
+        scene={
+            f"{axis}axis": {"title": {"text": charts.text(d)}}
+            for axis, d in zip("xyz", space.dimensions, strict=True)
+        },
+    )
+    return fig
 
 
 def toy_similarity(space: concepts.ToySpace, similarity: np.ndarray) -> go.Figure:

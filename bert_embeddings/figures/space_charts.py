@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, line_style, text, texts, title_style
+from bert_embeddings.figures.charts import (
+    BLUE,
+    LEGEND_BELOW,
+    OKABE_ITO,
+    SYMBOLS,
+    line_style,
+    text,
+    texts,
+    title_style,
+)
 
 
 def kept_counts(overlap: np.ndarray, k: int) -> np.ndarray:
@@ -81,7 +90,7 @@ def through_the_stages(stages: Sequence[str], series: dict[str, Sequence[float]]
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         xaxis={"title": "stage", "type": "category"},
         yaxis={"title": "value"},  # (a mean cosine may be below 0 in a centred geometry)
-        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+        legend=LEGEND_BELOW,
     )
     return fig
 

@@ -10,7 +10,7 @@ import streamlit as st
 from bert_embeddings import config, limits
 from bert_embeddings.views import settings
 from components.parts import echo, models
-from components.parts.draw import FOCUS_STYLE, PRESENTER_SCALE
+from components.parts.draw import FOCUS_STYLE, NARROW_STYLE, PRESENTER_SCALE
 from components.parts.widgets import seeded
 from components.view_state.inputs import Inputs
 
@@ -75,9 +75,9 @@ def host_settings() -> None:
 
 
 def page_style() -> None:
-    """Styles for every page: toolbars that show on keyboard focus; in presenter mode, all of
-    the app's text grows too (Streamlit sizes its text in rem)."""
-    style = FOCUS_STYLE
+    """Styles for every page: toolbars that show on keyboard focus; formulas that fit a phone; in
+    presenter mode, all of the app's text grows too (Streamlit sizes its text in rem)."""
+    style = FOCUS_STYLE + NARROW_STYLE
     if st.session_state.get(settings.PRESENTER_KEY):
         style += f"html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}"
     st.html(f"<style>{style}</style>")

@@ -241,11 +241,7 @@ def bar(
             number / len(steps), text=echo.plain(f"{now.lesson.title}: step {number} of {len(steps)}")
         )
         st.markdown(f"**{echo.plain(step.title)}**")
-        st.markdown(markdown(step.text))
-        if step.question.strip():
-            answering.question(now.step, step, lambda part: _step_key(now, part), markdown, room_answers)
-        if said := answering.score(steps):
-            st.caption(echo.plain(said))
+        _text_and_question(now, folded=room_answers is not None and not leading, room_answers=room_answers)
         if leading and (step.notes.strip() or number < len(steps)):
             # (The same element from step to step: a leader who folds the notes, before a
             # projector say, keeps them folded.)
@@ -255,6 +251,26 @@ def bar(
                 if number < len(steps):
                     st.caption(echo.plain(f"Next: {steps[now.step + 1].title}"))
         _moves(now, page, room)
+
+
+def _text_and_question(now: Playing, folded: bool, room_answers: Callable | None) -> None:
+    """The step's text and its question: side by side on a wide screen, so that the step's figure
+    is in sight below them; one above the other on a phone (Streamlit stacks columns there).
+    A room's follower, who hears the presenter, has the text folded: on a phone the question and
+    the figure come first."""
+    step = now.current
+    words, asked = st.columns([3, 2], gap="medium") if step.question.strip() else (st.container(), None)
+    with words:
+        if folded:
+            with st.expander("The step's text", key=_step_key(now, "text")):
+                st.markdown(markdown(step.text))
+        else:
+            st.markdown(markdown(step.text))
+    with asked or words:
+        if asked is not None:
+            answering.question(now.step, step, lambda part: _step_key(now, part), markdown, room_answers)
+        if said := answering.score(now.lesson.steps):
+            st.caption(echo.plain(said))
 
 
 def _moves(now: Playing, page: str, room: Callable[[], None] | None) -> None:

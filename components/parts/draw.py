@@ -47,6 +47,9 @@ FOCUS_STYLE = (
     " { outline: 2px solid currentColor; outline-offset: 1px; }"
 )
 
+# A displayed formula does not wrap: on a phone it is drawn smaller, to fit the screen's width.
+NARROW_STYLE = "@media (max-width: 640px) { .katex-display .katex { font-size: 0.75em; } }"
+
 CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)
 
 

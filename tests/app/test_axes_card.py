@@ -9,7 +9,7 @@ import pytest
 from bert_embeddings import api
 from bert_embeddings.analysis import word_tests
 from bert_embeddings.views import settings
-from testkit.apptest import messages, open_link, run_page, shown
+from testkit.apptest import figures, messages, open_link, run_page, shown
 
 pytestmark = [pytest.mark.usefixtures("offline"), pytest.mark.xdist_group("axes_card")]
 
@@ -147,7 +147,7 @@ def test_the_page_is_four_tabs_and_each_cards_details_fold():
         "Furthest along each axis",
     ]
     chart, cards, weat_tab, furthest = at.tabs
-    assert any("words on your axes" in c.proto.spec for c in chart.get("plotly_chart"))
+    assert any("words on your axes" in f.layout.title.text for f in figures(chart))
     assert len([m for m in cards.metric if m.label == "Beats random axes"]) == 2  # axes x and y
     folded = [e for e in cards.expander if e.label.startswith("Axis ")]
     assert [e.label.split(":")[0] for e in folded] == ["Axis x", "Axis y"]

@@ -1,0 +1,95 @@
+"""Every page on a phone (390 x 844, a phone's browser as the server sees it, so that the sidebar
+folds away as on a real one) and on a tablet (768 x 1024), in real headless Chromium: nothing
+runs past the screen's width (a formula neither), and on every chart the title is whole, the
+legend is clear of it, and the panels' titles are clear of each other."""
+
+from __future__ import annotations
+
+import pytest
+
+from bert_embeddings.views import pages as registry
+from testkit.browser import APP_IDLE, charts_drawn, open_page, streamlit_server
+from testkit.pytest_chromium import playwright_api
+
+sync_api = playwright_api()
+
+pytestmark = [pytest.mark.xdist_group("phone-browser"), pytest.mark.browser]
+
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 768, "height": 1024}
+PHONE_AGENT = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.0 Mobile/15E148 Safari/604.1"
+)
+# The pages whose charts have panels side by side: the ones a tablet's width could still crowd.
+PANELS = ("overview", "embedding_layer", "geometry")
+
+# What overlaps or runs off, as the browser lays it out: the page wider than the screen (a tab
+# strip scrolls by itself, as Streamlit draws it); a chart's title past its chart's edges; its
+# legend over its title; two of its titles (a figure's, and each panel's above its plot) over
+# each other. A map's labels of points may touch: they sit where their points are.
+FOUND = """() => {
+  const found = [], box = e => e.getBoundingClientRect();
+  const meets = (a, b) =>
+    a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const wide = document.documentElement.scrollWidth;
+  if (wide > innerWidth) { found.push(`the page is ${wide} px wide`); }
+  document.querySelectorAll(".katex-display").forEach(shown => {
+    if (shown.scrollWidth > shown.clientWidth + 1) { found.push(`a formula runs past the screen`); }
+  });
+  document.querySelectorAll("[data-testid='stPlotlyChart']").forEach((chart, n) => {
+    const edges = box(chart), plot = chart.querySelector(".nsewdrag");
+    const title = chart.querySelector(".gtitle"), top = plot ? box(plot).top : edges.bottom;
+    const titles = [...chart.querySelectorAll(".annotation")]
+      .filter(a => box(a).bottom <= top + 2 && a.textContent.trim());
+    if (title && title.textContent.trim()) {
+      const t = box(title), legend = chart.querySelector(".legend");
+      if (t.left < edges.left - 1 || t.right > edges.right + 1) {
+        found.push(`chart ${n}: its title is cut: ${title.textContent}`);
+      }
+      if (legend && meets(box(legend), t)) { found.push(`chart ${n}: its legend lies over its title`); }
+      titles.push(title);
+    }
+    for (let i = 0; i < titles.length; i++) {
+      for (let j = i + 1; j < titles.length; j++) {
+        if (meets(box(titles[i]), box(titles[j]))) {
+          found.push(`chart ${n}: '${titles[i].textContent}' over '${titles[j].textContent}'`);
+        }
+      }
+    }
+  });
+  return found;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with streamlit_server(log=tmp_path_factory.mktemp("phone") / "server.log") as (base, _process):
+        yield base
+
+
+def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> list[str]:
+    context = browser.new_context(
+        viewport=viewport, user_agent=PHONE_AGENT if phone else None, is_mobile=phone, has_touch=phone
+    )
+    page = context.new_page()
+    try:
+        open_page(page, f"{server}/{url}")
+        charts_drawn(page)
+        page.wait_for_selector(APP_IDLE)
+        if phone:  # (the sidebar folded away, off the screen: the page is the screen's)
+            sidebar = page.locator("[data-testid='stSidebar']").bounding_box()
+            assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1, sidebar
+        return page.evaluate(FOUND)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("url", [page.url for page in registry.PAGES])
+def test_every_page_fits_a_phone(browser, server, url):
+    assert looked_at(browser, server, url, PHONE, phone=True) == []
+
+
+@pytest.mark.parametrize("url", PANELS)
+def test_pages_of_side_by_side_panels_fit_a_tablet(browser, server, url):
+    assert looked_at(browser, server, url, TABLET, phone=False) == []
