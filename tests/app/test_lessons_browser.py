@@ -66,14 +66,18 @@ BAR = ".st-key-lesson_bar"
 
 def answer_unfolded(page) -> bool:
     """Whether the bar's "Show the answer" is open (its <details> element)."""
-    return page.locator(f"{BAR} [data-testid='stExpander'] details").evaluate("d => d.open")
+    return answer_box(page).locator("details").evaluate("d => d.open")
+
+
+def answer_box(page):
+    """The bar's "Show the answer" (a follower's bar folds the step's text in another)."""
+    return page.locator(BAR).locator("[data-testid='stExpander']").filter(has_text="Show the answer")
 
 
 def unfold_the_answer(page) -> None:
-    page.locator(BAR).get_by_text("Show the answer", exact=True).click()
-    page.wait_for_function(
-        f"() => document.querySelector(\"{BAR} [data-testid='stExpander'] details\")?.open === true"
-    )
+    folded = answer_box(page)
+    folded.get_by_text("Show the answer", exact=True).click()
+    folded.locator("details[open]").wait_for(state="attached", timeout=30_000)
 
 
 def skip_to_the_answer(page) -> None:
