@@ -74,6 +74,16 @@ def _tick(counted: tally.Counted) -> int:
 MOST_NUMBER_BARS = 12  # distinct numbers drawn one bar each; more are binned
 
 
+def _width(values: list[float]) -> float:
+    """A bar's width: as wide as the closest two numbers allow, with gaps between, yet never
+    thinner than a 40th of the numbers' span (two all but equal answers stay visible); one
+    number alone is a fifth of its size wide (or 0.2)."""
+    if len(values) == 1:
+        return 0.2 * max(abs(values[0]), 1.0)
+    span = values[-1] - values[0]
+    return max(0.8 * min(b - a for a, b in pairwise(values)), span / 40)
+
+
 def _numbers(counted: tally.Counted, truth: answers.Truth | None, ink: str) -> go.Figure:
     """One bar per number given (a histogram where more than 12 differ); once revealed, the
     numbers within the answer's margin green and hatched, and the answer a dashed line."""
@@ -95,8 +105,7 @@ def _numbers(counted: tally.Counted, truth: answers.Truth | None, ink: str) -> g
             cliponaxis=False,
             hovertemplate="%{x}: %{y:,}<extra></extra>",
         )
-        if len(values) > 1:  # (bars as wide as the closest two numbers allow, gaps between)
-            trace.width = 0.8 * min(b - a for a, b in pairwise(values))
+        trace.width = _width(values)
     else:
         trace = go.Histogram(
             x=np.array(counted.numbers, dtype=np.float64),

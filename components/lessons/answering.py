@@ -64,8 +64,10 @@ def is_piece(typed: str) -> str | None:
 
 
 def clear_box() -> None:
-    """A step opened: its answer box starts empty (one box serves every step's question)."""
+    """A step opened: its answer box starts empty (one box serves every step's question), and
+    nothing is said of the last step's answer."""
     widgets.forget(settings.LESSON_ANSWER)
+    session_entries.entry(session_entries.LESSON).pop(TOLD, None)
 
 
 def typed(key: answers.Key) -> str | float:
@@ -76,6 +78,11 @@ def typed(key: answers.Key) -> str | float:
 def tell(problem: str) -> None:
     """Why the answer could not be taken: said once, under the question."""
     session_entries.entry(session_entries.LESSON)[TOLD] = problem
+
+
+def told() -> str | None:
+    """Why the last answer could not be taken, once (then forgotten)."""
+    return session_entries.entry(session_entries.LESSON).pop(TOLD, None)
 
 
 def keep(step_number: int, given: Given) -> None:
@@ -176,8 +183,8 @@ def ask(key: answers.Key, key_of: Callable[[str], str], label: str, on_submit, a
                 persist_state="session",
                 placeholder="e.g. dog" if key.kind == answers.PIECE else "e.g. 0.25",
             )
-        if told := session_entries.entry(session_entries.LESSON).pop(TOLD, None):
-            st.warning(echo.plain(told), icon=":material/edit_off:")
+        if said_why := told():
+            st.warning(echo.plain(said_why), icon=":material/edit_off:")
         st.form_submit_button(label, icon=":material/check:", on_click=on_submit, args=args)
 
 

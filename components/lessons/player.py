@@ -144,6 +144,7 @@ def take_from_view(view: dict[str, str], apply: bool) -> str | None:
     elif now is None or now.lesson != found or now.step != step:
         if now is None or now.lesson != found:
             answering.forget()
+        answering.clear_box()  # (a room's next step: its question's box starts empty)
         mine()[PLAYING] = Playing(found, name, step)
     return None
 

@@ -12,6 +12,7 @@ shown or counted (tally.taken_as).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -20,6 +21,7 @@ from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import tally_chart
 from bert_embeddings.lessons import answers, lesson, tally
 from bert_embeddings.rooms import RoomError, room_answers
+from components.frame import runs
 from components.lessons import answering, player
 from components.parts import draw, echo
 from components.rooms import follow, voter
@@ -61,6 +63,8 @@ def _follower(step_number: int, step: lesson.Step, found: answers.Truth, key_of:
     given = asked.answers.get(voter.voter())
     mine = tally.taken_as(step.key, given) if given is not None else None
     if asked.revealed:
+        if told := answering.told():  # (sent as the answer was revealed)
+            st.warning(echo.plain(told), icon=":material/edit_off:")
         if mine is None:
             st.caption("You did not answer this question.")
         else:
@@ -104,6 +108,10 @@ def _leader(step_number: int, step: lesson.Step, found: answers.Truth, key_of: C
     if (asked := _tally(code, question)) is None:
         return
     if asked.revealed:
+        if follow.mine().get(REVEALED) != revealed_mark(code, question):
+            # (revealed from another tab, or before this tab reloaded: the next run tells the room)
+            follow.mine()[REVEALED] = revealed_mark(code, question)
+            st.rerun(scope="app")
         st.markdown(f"*Answer:* {markdown(step.answer)}")
         room_answers_drawn(asked, step.key, found, key_of("tally"))
         return
@@ -122,13 +130,9 @@ def _live(code: str, token: str, question: str, key: answers.Key, chart_key: str
         st.rerun(scope="app")
     if (asked := _tally(code, question)) is None:
         return
-    if asked.revealed:  # (revealed from another tab of this leader's)
+    if asked.revealed:  # (revealed from another tab of this leader's: _leader tells the room)
         st.rerun(scope="app")
-    try:
-        here = follow.store().present(code)
-    except RoomError:
-        here = None
-    room_answers_drawn(asked, key, None, chart_key, here)
+    room_answers_drawn(asked, key, None, chart_key, _here(code))
     st.button(
         "Reveal the answer to the room",
         key=button_key,
@@ -139,6 +143,33 @@ def _live(code: str, token: str, question: str, key: answers.Key, chart_key: str
     )
 
 
+HERE_SECONDS = 5.0  # how often the live tally counts who follows (a follower says so every 20 s)
+HERE = "here"  # (room entry) (code, count, when) of the last count
+
+
+def _here(code: str) -> int | None:
+    """How many follow now: counted afresh by a whole run, and at most every 5 s by the live
+    tally's own reruns."""
+    state = follow.mine()
+    kept = state.get(HERE)
+    recent = kept is not None and kept[0] == code and time.monotonic() - kept[2] < HERE_SECONDS
+    if recent and runs.fragment_alone():
+        return kept[1]
+    try:
+        count = follow.store().present(code)
+    except RoomError:
+        return None
+    state[HERE] = (code, count, time.monotonic())
+    return count
+
+
+def revealed_mark(code: str, question: str) -> str:
+    """What the leader's view carries once ``question`` is revealed in room ``code``: another
+    value for each room and question, so that the view changes and the server reruns every
+    follower (a room opened later in the same tab reveals the same question anew)."""
+    return f"{code}:{question}"
+
+
 def _reveal(code: str, token: str, question: str) -> None:
     state = follow.mine()
     try:
@@ -146,7 +177,7 @@ def _reveal(code: str, token: str, question: str) -> None:
     except RoomError as problem:
         state[PROBLEM] = str(problem)
         return
-    state[REVEALED] = question
+    state[REVEALED] = revealed_mark(code, question)
     state[JUST_REVEALED] = True
 
 
@@ -157,7 +188,8 @@ def counted_words(counted: tally.Counted, here: int | None = None) -> str:
     """How many follow now (for the leader), how many answered, and how many were right once
     the answer is revealed."""
     parts = [] if here is None else [f"{here:,} follow now"]
-    parts.append(f"{counted.answered:,} answered" if counted.answered else "nobody has answered yet")
+    nobody = "nobody answered" if counted.right is not None else "nobody has answered yet"
+    parts.append(f"{counted.answered:,} answered" if counted.answered else nobody)
     if counted.right is not None and counted.answered:
         parts.append(f"{counted.right:,} right")
     return "The room: " + "; ".join(parts) + "."

@@ -145,6 +145,7 @@ def _open(key: str) -> None:
     if not rooms.may_lead(required, key):
         state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
         return
+    state.pop(REVEALED, None)  # (a new room: nothing revealed in it)
     try:
         state[LEAD] = follow.store().open({}, client=client_address(), presenter=bool(required))
     except RoomsUnavailableError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bert_embeddings.lessons import answers, builtin, tally
+from bert_embeddings.lessons import answers, tally
 from components.lessons import answering, player
 from components.rooms import asking, follow, roomstore
 from testkit.apptest import button, click, lead, lesson_fields, messages, room_fields, session, shown
@@ -102,22 +102,45 @@ def test_a_follower_s_bad_answers_are_refused_and_never_reach_the_store():
     assert "Your answer: 6." in said(follower)
 
 
-def test_an_answer_after_the_reveal_is_refused_with_why():
+def test_an_answer_sent_as_the_answer_is_revealed_is_refused_with_why():
     leader, code, (late,) = room_of(1)
     leader.run()
     button(leader, REVEAL).click().run()
     question = player.question_name(lesson_fields(leader)[player.PLAYING])
-    late_key = builtin.load("embeddings").steps[0].key
-    asking._send(code, question, late_key)  # (a form sent before the reveal arrived)
+    answer(late, "the jet", "Send my answer")  # (the form drawn before the reveal reached them)
     assert stored(code, question) == {}
-    late.run()
+    assert "has revealed this question's answer: it takes no more answers" in said(late)
     assert "You did not answer this question." in captions(late)
+    click(leader, "Next")
+    late.run()
+    assert "it takes no more answers" not in said(late)  # (said once, not on the next step)
+
+
+def test_each_reveal_changes_the_rooms_view_so_that_its_followers_are_rerun():
+    """A reveal reaches followers because the room's view changes (its version goes up): also
+    for the same question revealed again in a room the same tab opens later."""
+    leader, code, _ = room_of(0)
+    leader.run()
+    before = roomstore.store().look(code).version
+    button(leader, REVEAL).click().run()
+    shown = roomstore.store().look(code)
+    assert shown.version > before and shown.view[follow.REVEALED] == f"{code}:embeddings:1"
+    button(leader, "Close the room").click().run()
+    leader.button(key="room_open").click().run()
+    second, _token = room_fields(leader)[follow.LEAD]
+    leader.switch_page("pages/concepts.py").run()
+    click(leader, "Start the lesson")
+    before = roomstore.store().look(second).version
+    button(leader, REVEAL).click().run()
+    shown = roomstore.store().look(second)
+    assert shown.version > before and shown.view[follow.REVEALED] == f"{second}:embeddings:1"
 
 
 def test_the_tally_in_words_for_each_state():
     key = answers.Key(answers.CHOICE, ("yes", "no"), ("yes",))
     truth = answers.Truth(answers.CHOICE, ("yes",))
     assert asking.counted_words(tally.count(key, [])) == "The room: nobody has answered yet."
+    assert asking.counted_words(tally.count(key, [], truth)) == "The room: nobody answered."
     assert (
         asking.counted_words(tally.count(key, ["yes", "no"]), here=3) == "The room: 3 follow now; 2 answered."
     )

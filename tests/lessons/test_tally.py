@@ -69,3 +69,15 @@ def test_pieces_are_shown_literally_and_numbers_as_a_histogram_with_the_answer_m
     assert tally_chart.chart(tally.count(NUMBER, ["6"]), None, "#111111").layout.shapes == ()
     many = [str(n) for n in range(tally_chart.MOST_NUMBER_BARS + 1)]
     assert tally_chart.chart(tally.count(NUMBER, many), None, "#111111").data[0].type == "histogram"
+
+
+def test_a_number_s_bar_is_never_too_thin_to_see_nor_wider_than_its_neighbours_allow():
+    from bert_embeddings.figures import tally_chart
+
+    def width(given):
+        return tally_chart.chart(tally.count(NUMBER, given), None, "#111111").data[0].width
+
+    assert width(["0.25"]) == 0.2  # one number alone: a fifth of its size, at least 0.2
+    assert width(["600"]) == 120.0
+    assert width(["1", "2", "4"]) == 0.8  # 0.8 of the closest two apart
+    assert width(["0.25", "0.2500001", "10"]) == (10 - 0.25) / 40  # all but equal: still seen
