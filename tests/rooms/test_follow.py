@@ -123,7 +123,13 @@ def test_a_presenter_key_decides_who_may_lead(monkeypatch):
     assert follow.LEAD in room_fields(at)
 
 
-def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch):
+def test_a_room_idle_for_hours_closes_for_its_leader_and_followers(monkeypatch, tmp_path):
+    # A store of this test's own: hours later, the store closes every idle room in its file, and
+    # the run's shared file holds the rooms of tests running at the same time in other processes.
+    from bert_embeddings.rooms.room_sqlite import SqliteRooms
+    from components.rooms import roomstore
+
+    monkeypatch.setattr(roomstore, "_store", SqliteRooms(tmp_path / "rooms.sqlite3"))
     leader, code = lead()
     follower = session({"follow": code})
     assert room_fields(follower)[follow.FOLLOW] == code
