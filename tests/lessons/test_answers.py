@@ -174,10 +174,10 @@ def test_the_built_in_drone_question_is_keyed_with_the_toys_own_nearest():
 
 
 @pytest.mark.slow("What moved's lists of the bundled model's 30,522 pieces, computed")
-def test_every_built_in_key_holds_for_the_bundled_model(bundled, tmp_path, monkeypatch):
+def test_every_built_in_key_holds_for_the_bundled_model(bundled):
     """Each key gives a truth for the model on screen: the movers question's pieces are the
-    notebook API's own ranking (What moved's lists computed here first)."""
-    monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path))
+    notebook API's own ranking (What moved's lists computed here first, in the run's cache folder,
+    or read from it)."""
     from bert_embeddings.lessons.figures import Facts, Stages
     from bert_embeddings.views.sources import Sources
 

@@ -115,6 +115,9 @@ def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed)
         page.context.close()
 
 
+# On Redis only: tests/rooms/test_room_answers.py checks, on a SQLite file and on Redis alike, that
+# answers survive a restart and that replicas count each other's.
+@pytest.mark.parametrize("deployed", [REDIS], indirect=True, scope="module")
 def test_a_restart_mid_question_loses_no_answer(browser, deployed):
     """Followers on one replica answer a lesson's question; that replica restarts before the
     reveal. Their answers are in the shared store, and each reconnected page is the same
