@@ -146,7 +146,7 @@ def _number_key(where: str, found: dict, problems: list[str]) -> Key:
     if isinstance(given, bool) or not isinstance(given, int | float | str):
         problems.append(f"{where}, number: a number, or a figure that gives one")
         return Key(NUMBER, right=("0",))
-    given = _written(given) if not isinstance(given, str) else given
+    given = as_text(given)
     if expressions.OPEN not in given and _number_in(given) is None:
         problems.append(f"{where}, number: '{given[:40]}' is not a number")
     problems.extend(f"{where}, number: {problem}" for problem in figures.problems(given))
@@ -157,8 +157,11 @@ def _number_key(where: str, found: dict, problems: list[str]) -> Key:
     return Key(NUMBER, right=(given,), within=float(within))
 
 
-def _written(value: float) -> str:
-    return str(int(value)) if isinstance(value, int) else repr(float(value))
+def as_text(given: str | float) -> str:
+    """An answer or a key's number as text: a choice's or piece's own, a number in full."""
+    if isinstance(given, str):
+        return given
+    return str(int(given)) if isinstance(given, int) else repr(float(given))
 
 
 # --- the truth for the model on screen ---------------------------------------------------------
@@ -233,7 +236,7 @@ def read_answer(key: Key, given: object, is_piece: Callable[[str], str | None] |
     why not; nothing else is ever kept or shown."""
     if not isinstance(given, str | int | float) or isinstance(given, bool):
         raise AnswerError("An answer is a choice, a piece or a number.")
-    given = given if isinstance(given, str) else _written(given)
+    given = as_text(given)
     if key.kind == CHOICE:
         found = _choice_of(given, key.choices) if len(given) <= MOST_CHOICE_LENGTH else None
         if found is None:

@@ -12,7 +12,8 @@ No public API lets one session rerun another either (streamlit/streamlit#2838). 
 follower is woken on the server the way Streamlit's own "run on save" reruns a session when a
 source file changes: ``AppSession.request_rerun`` with the session's last client state (its
 query, no widget values, so the session keeps its own) on the page asked for, called on the
-server's event loop. tests/rooms/test_follow.py (the exception) and tests/rooms/test_room_wake.py (the rerun)
+server's event loop; a leader's live tally, likewise, with the fragment's id in the client
+state. tests/rooms/test_follow.py (the exception) and tests/rooms/test_room_wake.py (the rerun)
 fail loudly if an upgrade moves or renames any of it.
 """
 
@@ -24,6 +25,7 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
 
 def run_to_the_end(page: Callable[[], None], drawn: Callable[[], None], replaced: Callable[[], None]) -> None:
@@ -56,18 +58,55 @@ def this_session() -> str | None:
     return ctx.session_id if ctx is not None else None
 
 
+def this_fragment() -> str | None:
+    """The id of the fragment whose function is running (None outside one)."""
+    try:
+        return ThreadState.get().fragment_id
+    except RuntimeError:  # outside a script run
+        return None
+
+
 def rerun_sessions(session_ids: list[str], page: str | None, then: Callable[[], None]) -> list[str]:
     """Ask this server to rerun each of ``session_ids``'s apps from the top, from any thread, on
     the page whose address is ``page`` (or the page each ran last), as if its reader had asked:
     the runs start on the server at once, whatever the browsers are doing. ``then`` is called
     once every run has been asked for. Returns the sessions this server does not have (ended,
     their browser away, or in another process)."""
-    if not Runtime.exists():  # a script run without a server (tests' AppTest)
+
+    def asked(client: ClientState) -> None:
+        # The page by its address: the session's last page may be a run behind (a run that
+        # switched page may still be starting), and a run on it would look like the reader's
+        # own step back.
+        if page is not None:
+            client.page_script_hash, client.page_name = "", page
+
+    return _rerun(dict.fromkeys(session_ids, asked), then)
+
+
+def rerun_fragments(fragments: dict[str, str]) -> list[str]:
+    """Ask this server to rerun one fragment of each session (session id -> fragment id), from
+    any thread, as the fragment's own timer would. Returns the sessions this server does not
+    have; a fragment that a session no longer holds is not rerun (Streamlit checks)."""
+
+    def of(fragment_id: str) -> Callable[[ClientState], None]:
+        def asked(client: ClientState) -> None:
+            client.fragment_id = fragment_id
+
+        return asked
+
+    return _rerun({session_id: of(fragment) for session_id, fragment in fragments.items()}, lambda: None)
+
+
+def _rerun(sessions: dict[str, Callable[[ClientState], None]], then: Callable[[], None]) -> list[str]:
+    """Each session's rerun with its last client state (its query, no widget values, so that the
+    session keeps its own), as ``sessions`` amends it."""
+    try:
+        manager = Runtime.instance()._session_mgr
+    except (RuntimeError, AttributeError):  # no server (tests' AppTest: none, or a stand-in without one)
         then()
-        return list(session_ids)
-    manager = Runtime.instance()._session_mgr
+        return list(sessions)
     here = {}
-    for session_id in session_ids:
+    for session_id in sessions:
         info = manager.get_session_info(session_id)
         if info is not None and manager.is_active_session(session_id):
             here[session_id] = info.session
@@ -76,13 +115,9 @@ def rerun_sessions(session_ids: list[str], page: str | None, then: Callable[[], 
         try:
             for session_id, session in here.items():
                 if manager.is_active_session(session_id):
-                    # The page by its address: the session's last page may be a run behind (a
-                    # run that switched page may still be starting), and a run on it would look
-                    # like the reader's own step back.
                     client = ClientState()
                     client.CopyFrom(session._client_state)
-                    if page is not None:
-                        client.page_script_hash, client.page_name = "", page
+                    sessions[session_id](client)
                     session.request_rerun(client)
         finally:
             then()
@@ -94,8 +129,8 @@ def rerun_sessions(session_ids: list[str], page: str | None, then: Callable[[], 
             then()
     except RuntimeError:  # the server is stopping: its loop has closed
         then()
-        return list(session_ids)
-    return [session_id for session_id in session_ids if session_id not in here]
+        return list(sessions)
+    return [session_id for session_id in sessions if session_id not in here]
 
 
 def peer_address() -> str | None:

@@ -12,6 +12,7 @@ a widget's value set after the widget), as a room's view is (components/rooms/fo
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import zlib
@@ -50,6 +51,12 @@ class Playing:
     @property
     def current(self) -> lesson.Step:
         return self.lesson.steps[self.step]
+
+    @functools.cached_property
+    def known_as(self) -> str:
+        """The lesson's name in a room: a built-in lesson's, or a digest of a lesson file
+        (computed once for each record, not on every run)."""
+        return self.name or f"file-{zlib.crc32(lesson.write(self.lesson).encode()):08x}"
 
 
 def mine() -> dict:
@@ -317,8 +324,7 @@ def _step_key(now: Playing, part: str) -> str:
 def question_name(now: Playing) -> str:
     """The name a room gives the question of the step shown: the lesson's (a built-in lesson's
     name, or a digest of a lesson file) and the step's number."""
-    lesson_name = now.name or f"file-{zlib.crc32(lesson.write(now.lesson).encode()):08x}"
-    return f"{lesson_name}:{now.step + 1}"
+    return f"{now.known_as}:{now.step + 1}"
 
 
 def handout_button(found: lesson.Lesson, where: str) -> None:

@@ -12,7 +12,6 @@ shown or counted (tally.taken_as).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -24,10 +23,13 @@ from bert_embeddings.rooms import RoomError, room_answers
 from components.frame import runs
 from components.lessons import answering, player
 from components.parts import draw, echo
-from components.rooms import follow, voter
+from components.rooms import follow, room_wake, voter
 from components.rooms.follow import FOLLOW, JUST_REVEALED, LEAD, PROBLEM, REVEALED
 
-TALLY_SECONDS = 0.5  # how often the leader's screen reads the room's answers while they come in
+# How often the leader's live tally reads the room's answers by itself: an answer given in this
+# server process reruns it at once (room_wake.answered); this brings those given on other replicas.
+TALLY_SECONDS = 2.0
+FRESH = "fresh_tally"  # (room entry) (question, tally) a whole run read, for its live tally to draw
 
 
 def part() -> Callable | None:
@@ -87,16 +89,12 @@ def _send(code: str, question: str, key: answers.Key) -> None:
     room's store as this browser's; else why not, said under the box."""
     try:
         given = answering.typed(key)
-        follow.store().answer(code, question, voter.voter(), stored(given))
+        follow.store().answer(code, question, voter.voter(), answers.as_text(given))
     except ExplorerError as problem:  # (a RoomError too: revealed meanwhile, the room away)
         answering.tell(str(problem))
         return
     answering.clear_box()
-
-
-def stored(given: str | float) -> str:
-    """An answer as the store keeps it: a choice's or piece's text, a number in full."""
-    return repr(float(given)) if isinstance(given, float) else given
+    room_wake.answered(code)
 
 
 # --- the leader ---------------------------------------------------------------------------------
@@ -118,6 +116,7 @@ def _leader(step_number: int, step: lesson.Step, found: answers.Truth, key_of: C
     # (The leader's screen is often the projector: the answer stays folded until they open it.)
     with st.expander("The answer: only you see it", key=key_of("answer")):
         st.markdown(markdown(step.answer))
+    follow.mine()[FRESH] = (question, asked)
     _live(code, token, question, step.key, key_of("tally"), key_of("reveal"))
 
 
@@ -128,11 +127,15 @@ def _live(code: str, token: str, question: str, key: answers.Key, chart_key: str
     state = follow.mine()
     if state.pop(JUST_REVEALED, None):
         st.rerun(scope="app")
-    if (asked := _tally(code, question)) is None:
+    room_wake.watch_answers(code)
+    fresh = state.pop(FRESH, None)  # (what the whole run's bar has just read)
+    if fresh is not None and fresh[0] == question and not runs.fragment_alone():
+        asked = fresh[1]
+    elif (asked := _tally(code, question)) is None:
         return
     if asked.revealed:  # (revealed from another tab of this leader's: _leader tells the room)
         st.rerun(scope="app")
-    room_answers_drawn(asked, key, None, chart_key, _here(code))
+    room_answers_drawn(asked, key, None, chart_key, voter.present(code))
     st.button(
         "Reveal the answer to the room",
         key=button_key,
@@ -141,26 +144,6 @@ def _live(code: str, token: str, question: str, key: answers.Key, chart_key: str
         on_click=_reveal,
         args=(code, token, question),
     )
-
-
-HERE_SECONDS = 5.0  # how often the live tally counts who follows (a follower says so every 20 s)
-HERE = "here"  # (room entry) (code, count, when) of the last count
-
-
-def _here(code: str) -> int | None:
-    """How many follow now: counted afresh by a whole run, and at most every 5 s by the live
-    tally's own reruns."""
-    state = follow.mine()
-    kept = state.get(HERE)
-    recent = kept is not None and kept[0] == code and time.monotonic() - kept[2] < HERE_SECONDS
-    if recent and runs.fragment_alone():
-        return kept[1]
-    try:
-        count = follow.store().present(code)
-    except RoomError:
-        return None
-    state[HERE] = (code, count, time.monotonic())
-    return count
 
 
 def revealed_mark(code: str, question: str) -> str:

@@ -17,7 +17,7 @@ from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableEr
 from bert_embeddings.views import settings
 from components.frame import runs
 from components.parts import echo
-from components.rooms import follow, room_watch
+from components.rooms import follow, room_watch, voter
 from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, REVEALED, SAVED, TAKEN, USED
 from components.view_state import links
 
@@ -95,9 +95,7 @@ def _leading(code: str, token: str) -> None:
 @st.fragment(run_every=PRESENT_EVERY_SECONDS)
 def _present(code: str) -> None:
     """How many follow now: browsers whose room section said so within the last 90 s."""
-    try:
-        here = follow.store().present(code)
-    except RoomError:  # (the beat says why)
+    if (here := voter.present(code)) is None:  # (the beat says why)
         return
     st.caption(f":material/groups: {here:,} follow{'s' if here == 1 else ''} now.")
 

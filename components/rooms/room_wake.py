@@ -1,7 +1,9 @@
 """Followers woken by the server itself: each server process watches every room its own
 followers follow, once, and on a new version starts each of their runs at once
 (components/frame/runs.py), with no round trip through their browsers. Thirty followers are thirty
-idle sessions, not thirty queries.
+idle sessions, not thirty queries. Likewise a leader's live tally of the room's answers reruns as
+soon as a follower in the same process answers (the tally's own slower timer brings the answers
+given on other replicas).
 
 The browsers' push (components/rooms/room_stream.py, components/rooms/room_watch.py) stays as the way back
 for whatever this misses: a follower whose session lives in another process, or one that
@@ -25,6 +27,7 @@ _watching: dict[str, Callable[[], None]] = {}  # room code -> stops watching it
 # session -> (room, version) it was rerun for, and whether all its batch was asked for yet
 Woken = tuple[str, int, threading.Event]
 _woken: dict[str, Woken] = {}
+_tallies: dict[str, dict[str, str]] = {}  # room code -> this process's leaders' sessions -> tally fragment
 ASKING_SECONDS = 1.0  # how long a woken run waits at most for the rest of its batch to be asked for
 Rerun = Callable[[list[str], "str | None", Callable[[], None]], list[str]]  # runs.rerun_sessions
 
@@ -93,6 +96,32 @@ def settled(woken: Woken | None) -> None:
     with _lock:
         if _woken.get(session) is woken:
             del _woken[session]
+
+
+def watch_answers(code: str) -> None:
+    """The fragment running this (a leader's live tally of room ``code``) reruns as soon as a
+    follower whose session lives in this process answers (``answered``)."""
+    if (session := runs.this_session()) is None or (fragment := runs.this_fragment()) is None:
+        return
+    with _lock:
+        for watched in _tallies.values():
+            watched.pop(session, None)
+        _tallies.setdefault(code, {})[session] = fragment
+
+
+def answered(code: str) -> None:
+    """A follower in this process answered in room ``code``: every live tally of it here reruns
+    (sessions gone are forgotten)."""
+    with _lock:
+        watching = dict(_tallies.get(code, {}))
+    if not watching:
+        return
+    gone = runs.rerun_fragments(watching)
+    with _lock:
+        for session in gone:
+            _tallies.get(code, {}).pop(session, None)
+        if not _tallies.get(code, True):
+            _tallies.pop(code, None)
 
 
 def followers(code: str) -> set[str]:

@@ -1,6 +1,6 @@
 """This browser in a room: an id the server makes once per browser, so that a follower's answer
 counts once however many times they reload or however many tabs they open, and so that the leader
-can count who follows now.
+can count who follows now (``present``).
 
 The id is random (32 hex digits) and says nothing about the person. The follower's room component
 (components/rooms/room_watch.py) keeps it in a cookie; every later session of that browser reads it
@@ -16,12 +16,15 @@ import streamlit as st
 
 from bert_embeddings import rooms
 from bert_embeddings.rooms import RoomError, room_answers
+from components.frame import runs
 from components.rooms import roomstore
 from components.view_state import session_entries
 
 COOKIE = "bert_explorer_voter"
-VOTER, SEEN = "voter", "seen"  # the room entry's fields: this browser's id; when it last said "here"
+# The room entry's fields: this browser's id; when it last said "here"; the leader's last count
+VOTER, SEEN, COUNTED = "voter", "seen", "counted"
 HERE_EVERY_SECONDS = 20.0  # a follower's section says "here" at most this often (the store keeps 90 s)
+COUNT_EVERY_SECONDS = 5.0  # a leader's screen counts who follows at most this often between whole runs
 
 
 def voter() -> str:
@@ -56,3 +59,20 @@ def here(code: str) -> None:
     except RoomError:  # (the section says why the room cannot be reached)
         return
     entry[SEEN] = (code, time.monotonic())
+
+
+def present(code: str) -> int | None:
+    """How many follow room ``code`` now (None while the store is away): counted afresh by a
+    whole run, and at most every 5 s by the reruns of a part of the page alone (the leader's
+    live tally, the room section's count)."""
+    entry = session_entries.entry(session_entries.ROOM)
+    kept = entry.get(COUNTED)
+    recent = kept is not None and kept[0] == code and time.monotonic() - kept[2] < COUNT_EVERY_SECONDS
+    if recent and runs.fragment_alone():
+        return kept[1]
+    try:
+        count = roomstore.store().present(code)
+    except RoomError:
+        return None
+    entry[COUNTED] = (code, count, time.monotonic())
+    return count

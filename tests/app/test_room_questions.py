@@ -145,5 +145,6 @@ def test_the_tally_in_words_for_each_state():
         asking.counted_words(tally.count(key, ["yes", "no"]), here=3) == "The room: 3 follow now; 2 answered."
     )
     assert asking.counted_words(tally.count(key, ["yes", "no"], truth)) == "The room: 2 answered; 1 right."
-    assert asking.stored(6.0) == "6.0" and asking.stored(0.1 + 0.2) == repr(0.1 + 0.2)
+    assert answers.as_text(6.0) == "6.0" and answers.as_text(0.1 + 0.2) == repr(0.1 + 0.2)
+    assert answers.as_text("the jet") == "the jet" and answers.as_text(6) == "6"
     assert answering.answer_text(6.0) == "6"

@@ -6,6 +6,7 @@ uses: an upgrade that moves them fails here."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
@@ -126,17 +127,57 @@ def test_following_a_room_that_is_not_open_leaves_nothing_behind(registry):
     assert room_wake._watching == {}
 
 
+def test_an_answer_reruns_the_live_tallies_of_its_room_here_and_forgets_those_gone(monkeypatch):
+    """A leader's live tally (a fragment) says it watches its room's answers on each of its runs;
+    an answer in that room reruns that fragment of each such session, and of no other room's."""
+    monkeypatch.setattr(room_wake, "_tallies", {})
+    current, reruns, gone = [(None, None)], [], set()
+    monkeypatch.setattr(runs, "this_session", lambda: current[0][0])
+    monkeypatch.setattr(runs, "this_fragment", lambda: current[0][1])
+
+    def rerun_fragments(fragments: dict[str, str]) -> list[str]:
+        reruns.append(dict(fragments))
+        return [session for session in fragments if session in gone]
+
+    monkeypatch.setattr(runs, "rerun_fragments", rerun_fragments)
+    for session, fragment, room in (
+        ("lead1", "f1", "ROOM01"),
+        ("lead2", "f2", "ROOM01"),
+        ("lead3", "f3", "ROOM02"),
+    ):
+        current[0] = (session, fragment)
+        room_wake.watch_answers(room)
+    current[0] = ("lead2", "f2-new")  # its page ran again: the tally's fragment has a new id
+    room_wake.watch_answers("ROOM01")
+    room_wake.answered("ROOM01")
+    assert reruns == [{"lead1": "f1", "lead2": "f2-new"}]
+    current[0] = ("lead1", "f1")  # the leader of ROOM01 now leads ROOM03: watched there alone
+    room_wake.watch_answers("ROOM03")
+    gone.add("lead2")
+    reruns.clear()
+    room_wake.answered("ROOM01")
+    room_wake.answered("ROOM01")
+    assert reruns == [{"lead2": "f2-new"}]  # and then nobody: lead2's browser went
+    current[0] = (None, None)  # outside a fragment (a whole run's code): nothing is watched
+    room_wake.watch_answers("ROOM04")
+    room_wake.answered("ROOM04")
+    assert "ROOM04" not in room_wake._tallies and reruns == [{"lead2": "f2-new"}]
+
+
 def test_runs_outside_a_server_reruns_nothing():
     told = []
     assert runs.rerun_sessions(["no-such-session"], None, lambda: told.append(1)) == ["no-such-session"]
+    assert runs.rerun_fragments({"no-such-session": "f"}) == ["no-such-session"]
     assert told == [1]
 
 
 def test_the_private_streamlit_parts_runs_uses_are_still_there():
     """components/frame/runs.py reruns a session as Streamlit's own "run on save" does; this fails
     loudly if an upgrade moves any part of that."""
+    from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime import Runtime
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner_utils.script_run_context import FragmentThreadState
     from streamlit.runtime.session_manager import SessionManager
 
     assert "self._session_mgr" in inspect.getsource(Runtime.__init__)
@@ -144,5 +185,10 @@ def test_the_private_streamlit_parts_runs_uses_are_still_there():
     assert "self._client_state" in inspect.getsource(AppSession.__init__)
     assert list(inspect.signature(AppSession.request_rerun).parameters) == ["self", "client_state"]
     assert "self.request_rerun(self._client_state)" in inspect.getsource(AppSession._on_source_file_changed)
+    # a fragment's rerun: its id in the client state, as a fragment's own timer asks for it
+    assert "fragment_id = client_state.fragment_id" in inspect.getsource(AppSession.request_rerun)
+    assert "fragment_id" in ClientState.DESCRIPTOR.fields_by_name
+    assert "fragment_id" in {f.name for f in dataclasses.fields(FragmentThreadState)}
+    assert runs.this_fragment() is None  # (outside a script run)
     for name in ("get_session_info", "is_active_session"):
         assert callable(getattr(SessionManager, name))
