@@ -151,7 +151,7 @@ def context_layers(sources: Sources) -> int:
 
 
 def context_page(values: dict, sources: Sources) -> Parts:
-    model, index, full = sources.model, sources.index(), sources.full_model()
+    model, index = sources.model, sources.index()
     first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
     encodings = [model.encode(text) for text in (first, second)]
     found: Parts = {}
@@ -172,7 +172,8 @@ def context_page(values: dict, sources: Sources) -> Parts:
             "Change one sentence to see context at work.",
             INFO,
         )
-    in_context = page_figures.word_in_context(model, encodings, where, full)
+    states = [sources.hidden_states(text) for text in (first, second)]
+    in_context = page_figures.word_in_context(model, encodings, where, states)
     last = len(in_context.states) - 1
     layer = within(values[settings.CTX_LAYER], range(last + 1), last)
     return found | {

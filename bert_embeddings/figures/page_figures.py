@@ -314,11 +314,14 @@ class WordInContext:
 
 
 def word_in_context(
-    model: LoadedModel, encodings: Sequence[Encoding], where: Sequence[list[int]], full_model
+    model: LoadedModel,
+    encodings: Sequence[Encoding],
+    where: Sequence[list[int]],
+    states: Sequence[np.ndarray],
 ) -> WordInContext:
     """The word (at the pieces ``where`` of each sentence) compared stage by stage: its token
-    rows (the mean of its pieces'), then the embedding output and each encoder layer."""
-    states = [contextual.hidden_states(full_model, e) for e in encodings]  # each (layers + 1, tokens, hidden)
+    rows (the mean of its pieces'), then the embedding output and each encoder layer
+    (``states``: each sentence's, (layers + 1, tokens, hidden), contextual.hidden_states)."""
     token_rows = [
         model.tables.word_embeddings[list(e.ids[w])].mean(axis=0)
         for e, w in zip(encodings, where, strict=True)

@@ -109,6 +109,11 @@ class Sources:
     def full_model(self):
         return self._once(("full",), lambda: contextual.load_full_model(self.model))
 
+    def hidden_states(self, text: str) -> np.ndarray:
+        """(layers + 1, tokens, hidden) of ``text`` alone, through the whole model (read-only)."""
+        full, encoding = self.full_model(), self.model.encode(text)
+        return self._once(("hidden", text), lambda: contextual.hidden_states(full, encoding))
+
     def kept(self, name: str, key: tuple, make: Callable[[], object | None]):
         """A result the app keeps under ``name`` for ``key`` that a background job may still be
         making (its neighbour lists, read from disk by ``make``): read once, and None while it

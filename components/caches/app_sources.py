@@ -10,6 +10,7 @@ from components.caches import axis_tests, map_state, spaces
 from components.caches.model_caches import (
     _encoding,
     _full_model,
+    _hidden_states,
     _lab,
     _model,
     _pattern_rows,
@@ -98,6 +99,7 @@ _HELD = {
     "position pca": _position_pca,
     "lab": _lab,
     "full": _full_model,
+    "hidden": _hidden_states,
     "card": _card,
     "weat": _weat,
 }

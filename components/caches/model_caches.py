@@ -144,6 +144,15 @@ def _full_model(spec: str, revision: str):
     return contextual.load_full_model(_model(spec, revision))
 
 
+# Few: a sentence of bert-base's 512 positions holds 20 MB of states. The room that shows one
+# Context view runs it once for all its followers.
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _hidden_states(spec: str, revision: str, text: str) -> np.ndarray:
+    states = contextual.hidden_states(_full_model(spec, revision), _model(spec, revision).encode(text))
+    states.flags.writeable = False  # (shared by every session)
+    return states
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def _encoding(spec: str, revision: str, text_a: str, text_b: str, special: bool) -> tokenize.Encoding:
     return _model(spec, revision).encode(text_a, text_b, add_special_tokens=special)
