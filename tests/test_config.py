@@ -151,3 +151,33 @@ def test_rooms_named_wrongly_stay_off_and_create_no_file(monkeypatch, tmp_path):
     said = " ".join(shown(e.value) for e in at.error)
     assert "Workshop rooms are off on this server" in said and "bogus://x" in said
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_apps_read_of_the_hosts_secrets_is_kept_for_a_while_and_taken_anew_when_replaced(monkeypatch):
+    """components/frame/host_secrets.py: without a secrets file, Streamlit looks for its files on
+    every read; the app reads them once in KEEP_SECONDS, and a new secrets object at once."""
+    import streamlit as st
+
+    from components.frame import host_secrets
+
+    class Secrets:
+        def __init__(self, held: dict | None) -> None:
+            self.held, self.reads = held, 0
+
+        def to_dict(self) -> dict:
+            self.reads += 1
+            if self.held is None:
+                raise FileNotFoundError("no secrets.toml")
+            return dict(self.held)
+
+    now = [1000.0]
+    monkeypatch.setattr(host_secrets.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(host_secrets, "_kept", None)
+    none = Secrets(None)
+    monkeypatch.setattr(st, "secrets", none)
+    assert [host_secrets.secrets() for _ in range(5)] == [{}] * 5 and none.reads == 1
+    now[0] += host_secrets.KEEP_SECONDS
+    assert host_secrets.secrets() == {} and none.reads == 2  # a file added meanwhile would show now
+    given = Secrets({config.PRESENTER: "workshop-42"})
+    monkeypatch.setattr(st, "secrets", given)  # (as an AppTest run with secrets does)
+    assert config.presenter_key(host_secrets.secrets()) == "workshop-42" and given.reads == 1

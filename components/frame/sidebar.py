@@ -9,6 +9,7 @@ import streamlit as st
 
 from bert_embeddings import config, limits
 from bert_embeddings.views import settings
+from components.frame import host_secrets
 from components.parts import echo, models
 from components.parts.draw import FOCUS_STYLE, NARROW_STYLE, PRESENTER_SCALE
 from components.parts.widgets import seeded
@@ -67,7 +68,7 @@ def sidebar() -> Inputs:
 def host_settings() -> None:
     """On every page while the host's settings (variables or secrets) hold a value the app cannot
     use: which, what it takes, and what the app does instead. The rest of the app works."""
-    if found := config.problems(st.secrets):
+    if found := config.problems(host_secrets.secrets()):
         st.warning(
             echo.plain("This server's settings need a look: " + "; ".join(found) + "."),
             icon=":material/build:",

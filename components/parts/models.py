@@ -16,6 +16,7 @@ from bert_embeddings.models.architectures import CURATED
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
 from components.caches import model_caches
+from components.frame import host_secrets
 from components.parts import echo, widgets
 
 _CURATED = {m.spec: m for m in CURATED}
@@ -24,7 +25,7 @@ _CURATED = {m.spec: m for m in CURATED}
 def model_options() -> list[str]:
     """The default model, the curated list, the bundled model, then (if allowed) any other."""
     options = list(checkpoints.listed_specs())
-    return options + [settings.OTHER] if config.custom_models_allowed(st.secrets) else options
+    return options + [settings.OTHER] if config.custom_models_allowed(host_secrets.secrets()) else options
 
 
 def model_label(option: str) -> str:

@@ -15,7 +15,7 @@ import streamlit as st
 from bert_embeddings import config, rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
 from bert_embeddings.views import settings
-from components.frame import runs
+from components.frame import host_secrets, runs
 from components.parts import echo
 from components.rooms import follow, room_watch, voter
 from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, REVEALED, SAVED, TAKEN, USED
@@ -130,7 +130,7 @@ def taking_back() -> None:
 
 def new_room_button() -> None:
     key = ""
-    if config.presenter_key(st.secrets):
+    if config.presenter_key(host_secrets.secrets()):
         key = st.text_input(
             "Presenter key", type="password", key=settings.ROOM_PRESENTER_KEY, persist_state="session"
         )
@@ -139,7 +139,7 @@ def new_room_button() -> None:
 
 def _open(key: str) -> None:
     state = follow.mine()
-    required = config.presenter_key(st.secrets)
+    required = config.presenter_key(host_secrets.secrets())
     if not rooms.may_lead(required, key):
         state[PROBLEM] = "That is not this server's presenter key: only presenters may lead a room."
         return

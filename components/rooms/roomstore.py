@@ -10,9 +10,8 @@ import logging
 import sqlite3
 import threading
 
-import streamlit as st
-
 from bert_embeddings import config, rooms
+from components.frame import host_secrets
 
 _lock = threading.Lock()
 _LOGGER = logging.getLogger(__name__)
@@ -46,6 +45,6 @@ def store() -> rooms.RoomStore:
     global _store
     with _lock:
         if _store is None:
-            reserved = rooms.RESERVED_FOR_PRESENTERS if config.presenter_key(st.secrets) else 0
+            reserved = rooms.RESERVED_FOR_PRESENTERS if config.presenter_key(host_secrets.secrets()) else 0
             _store = open_store(config.rooms_store(), reserved)
         return _store
