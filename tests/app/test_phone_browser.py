@@ -1,13 +1,17 @@
 """Every page on a phone (390 x 844, a phone's browser as the server sees it, so that the sidebar
 folds away as on a real one) and on a tablet (768 x 1024), in real headless Chromium: nothing
 runs past the screen's width (a formula neither), and on every chart the title is whole, the
-legend is clear of it, and the panels' titles are clear of each other."""
+legend is clear of it, and the panels' titles are clear of each other; and axe-core finds nothing
+serious there, in the light theme and in the dark."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from bert_embeddings.views import pages as registry
+from testkit.axe import audit, serious
 from testkit.browser import APP_IDLE, charts_drawn, open_page, streamlit_server
 from testkit.pytest_chromium import playwright_api
 
@@ -68,28 +72,43 @@ def server(tmp_path_factory):
         yield base
 
 
-def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> list[str]:
+BACKGROUND = "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+
+
+def opened(page, url: str) -> None:
+    open_page(page, url)
+    charts_drawn(page)
+    page.wait_for_selector(APP_IDLE)
+
+
+def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> tuple[list[str], dict]:
+    """What overlaps or runs off on the page (FOUND), and the serious axe-core findings on it in
+    the light and the dark theme."""
     context = browser.new_context(
         viewport=viewport, user_agent=PHONE_AGENT if phone else None, is_mobile=phone, has_touch=phone
     )
     page = context.new_page()
     try:
-        open_page(page, f"{server}/{url}")
-        charts_drawn(page)
-        page.wait_for_selector(APP_IDLE)
+        opened(page, f"{server}/{url}")
         if phone:  # (the sidebar folded away, off the screen: the page is the screen's)
             sidebar = page.locator("[data-testid='stSidebar']").bounding_box()
             assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1, sidebar
-        return page.evaluate(FOUND)
+        found, problems = page.evaluate(FOUND), {"light": serious(audit(page))}
+        page.emulate_media(color_scheme="dark")  # (the app follows the system's theme)
+        opened(page, f"{server}/{url}")
+        background = page.evaluate(BACKGROUND)
+        assert sum(int(n) for n in re.findall(r"\d+", background)[:3]) < 200, background  # dark
+        problems["dark"] = serious(audit(page))
+        return found, problems
     finally:
         context.close()
 
 
 @pytest.mark.parametrize("url", [page.url for page in registry.PAGES])
 def test_every_page_fits_a_phone(browser, server, url):
-    assert looked_at(browser, server, url, PHONE, phone=True) == []
+    assert looked_at(browser, server, url, PHONE, phone=True) == ([], {"light": [], "dark": []})
 
 
 @pytest.mark.parametrize("url", PANELS)
 def test_pages_of_side_by_side_panels_fit_a_tablet(browser, server, url):
-    assert looked_at(browser, server, url, TABLET, phone=False) == []
+    assert looked_at(browser, server, url, TABLET, phone=False) == ([], {"light": [], "dark": []})
