@@ -47,8 +47,13 @@ FOCUS_STYLE = (
     " { outline: 2px solid currentColor; outline-offset: 1px; }"
 )
 
-# A displayed formula does not wrap: on a phone it is drawn smaller, to fit the screen's width.
-NARROW_STYLE = "@media (max-width: 640px) { .katex-display .katex { font-size: 0.75em; } }"
+# On a phone: a displayed formula does not wrap, so it is drawn smaller, to fit the screen's width;
+# a table's toolbar (shown on a tap, above the table's right end) gets a line of its own, where on
+# a wide screen it would lie over the end of the text above.
+NARROW_STYLE = (
+    "@media (max-width: 640px) { .katex-display .katex { font-size: 0.75em; }"
+    " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
+)
 
 CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)
 

@@ -29,7 +29,8 @@ PHONE_AGENT = (
 PANELS = ("overview", "embedding_layer", "geometry")
 
 # What overlaps or runs off, as the browser lays it out: the page wider than the screen (a tab
-# strip scrolls by itself, as Streamlit draws it); a chart's title past its chart's edges; its
+# strip scrolls by itself, as Streamlit draws it); on a phone, a table too close to what is above
+# it for its toolbar; a chart's title past its chart's edges; its
 # legend over its title; two of its titles (a figure's, and each panel's above its plot) over
 # each other. A map's labels of points may touch: they sit where their points are.
 FOUND = """() => {
@@ -41,6 +42,14 @@ FOUND = """() => {
   document.querySelectorAll(".katex-display").forEach(shown => {
     if (shown.scrollWidth > shown.clientWidth + 1) { found.push(`a formula runs past the screen`); }
   });
+  if (innerWidth <= 640) {  // a tap shows a table's toolbar (44 px) above its right end
+    document.querySelectorAll("[data-testid='stDataFrame']").forEach((table, n) => {
+      const above = table.closest("[data-testid='stElementContainer']").previousElementSibling;
+      if (above && box(table).top - box(above).bottom < 44) {
+        found.push(`table ${n}: its toolbar would lie over what is above it`);
+      }
+    });
+  }
   document.querySelectorAll("[data-testid='stPlotlyChart']").forEach((chart, n) => {
     const edges = box(chart), plot = chart.querySelector(".nsewdrag");
     const title = chart.querySelector(".gtitle"), top = plot ? box(plot).top : edges.bottom;
