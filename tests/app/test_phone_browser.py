@@ -33,7 +33,8 @@ PANELS = ("overview", "embedding_layer", "geometry")
 # it for its toolbar; a chart's title past its chart's edges; its
 # legend over its title; two of its titles (a figure's, and each panel's above its plot) over
 # each other. A map's labels of points may touch: they sit where their points are.
-FOUND = """() => {
+FOUND = """async () => {
+  await document.fonts.ready;  // (a formula measured in a fallback font is wider)
   const found = [], box = e => e.getBoundingClientRect();
   const meets = (a, b) =>
     a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
@@ -45,7 +46,8 @@ FOUND = """() => {
   if (innerWidth <= 640) {  // a tap shows a table's toolbar (44 px) above its right end
     document.querySelectorAll("[data-testid='stDataFrame']").forEach((table, n) => {
       const above = table.closest("[data-testid='stElementContainer']").previousElementSibling;
-      if (above && box(table).top - box(above).bottom < 44) {
+      const shown = e => e.getClientRects().length > 0;  // (not in a tab that is not open)
+      if (above && shown(table) && shown(above) && box(table).top - box(above).bottom < 44) {
         found.push(`table ${n}: its toolbar would lie over what is above it`);
       }
     });
