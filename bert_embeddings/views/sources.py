@@ -111,8 +111,11 @@ class Sources:
 
     def hidden_states(self, text: str) -> np.ndarray:
         """(layers + 1, tokens, hidden) of ``text`` alone, through the whole model (read-only)."""
-        full, encoding = self.full_model(), self.model.encode(text)
-        return self._once(("hidden", text), lambda: contextual.hidden_states(full, encoding))
+
+        def made() -> np.ndarray:
+            return contextual.hidden_states(self.full_model(), self.model.encode(text))
+
+        return self._once(("hidden", text), made)
 
     def kept(self, name: str, key: tuple, make: Callable[[], object | None]):
         """A result the app keeps under ``name`` for ``key`` that a background job may still be
