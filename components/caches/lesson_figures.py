@@ -13,6 +13,7 @@ import logging
 
 import streamlit as st
 
+from bert_embeddings import config
 from bert_embeddings.lessons import expressions, figures, text
 from bert_embeddings.spaces import compare, pair, space_jobs
 from components.caches import model_caches, spaces
@@ -28,7 +29,8 @@ class _WaitingError(Exception):
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _rendered(key: str, revision: str, source: str) -> figures.Rendered:
+def _rendered(key: str, revision: str, source: str, cache: str) -> figures.Rendered:
+    # (``cache``: the folder the stage spaces are read from, so that another one is read afresh)
     sources = model_caches.sources((key, revision))
     facts = figures.Facts(sources, PageStages(sources.model))  # stages only as the page's jobs made them
     found = figures.render(source, facts)
@@ -76,7 +78,7 @@ def rendered(source: str) -> figures.Rendered:
     model_caches.require_model()  # the model the pages run (the bundled one, where it stands in) is the key
     try:
         with st.spinner("Computing this step's figures for the model in use..."):
-            return _rendered(*model_caches.model_key(), source)
+            return _rendered(*model_caches.model_key(), source, str(config.explorer_cache_dir()))
     except _WaitingError as waiting:
         return waiting.rendered
     except Exception:  # a figure's computation failed in a way the core did not foresee

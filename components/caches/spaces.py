@@ -1,14 +1,18 @@
 """What moved's caches: each side's space and neighbour lists (the background jobs', read from
 disk once per process), the pieces two vocabularies share, the comparison (once per process for
 each pair of spaces, geometry and k), a geometry fitted to a space's rows, the aligned maps and the
-series through the layers. Keyed by strings (the model's folder and key, the lists' name); the
-arrays and models ride along unhashed (``_`` arguments)."""
+series through the layers. Keyed by strings (the model's folder and key, the lists' name, and for
+what is read from disk the folder it is read from, so that a cache folder that changes is read
+afresh); the arrays and models ride along unhashed (``_`` arguments)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
+from bert_embeddings import config
 from bert_embeddings.analysis import geometry
 from bert_embeddings.figures import moved_page
 from bert_embeddings.models.model import LoadedModel
@@ -22,7 +26,7 @@ class NotOnDiskError(Exception):
 
 
 @st.cache_resource(max_entries=6, show_spinner=False)
-def _space(folder: str, stage: str, _model: LoadedModel) -> pair.Space:
+def _space(folder: str, stage: str, cache: str, _model: LoadedModel) -> pair.Space:
     # The token rows are the model's own (no copy); the output is made here (a fraction of a
     # second) and kept on disk; a layer is read from disk, where its job put it.
     found = pair.space_of(_model, stage, compute=stage in (stages.TOKEN, stages.OUTPUT))
@@ -34,7 +38,7 @@ def _space(folder: str, stage: str, _model: LoadedModel) -> pair.Space:
 def space(model: LoadedModel, stage: str) -> pair.Space | None:
     """The model's stage as a space, or None while its table is not on disk (a layer)."""
     try:
-        return _space(str(model.folder), stage, model)
+        return _space(str(model.folder), stage, str(config.explorer_cache_dir()), model)
     except NotOnDiskError:
         return None
 
@@ -51,9 +55,15 @@ def model_key(folder: str, _model: LoadedModel) -> str:
     return space_jobs.model_key(_model)  # (its weight files read once per process)
 
 
+def lists(key: str, name: str, spec: space_jobs.Spec) -> np.ndarray:
+    """The lists ``name`` of the space ``key``, as its job left them in the cache folder (raises
+    NotOnDiskError while they are not there)."""
+    return _lists(str(space_jobs.folder_for(key)), name, spec)
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
-    found = space_jobs.lists_for(space_jobs.folder_for(folder), _spec)
+def _lists(folder: str, name: str, _spec: space_jobs.Spec) -> np.ndarray:
+    found = space_jobs.lists_for(Path(folder), _spec)
     if found is None:
         raise NotOnDiskError(name)
     return found
@@ -74,9 +84,15 @@ def fitted(key: tuple, geometry_key: tuple[str, int], _space: pair.Space, _rows)
     return pair.fitted(_space, _rows, geometry_key)
 
 
+def aligned_maps(name: str, folder: Path) -> aligned.AlignedMaps:
+    """The aligned maps ``name`` as their job left them in ``folder`` (raises NotOnDiskError while
+    they are not there)."""
+    return _aligned_maps(name, str(folder))
+
+
 @st.cache_resource(max_entries=2, show_spinner=False)
-def aligned_maps(name: str, _folder) -> aligned.AlignedMaps:
-    found = aligned_jobs.finished(_folder)
+def _aligned_maps(name: str, folder: str) -> aligned.AlignedMaps:
+    found = aligned_jobs.finished(Path(folder))
     if found is None:
         raise NotOnDiskError(name)
     return found

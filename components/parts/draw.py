@@ -47,12 +47,21 @@ FOCUS_STYLE = (
     " { outline: 2px solid currentColor; outline-offset: 1px; }"
 )
 
-# On a phone: a displayed formula does not wrap, so it is drawn smaller, to fit the screen's width;
-# a table's toolbar (shown on a tap, above the table's right end) gets a line of its own, where on
-# a wide screen it would lie over the end of the text above.
+# A displayed formula does not wrap: one too long for a phone has a form on several lines, and
+# each screen shows one of the two (``formula``). On a phone, a table's toolbar (shown on a tap,
+# above the table's right end) gets a line of its own, where on a wide screen it would lie over
+# the end of the text above. On a touch screen, a tap shows a chart's toolbar too, where it would
+# lie over the end of the chart's title: it gets a line of its own above the chart.
+_WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
+_FORMULA_STYLE = (
+    f"@media (min-width: 641px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
+    f"@media (max-width: 640px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
+)
 NARROW_STYLE = (
-    "@media (max-width: 640px) { .katex-display .katex { font-size: 0.75em; }"
+    "@media (max-width: 640px) {"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
+    "@media (hover: none), (max-width: 640px) { [data-testid='stPlotlyChart'] { padding-top: 2.5rem; }"
+    " .js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; } }"
 )
 
 CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)
@@ -123,3 +132,13 @@ def table(shown: kinds.Table, index: str | None = None, **options) -> None:
         options["column_config"] = formats | options.get("column_config", {})
     options = {"hide_index": True if index is None else None, "key": shown.key or None, **options}
     exports.dataframe(shown.name, frame, legible, **options)
+
+
+def formula(wide: str, narrow: str) -> None:
+    """The LaTeX ``wide`` on a wide screen and ``narrow`` (the same, on several lines) on a phone's
+    (one formula per page: the keys are fixed). Its style comes with it, so that the two are never
+    shown at once."""
+    st.html(f"<style>{_FORMULA_STYLE}</style>")
+    for key, latex in ((_WIDE_FORMULA, wide), (_NARROW_FORMULA, narrow)):
+        with st.container(key=key):
+            st.latex(latex)

@@ -172,8 +172,9 @@ def test_a_token_id_typed_as_1e3_is_1000_and_1_5_is_refused():
     assert "must be a whole number" in messages(at)
 
 
-# Every link parameter (and the model) against hostile values: opened as a first visit.
-LINK_VALUES = [*MARKUP, *CATASTROPHIC, CONTROL, "1e3", "1.5", "9" * 5000, "x" * 20_000]
+# Every link parameter (and the model) against hostile values: opened as a first visit. Each kind of
+# markup, and each catastrophic pattern, in one value (every box gets them one by one above).
+LINK_VALUES = [" ".join(MARKUP), "".join(CATASTROPHIC), CONTROL, "1e3", "1.5", "9" * 5000, "x" * 20_000]
 # Values that pass a parameter's check but lie beyond what the model or the word has.
 BEYOND = {
     "dims": ("0-99999", "99999-99999"),

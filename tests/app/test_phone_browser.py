@@ -30,9 +30,9 @@ PANELS = ("overview", "embedding_layer", "geometry")
 
 # What overlaps or runs off, as the browser lays it out: the page wider than the screen (a tab
 # strip scrolls by itself, as Streamlit draws it); on a phone, a table too close to what is above
-# it for its toolbar; a chart's title past its chart's edges; its
-# legend over its title; two of its titles (a figure's, and each panel's above its plot) over
-# each other. A map's labels of points may touch: they sit where their points are.
+# it for its toolbar; on a touch screen, a chart's toolbar over its titles; a chart's title past
+# its chart's edges; its legend over its title; two of its titles (a figure's, and each panel's
+# above its plot) over each other. A map's labels of points may touch: they sit where their points are.
 FOUND = """async () => {
   await document.fonts.ready;  // (a formula measured in a fallback font is wider)
   const found = [], box = e => e.getBoundingClientRect();
@@ -40,8 +40,11 @@ FOUND = """async () => {
     a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const wide = document.documentElement.scrollWidth;
   if (wide > innerWidth) { found.push(`the page is ${wide} px wide`); }
-  document.querySelectorAll(".katex-display").forEach(shown => {
-    if (shown.scrollWidth > shown.clientWidth + 1) { found.push(`a formula runs past the screen`); }
+  document.querySelectorAll(".katex-display .katex-html").forEach(formula => {
+    const drawn = box(formula);
+    if (drawn.width && (drawn.left < -1 || drawn.right > innerWidth + 1)) {
+      found.push(`a formula runs past the screen`);
+    }
   });
   if (innerWidth <= 640) {  // a tap shows a table's toolbar (44 px) above its right end
     document.querySelectorAll("[data-testid='stDataFrame']").forEach((table, n) => {
@@ -64,6 +67,11 @@ FOUND = """async () => {
       }
       if (legend && meets(box(legend), t)) { found.push(`chart ${n}: its legend lies over its title`); }
       titles.push(title);
+    }
+    const toolbar = chart.querySelector(".modebar");  // (shown on a tap, on a touch screen)
+    if (toolbar && matchMedia("(hover: none), (max-width: 640px)").matches) {
+      titles.filter(t => meets(box(toolbar), box(t)))
+        .forEach(t => found.push(`chart ${n}: its toolbar would lie over '${t.textContent}'`));
     }
     for (let i = 0; i < titles.length; i++) {
       for (let j = i + 1; j < titles.length; j++) {

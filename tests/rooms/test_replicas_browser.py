@@ -2,8 +2,9 @@
 (testkit/deployment.py, the deployment compose.yaml describes), driven by headless Chromium. A
 leader on one replica leads followers on the other; each replica is restarted mid-room, and
 nobody is lost: the room lives in Redis, a follower's address holds the room it follows, and a
-leader's tab holds the room it leads. The same with the replicas sharing a SQLite file instead
-of Redis, as several processes on one host do."""
+leader's tab holds the room it leads. Replicas sharing a SQLite file instead (several processes on
+one host) are the stores' own tests' (tests/rooms/test_room_stores.py, test_room_answers.py): the
+store is all that differs."""
 
 from __future__ import annotations
 
@@ -50,9 +51,9 @@ HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
 REDIS = pytest.param("redis", marks=pytest.mark.server("a Redis server"))
 
 
-@pytest.fixture(scope="module", params=[REDIS, "sqlite"])
+@pytest.fixture(scope="module", params=[REDIS])
 def deployed(request, tmp_path_factory):
-    """The deployment, its replicas sharing Redis (several hosts) or a SQLite file (one host)."""
+    """The deployment, its replicas sharing Redis, as on several hosts."""
     folder = tmp_path_factory.mktemp(f"deployment-{request.param}")
     env = {ROOM_TRACE: str(folder / "rooms.trace")}
     with deployment.deployment(folder, env, store=request.param) as running:
@@ -115,9 +116,6 @@ def test_a_room_spans_replicas_and_survives_a_restart_of_each(browser, deployed)
         page.context.close()
 
 
-# On Redis only: tests/rooms/test_room_answers.py checks, on a SQLite file and on Redis alike, that
-# answers survive a restart and that replicas count each other's.
-@pytest.mark.parametrize("deployed", [REDIS], indirect=True, scope="module")
 def test_a_restart_mid_question_loses_no_answer(browser, deployed):
     """Followers on one replica answer a lesson's question; that replica restarts before the
     reveal. Their answers are in the shared store, and each reconnected page is the same
@@ -152,7 +150,6 @@ def test_a_restart_mid_question_loses_no_answer(browser, deployed):
 # What is checked is the balancer's: that each person's address reaches the replicas through it.
 # How a store counts one address's rooms, opened on either replica, is checked for both stores in
 # tests/rooms/test_room_stores.py (test_the_limits_count_every_replicas_rooms).
-@pytest.mark.parametrize("deployed", [REDIS], indirect=True, scope="module")
 def test_behind_the_balancer_each_person_has_a_room_limit_of_their_own(browser, deployed):
     """Through deploy/haproxy.cfg, one client who opens and closes rooms up to the limit is refused
     the next, and another client (another address) still leads: the limit once counted the
