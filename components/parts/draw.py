@@ -120,14 +120,17 @@ def _markdown(note: kinds.Note) -> str:
 
 def table(shown: kinds.Table, index: str | None = None, **options) -> None:
     """A composed table with its download; ``index``: the column shown as the rows' names (the
-    download keeps it as a column); ``options``: st.dataframe's (a column's format, beside the
-    table's own number formats)."""
+    download keeps it as a column; without it, the first column names the rows and is pinned as
+    they are); ``options``: st.dataframe's (a column's format, beside the table's own number
+    formats)."""
     import pandas as pd
 
     frame, legible = pd.DataFrame(shown.columns), shown.shown and pd.DataFrame(shown.shown)
     if index is not None:
         legible = (frame if legible is None else legible).set_index(index).rename_axis(None)
     formats = {name: st.column_config.NumberColumn(format=f) for name, f in (shown.formats or {}).items()}
+    if index is None and shown.columns:  # the rows' names stay in view while a phone scrolls sideways
+        formats.setdefault(next(iter(shown.columns)), st.column_config.Column(pinned=True))
     if formats or "column_config" in options:
         options["column_config"] = formats | options.get("column_config", {})
     options = {"hide_index": True if index is None else None, "key": shown.key or None, **options}
