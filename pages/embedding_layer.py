@@ -12,14 +12,16 @@ from components.view_state import links
 routing.through_app()
 st.title("The embedding layer, stage by stage")
 model = model_caches.require_model()
-has_segments = model.family.has_segments
+terms = [
+    r"\text{token}[x_i]",
+    *([r"\text{segment}[s_i]"] if model.family.has_segments else []),
+    r"\text{position}[p_i]",
+]
 draw.formula(  # on a phone, the sum named, a term per line
-    r"\text{output}_i = \mathrm{LayerNorm}\big(\text{token}[x_i]"
-    + (r" + \text{segment}[s_i]" if has_segments else "")
-    + r" + \text{position}[p_i]\big)",
-    r"\begin{aligned}\text{output}_i &= \mathrm{LayerNorm}(e_i) \\ e_i &= \text{token}[x_i]"
-    + (r" \\ &\quad + \text{segment}[s_i]" if has_segments else "")
-    + r" \\ &\quad + \text{position}[p_i]\end{aligned}",
+    r"\text{output}_i = \mathrm{LayerNorm}\big(" + " + ".join(terms) + r"\big)",
+    r"\begin{aligned}\text{output}_i &= \mathrm{LayerNorm}(e_i) \\ e_i &= "
+    + r" \\ &\quad + ".join(terms)
+    + r"\end{aligned}",
 )
 sources, values = model_caches.sources(), model_caches.sentence_values()
 with model_caches.friendly_errors():

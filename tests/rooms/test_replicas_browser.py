@@ -29,7 +29,11 @@ from testkit.browser import (
 from testkit.pytest_chromium import playwright_api
 
 # One test process runs this file: its tests share what it starts (make test runs two).
-pytestmark = [pytest.mark.xdist_group("replicas-browser"), pytest.mark.browser]
+pytestmark = [
+    pytest.mark.xdist_group("replicas-browser"),
+    pytest.mark.browser,
+    pytest.mark.server("a Redis server"),
+]
 
 
 REASON = deployment.available()
@@ -48,15 +52,12 @@ BACK_WITHIN_S = 60
 HEADINGS = {**HEADINGS, "Positions": "Positions: learned, not a formula"}
 
 
-REDIS = pytest.param("redis", marks=pytest.mark.server("a Redis server"))
-
-
-@pytest.fixture(scope="module", params=[REDIS])
-def deployed(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
     """The deployment, its replicas sharing Redis, as on several hosts."""
-    folder = tmp_path_factory.mktemp(f"deployment-{request.param}")
+    folder = tmp_path_factory.mktemp("deployment-redis")
     env = {ROOM_TRACE: str(folder / "rooms.trace")}
-    with deployment.deployment(folder, env, store=request.param) as running:
+    with deployment.deployment(folder, env, store="redis") as running:
         yield running
 
 
