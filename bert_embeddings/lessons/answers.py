@@ -20,6 +20,8 @@ touches Streamlit or a store: the bar, a room's tally and the handout read the s
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -34,9 +36,15 @@ KEY_FIELDS = ("choices", "right", "pieces", "number", "within")
 MOST_CHOICES = 8
 MOST_CHOICE_LENGTH = 100  # characters: a choice is a button
 MOST_NUMBER_LENGTH = 40  # characters of a number typed
-# A number as a person types it: digits with an optional point and exponent, a sign before;
-# commas between thousands are read as nothing. One pass, no backtracking on any text.
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+# A number with a decimal point: digits with an optional point and exponent, a sign before. The
+# patterns below run on at most MOST_NUMBER_LENGTH characters, each in one pass.
+_EXPONENT = r"(?:[eE][+-]?[0-9]{1,3})?"
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)" + _EXPONENT)
+# Commas between groups of three, as in 1,234,567.5: the first group never starts with 0.
+_GROUPED = re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?" + _EXPONENT)
+# One decimal comma, as half the world writes: 0,63 and 6,0 and ,5.
+_DECIMAL_COMMA = re.compile(r"[+-]?(?:[0-9]+,[0-9]*|,[0-9]+)" + _EXPONENT)
+_SAY_NUMBER = "The question takes a number, such as 0.25, 12 or -3.5 (a decimal comma, 0,25, is fine too)."
 
 
 class AnswerError(ExplorerError):
@@ -216,8 +224,8 @@ def _choice_of(given: str, choices: Sequence[str]) -> str | None:
 
 
 def _number_in(written: str) -> float | None:
-    """The number a text is (commas between thousands allowed, and a trailing % read as the
-    number before it); None for any other text."""
+    """The number a figure's text is, as lessons.figures writes one (commas between thousands,
+    and a trailing % read as the number before it); None for any other text."""
     if len(written) > 2 * MOST_NUMBER_LENGTH:  # (checked before any work on the text)
         return None
     bare = written.strip().replace(",", "").removesuffix("%").strip()
@@ -225,6 +233,42 @@ def _number_in(written: str) -> float | None:
         return None
     value = float(bare)
     return value if math.isfinite(value) else None
+
+
+def typed_number(written: str) -> float:
+    """The number a person typed, read as they meant it or refused with the reason (AnswerError).
+
+    A point is a decimal point; so is a single comma (0,63 is 0.63, 6,0 is 6), unless the comma
+    could as well separate thousands (1,234: 1234 or 1.234?), which is refused as ambiguous.
+    Commas between every group of three are thousands when a point follows or there are several
+    (1,234.5; 1,234,567). A percent sign is refused: whether 45% means 45 or 0.45 depends on the
+    question, so the person writes the number the question asks for."""
+    bare = written.strip()
+    if len(bare) > MOST_NUMBER_LENGTH:  # (checked before any work on the text)
+        raise AnswerError(f"A number has at most {MOST_NUMBER_LENGTH} characters. {_SAY_NUMBER}")
+    shown = f"“{bare}”"
+    if "%" in bare:
+        raise AnswerError(
+            f"{shown}: type the number alone, without the % sign (0.45 for a share, or 45 if the "
+            "question counts in percent)."
+        )
+    grouped, decimal = _GROUPED.fullmatch(bare), _DECIMAL_COMMA.fullmatch(bare)
+    if grouped and decimal:
+        whole, _, tail = bare.partition(",")
+        raise AnswerError(
+            f"{shown} could be {whole}{tail} or {whole}.{tail}: type it without the comma, or "
+            f"with a point ({whole}.{tail})."
+        )
+    if grouped:
+        bare = bare.replace(",", "")
+    elif decimal:
+        bare = bare.replace(",", ".")
+    if not _NUMBER.fullmatch(bare):
+        raise AnswerError(_SAY_NUMBER)
+    value = float(bare)
+    if not math.isfinite(value):
+        raise AnswerError(f"{shown} is too large a number. {_SAY_NUMBER}")
+    return value
 
 
 # --- an answer, and its verdict -----------------------------------------------------------------
@@ -243,10 +287,7 @@ def read_answer(key: Key, given: object, is_piece: Callable[[str], str | None] |
             raise AnswerError("That is not one of the question's choices.")
         return found
     if key.kind == NUMBER:
-        value = _number_in(given)
-        if value is None:
-            raise AnswerError("The question takes a number, such as 0.25, 12 or -3.5.")
-        return value
+        return typed_number(given)
     limits.WORD.check_text("A piece", given)
     piece = is_piece(given.strip()) if is_piece is not None and given.strip() else None
     if piece is None:
@@ -276,8 +317,67 @@ def verdict(found: Truth, answer: str | float) -> Verdict:
     return Verdict(right, f"{head}: the answer is {shown}, {written_number(away)} away{tolerance}.")
 
 
+def score_said(right: int, answered: int, keyed: int) -> str:
+    """A learner's score: how many right of how many answered, of the lesson's ``keyed``
+    questions that take an answer."""
+    takes = "question in this lesson takes" if keyed == 1 else "questions in this lesson take"
+    return f"Your answers: {right} right of {answered} answered ({keyed} {takes} one)."
+
+
+def typed_text(value: float) -> str:
+    """A person's number as they can recognise it: a whole one with its digits grouped (6,
+    1,234), any other with the digits it was typed with (5.5, 0.63), not rounded to a figure's."""
+    value = float(value)
+    return written_number(value) if value.is_integer() else repr(value)
+
+
 def written_number(value: float) -> str:
     """A number as the bar writes it: a whole one with its digits grouped (6, 1,234), any other as
     a lesson writes a figure (figures.number)."""
     value = float(value)
     return f"{int(value):,}" if value.is_integer() and abs(value) < 1e15 else figures.number(value)
+
+
+# --- a learner's answers, kept by their browser -------------------------------------------------
+
+KEPT_MOST = 3000  # characters: the text a browser keeps of a learner's answers (a cookie holds 4 kB)
+_KEPT_NAME = re.compile(r"[a-z0-9_-]{1,40}")  # a built-in lesson's name, or file-<digest>
+_KEPT_PART = re.compile(r"([0-9]{1,3})(?:-|:([A-Za-z0-9_-]{1,300}))")
+
+
+def kept_text(name: str, given: dict[int, str | None]) -> str:
+    """A learner's answers to lesson ``name`` (step from 0 -> the answer as text, None: skipped),
+    as one line a cookie can hold: ``name.0:<base64>.3-``; as many steps as fit."""
+    parts = [name]
+    for number, answer in sorted(given.items()):
+        coded = (
+            "-" if answer is None else ":" + base64.urlsafe_b64encode(answer.encode()).decode().rstrip("=")
+        )
+        if sum(len(p) + 1 for p in parts) + len(coded) + 4 > KEPT_MOST:
+            break
+        parts.append(f"{number}{coded}")
+    return ".".join(parts)
+
+
+def read_kept(kept: str) -> tuple[str, dict[int, str | None]] | None:
+    """The lesson name and answers ``kept_text`` wrote; None for any other text. What a browser
+    sends is untrusted: its size is checked first, and each answer is read again as its question
+    takes it before it counts (read_answer)."""
+    if not kept or len(kept) > KEPT_MOST:
+        return None
+    name, *parts = kept.split(".")
+    if not _KEPT_NAME.fullmatch(name):
+        return None
+    given: dict[int, str | None] = {}
+    for part in parts:
+        if (found := _KEPT_PART.fullmatch(part)) is None:
+            return None
+        coded = found.group(2)
+        if coded is None:
+            given[int(found.group(1))] = None
+            continue
+        try:
+            given[int(found.group(1))] = base64.urlsafe_b64decode(coded + "=" * (-len(coded) % 4)).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return name, given

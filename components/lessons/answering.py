@@ -19,11 +19,16 @@ from bert_embeddings.errors import ExplorerError
 from bert_embeddings.lessons import answers, figures, lesson
 from bert_embeddings.views import settings
 from components.caches import lesson_figures, model_caches
-from components.parts import echo, widgets
+from components.parts import cookie, echo, widgets
 from components.view_state import session_entries
 
 ANSWERS = "answers"  # the lesson entry's {step: Given} for the lesson playing
 TOLD = "answer_told"  # why the last answer could not be taken, said once under the question
+READ_BACK = "answers_read_back"  # the lesson whose answers this session read from the browser
+# The cookie in which a learner's browser keeps their answers to the lesson they play, so that a
+# reload (a new session) keeps their score; a room's follower has theirs in the room's store.
+COOKIE = "bert_explorer_answers"
+KEPT_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,38 @@ def keep(step_number: int, given: Given) -> None:
     _kept()[step_number] = given
 
 
+def kept_by_the_browser(name: str, steps: tuple[lesson.Step, ...]) -> None:
+    """A learner alone: on the session's first run of lesson ``name``, the answers their browser
+    kept are read back (each read again as its question takes it, and judged afresh); on every
+    run, the browser keeps the answers given so far."""
+    entry = session_entries.entry(session_entries.LESSON)
+    if entry.get(READ_BACK) != name:
+        entry[READ_BACK] = name
+        _read_back(name, steps)
+    given = {number: None if g.answer is None else answers.as_text(g.answer) for number, g in _kept().items()}
+    if given:
+        cookie.keep(COOKIE, answers.kept_text(name, given), KEPT_SECONDS, key="lesson_answers_kept")
+
+
+def _read_back(name: str, steps: tuple[lesson.Step, ...]) -> None:
+    kept = answers.read_kept(cookie.read(COOKIE))
+    if kept is None or kept[0] != name:
+        return
+    for number, text in kept[1].items():
+        if number >= len(steps) or (key := steps[number].key) is None or number in _kept():
+            continue
+        if text is None:
+            _skip(number)
+            continue
+        try:
+            given = answers.read_answer(key, text, is_piece)
+        except ExplorerError:
+            continue
+        step_truth = answers.truth(key, lesson_figures.rendered)
+        found = answers.verdict(step_truth, given) if isinstance(step_truth, answers.Truth) else None
+        keep(number, Given(given, found))
+
+
 def _check(step_number: int, key: answers.Key) -> None:
     """on_click of "Check my answer": the answer read, judged and kept; else why not, said once."""
     found = None
@@ -153,7 +190,7 @@ def said(given: Given) -> None:
 
 
 def answer_text(answer: str | float | None) -> str:
-    return answers.written_number(answer) if isinstance(answer, float) else f"“{answer}”"
+    return answers.typed_text(answer) if isinstance(answer, float) else f"“{answer}”"
 
 
 PROMPTS = {
@@ -195,7 +232,4 @@ def score(steps: tuple[lesson.Step, ...]) -> str | None:
     if not judged:
         return None
     right = sum(given.verdict.right for given in judged)
-    keyed = sum(step.key is not None for step in steps)
-    return (
-        f"Your answers: {right} right of {len(judged)} answered ({keyed} questions in this lesson take one)."
-    )
+    return answers.score_said(right, len(judged), sum(step.key is not None for step in steps))

@@ -16,7 +16,7 @@ from bert_embeddings import config, rooms
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
 from bert_embeddings.views import settings
 from components.frame import host_secrets, runs
-from components.parts import echo
+from components.parts import cookie, echo
 from components.rooms import follow, room_watch, voter
 from components.rooms.follow import FOLLOW, FORGET, LEAD, PROBLEM, RESUMED, REVEALED, SAVED, TAKEN, USED
 from components.view_state import links
@@ -38,10 +38,7 @@ def resume_leading() -> None:
 
 
 def _cookie() -> str:
-    try:
-        return str((st.context.cookies or {}).get(COOKIE) or "")
-    except Exception:  # outside a browser session (headless tests)
-        return ""
+    return cookie.read(COOKIE)
 
 
 def _led_room(saved: str) -> tuple[str, str] | None:
@@ -73,9 +70,9 @@ def take_back(room: tuple[str, str]) -> None:
 def _leading(code: str, token: str) -> None:
     """The leader's room section: the component beats every minute, and keeps the room in a
     cookie for a reload (the secret stays in the leader's own browser, never in a link)."""
-    cookie = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
+    kept = f"{COOKIE}={code}.{token}; path=/; max-age={int(rooms.IDLE_HOURS * 3600)}; SameSite=Strict"
     data = {
-        "cookie": cookie,
+        "cookie": kept,
         "keep": f"{code}.{token}",
         "name": COOKIE,
         "every_ms": BEAT_SECONDS * 1000,

@@ -12,11 +12,10 @@ from __future__ import annotations
 import secrets
 import time
 
-import streamlit as st
-
 from bert_embeddings import rooms
 from bert_embeddings.rooms import RoomError, room_answers
 from components.frame import runs
+from components.parts import cookie as browser_cookie
 from components.rooms import roomstore
 from components.view_state import session_entries
 
@@ -31,10 +30,7 @@ def voter() -> str:
     """This browser's id: the cookie's, else one made now (which the cookie then keeps)."""
     entry = session_entries.entry(session_entries.ROOM)
     if VOTER not in entry:
-        try:
-            kept = str((st.context.cookies or {}).get(COOKIE) or "")
-        except Exception:  # outside a browser session (headless tests)
-            kept = ""
+        kept = browser_cookie.read(COOKIE)
         try:
             room_answers.check_voter(kept)
         except RoomError:

@@ -51,11 +51,13 @@ def test_a_learner_answers_first_then_sees_the_verdict_the_answer_and_the_score(
     assert "Right." in said(at)
     assert score(at).startswith("Your answers: 1 right of 2 answered")
 
-    click(at, "Next")  # a number: a word is refused with what it takes, then 6 is right
-    answer(at, "six")
-    assert "The question takes a number" in said(at)
-    assert lesson_fields(at)[answering.ANSWERS].get(3) is None
-    answer(at, "6")
+    click(at, "Next")  # a number: a word or a percent is refused with why, the box kept
+    for refused, why in (("six", "The question takes a number"), ("6%", "without the % sign")):
+        answer(at, refused)
+        assert why in said(at)
+        assert lesson_fields(at)[answering.ANSWERS].get(3) is None
+        assert any(t.label.startswith("Your answer") for t in at.text_input)
+    answer(at, "6,0")  # a decimal comma is a decimal point
     assert "You answered 6. Right: exactly 6." in said(at)
     assert score(at).startswith("Your answers: 2 right of 3 answered")
 

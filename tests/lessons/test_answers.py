@@ -3,6 +3,7 @@ file, the truth it holds for a model, answers read as a person gives them, and t
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -150,6 +151,68 @@ def test_only_a_choice_a_piece_or_a_finite_number_is_taken():
         answers.read_answer(piece, "d" * 101, is_piece)
 
 
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("6", 6.0),
+        ("6,0", 6.0),  # a decimal comma, as half the world writes it
+        ("0,63", 0.63),
+        ("-0,5", -0.5),
+        (",5", 0.5),
+        ("0,630", 0.63),  # no thousands group starts with 0
+        ("12,5", 12.5),
+        ("1,000.5", 1000.5),  # commas between thousands, then a point
+        ("1,234,567", 1234567.0),  # several commas: only thousands
+        ("2.5e-3", 0.0025),
+        (" 7 ", 7.0),
+    ],
+)
+def test_a_number_is_read_as_the_person_wrote_it(typed, read):
+    """What the number box takes: a point or one decimal comma, and commas between thousands."""
+    number = answers.Key(answers.NUMBER, right=("1",))
+    assert answers.read_answer(number, typed) == read
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("45%", "without the % sign"),
+        ("1,234", "could be 1234 or 1.234"),
+        ("-6,000", "could be -6000 or -6.000"),
+        ("1,2,3", "a decimal comma, 0,25, is fine too"),
+        ("1.234,5", "a decimal comma, 0,25, is fine too"),
+        ("6,0,", "a decimal comma, 0,25, is fine too"),
+        ("1 000", "a decimal comma, 0,25, is fine too"),
+        ("9" * 41, "at most 40 characters"),
+        ("1e999", "too large"),
+    ],
+)
+def test_a_number_that_could_be_misread_is_refused_with_the_reason(typed, said):
+    """A percent sign, a comma that could be either kind, or a list of commas is refused, never
+    guessed: "45%" is not taken as 45, nor "1,2,3" as 123."""
+    number = answers.Key(answers.NUMBER, right=("1",))
+    with pytest.raises(answers.AnswerError, match=re.escape(said)):
+        answers.read_answer(number, typed)
+
+
+def test_the_score_says_one_question_in_the_singular():
+    assert (
+        answers.score_said(1, 1, 1)
+        == "Your answers: 1 right of 1 answered (1 question in this lesson takes one)."
+    )
+    assert answers.score_said(0, 2, 6).endswith("(6 questions in this lesson take one).")
+
+
+def test_a_person_s_number_is_echoed_with_the_digits_they_typed():
+    assert [answers.typed_text(v) for v in (5.5, 0.63, 6.0, 1234.0, -0.005)] == [
+        "5.5",
+        "0.63",
+        "6",
+        "1,234",
+        "-0.005",
+    ]
+
+
 def test_reading_a_number_is_linear_in_what_was_typed():
     number = answers.Key(answers.NUMBER, right=("1",))
     for typed in ("1" * 200_000, "1." + "1e" * 100_000, "-" + "0" * 199_999 + "x"):
@@ -195,3 +258,32 @@ def test_every_built_in_key_holds_for_the_bundled_model(bundled):
                 order = np.lexsort((np.arange(len(moved.pieces)), moved.second_order, moved.overlap))
                 expected = [moved.pieces[i] for i in order if not special[i]][:10]
                 assert list(found.right) == expected
+
+
+def test_a_learner_s_answers_travel_in_a_cookie_and_come_back_whole():
+    given = {0: "the helicopter", 2: None, 3: "6.0", 7: "caf\u00e9 ##s; path=/"}
+    text = answers.kept_text("embeddings", given)
+    assert all(c.isalnum() or c in "._:-" for c in text)  # (cookie-safe: no ; , = or space)
+    assert answers.read_kept(text) == ("embeddings", given)
+    many = answers.kept_text("embeddings", {n: "x" * 100 for n in range(60)})
+    assert len(many) <= answers.KEPT_MOST and answers.read_kept(many)[1] == {
+        n: "x" * 100 for n in range(len(answers.read_kept(many)[1]))
+    }
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        "",
+        "x" * (answers.KEPT_MOST + 1),
+        "Embeddings.0:eA",  # (not a lesson's name)
+        "embeddings.0:eA.0=1",
+        "embeddings.1234:eA",
+        "embeddings.0:" + "e" * 301,
+        "embeddings.0:_w",  # (not UTF-8)
+        "[" * 3000,
+        "embeddings." + "." * 2000,
+    ],
+)
+def test_a_cookie_that_is_not_one_the_app_wrote_is_ignored(sent):
+    assert answers.read_kept(sent) is None

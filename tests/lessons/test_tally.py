@@ -27,7 +27,7 @@ def test_pieces_given_most_often_first_at_most_ten():
 
 
 def test_numbers_are_read_again_sorted_and_judged_within_the_margin():
-    given = ["6", "5.6", "1,000", "7", "nan", "1e999", "six"]
+    given = ["6", "5.6", "1,000.0", "7", "nan", "1e999", "six"]
     counted = tally.count(NUMBER, given, answers.Truth(answers.NUMBER, number=6.0, within=0.5))
     assert counted.numbers == (5.6, 6.0, 7.0, 1000.0)
     assert counted.answered == 4 and counted.right == 2
