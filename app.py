@@ -58,13 +58,13 @@ def main() -> None:
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
     widgets.arrive(navigation.url_path)  # first: the page's widgets start at the session's values
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
-        if code := st.query_params.get(links.FOLLOW):
+        if code := links.taken().get(links.FOLLOW):
             try:
                 follow.join_from_link(code)
             except RoomError as problem:
                 links.add_unused(f"follow={code[:20]!r} ({problem})")
         lead.resume_leading()
-        opening.from_link(st.query_params.to_dict())
+        opening.from_link(links.taken())
     target = follow.apply_pending(navigation.url_path, woken is not None)
     room_wake.settled(woken)
     target = player.apply_pending(navigation.url_path) or target  # a lesson's step just opened
@@ -84,7 +84,17 @@ def main() -> None:
         navigation.url_path, leading=follow.leading(), room=follow.way_back(), room_answers=asking.part()
     )
     map_state.precompute_default_map()  # once per server process, if the host asked for it
-    runs.run_to_the_end(navigation.run, follow.drawn, follow.replaced)
+    runs.run_to_the_end(navigation.run, _drawn, _replaced)
+
+
+def _drawn() -> None:
+    follow.drawn()
+    player.drawn()
+
+
+def _replaced() -> None:
+    follow.replaced()
+    player.replaced()
 
 
 if __name__ == "__main__":

@@ -53,7 +53,19 @@ FILE_BOX = "lesson_file_box"
 # and the true limit, so it is not shown (the key is the box's CSS class, st-key-...).
 UPLOAD_MB = 1
 _BOX_LINE = f".st-key-{FILE_BOX} [data-testid='stFileUploaderDropzoneInstructions']"
-_BOX_STYLE = f"<style>{_BOX_LINE} {{ display: none; }}</style>"
+# A file the browser refuses (over UPLOAD_MB, or not .toml when dropped) never reaches the server:
+# Streamlit marks its chip with a red icon, and says why only in a tooltip (hover, which a touch
+# screen never shows) and to screen readers ("File must be 1.0MB or smaller", against the label's
+# 200 kB). Under such a chip (only a refused one is wrapped in the error tooltip's target) the
+# page says in words what the label says.
+REFUSED = f"Not opened: a lesson file is a TOML file of at most {limits.LESSON_FILE.most // 1000:,} kB."
+_REFUSED_CHIP = f".st-key-{FILE_BOX} [data-testid='stTooltipErrorHoverTarget']"
+_BOX_STYLE = (
+    f"<style>{_BOX_LINE} {{ display: none; }}"
+    f" {_REFUSED_CHIP} {{ flex-wrap: wrap; }}"
+    f' {_REFUSED_CHIP}::after {{ content: "{REFUSED}"; flex-basis: 100%; font-size: 0.875rem;'
+    " padding: 0.25rem 0.5rem 0; }</style>"
+)
 
 
 def take_a_lesson() -> None:

@@ -31,7 +31,9 @@ from components.view_state import links, session_entries
 
 # The fields of the session's lesson entry (session_entries.LESSON).
 PLAYING = "playing"  # the Playing record of this session's lesson
-PENDING = "pending"  # a step whose view this run applies before any widget is drawn
+PENDING = "pending"  # a step whose view is applied before any widget, until its page is drawn
+ON_ITS_PAGE = "pending_on_its_page"  # the pending step, in a run on the step's page that applied it
+DRAWN_STEP = "pending_drawn"  # the pending step this run is drawing (put back if it is replaced)
 STEP_TOLD = "step_told"  # which step a link's step that the lesson lacks opened, said once
 PROBLEM = "problem"  # why the last lesson file could not be opened, said once (opening.py)
 DRAFT = "draft"  # the Lesson being made in the sidebar (maker.py)
@@ -96,14 +98,44 @@ def close() -> None:
 
 def apply_pending(current_page: str) -> str | None:
     """Before any widget is drawn: the step just opened has its view applied (only the settings
-    it names); returns the page to switch to, if the step shows another."""
+    it names); returns the page to switch to, if the step shows another.
+
+    The view is applied again in every run until a run on the step's page is drawn to the end.
+    A run can be replaced before it draws (the browser asks for a rerun: a job panel's timer, a
+    click), and the browser's request then carries the values of the last page's widgets; a
+    widget of the same setting on the step's page would start from them (the geometry of step
+    4's page over step 5's). Applied in the run that draws the page, the step's values win."""
     state = mine()
-    if (step := state.pop(PENDING, None)) is None or (now := playing()) is None:
+    if (step := state.get(PENDING)) is None:
+        return None
+    if (now := playing()) is None or step >= len(now.lesson.steps):
+        state.pop(PENDING, None)
         return None
     shown = now.lesson.steps[step]
     links.apply_named(shown.params)
     target = registry.current(shown.page)
-    return target if target != current_page else None
+    if target != current_page:
+        return target
+    state[ON_ITS_PAGE] = step
+    return None
+
+
+def drawn() -> None:
+    """The app's run is about to draw its page (app.py calls this through components/frame/runs.py):
+    a step applied in this run on its own page is no longer pending, unless the run is replaced."""
+    state = mine()
+    state.pop(DRAWN_STEP, None)
+    step = state.pop(ON_ITS_PAGE, None)
+    if step is not None and state.get(PENDING) == step:
+        state[DRAWN_STEP] = state.pop(PENDING)
+
+
+def replaced() -> None:
+    """Another run replaced this one before its page was drawn to the end: the step it was
+    drawing is pending again (unless another step was opened meanwhile)."""
+    state = mine()
+    if (step := state.pop(DRAWN_STEP, None)) is not None:
+        state.setdefault(PENDING, step)
 
 
 def differs(page: str) -> bool:
@@ -274,6 +306,8 @@ def _text_and_question(now: Playing, folded: bool, room_answers: Callable | None
                 st.markdown(markdown(step.text))
         else:
             st.markdown(markdown(step.text))
+    if room_answers is None:
+        answering.kept_by_the_browser(now.known_as, now.lesson.steps)
     with asked or words:
         if asked is not None:
             answering.question(now.step, step, lambda part: _step_key(now, part), markdown, room_answers)

@@ -16,9 +16,10 @@ from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import space_jobs, stages
-from bert_embeddings.views import link_text, settings
+from bert_embeddings.views import settings
 from components.caches import spaces
 from components.parts import echo
+from components.view_state import links
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,9 @@ def lists(side: Side, shape: tuple[str, int], start: bool) -> np.ndarray | backe
 
 def last_layer_named(key: str, names: tuple[str, ...]) -> None:
     """A view may name ``last`` for a stage (a lesson that holds for any model): before the
-    stage's picker is drawn, that is this model's last layer."""
-    if st.session_state.get(key) == link_text.LAST_LAYER:
-        st.session_state[key] = names[-1]
+    stage's picker is drawn, that is this model's last layer, and the link keeps saying ``last``
+    while the stage stays there (links.last_layer)."""
+    links.last_layer(key, names[-1])
 
 
 def layer_cost(model: LoadedModel) -> str:

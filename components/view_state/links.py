@@ -27,9 +27,13 @@ LINK_TEXT_LIMIT = 2000
 # The fields of the session's link entry (session_entries.LINK).
 RESTORED = "restored"  # set once the session's first run has read its link
 UNUSED = "unused"  # what the link held that could not be used, until a page has said so
+TAKEN = "taken"  # the link's parameters that were read, each named once (a repeated name: none)
 # The defaults pages work out from the model in use (its last layer, its every dimension), by
 # key: a value still at its page's default stays out of the link, like any other default.
 PAGE_DEFAULTS = "page_defaults"
+# The stages a view named ``last`` (any model's last layer), by key: the layer it stands for here,
+# so that a link says ``last`` again while the stage stays there (it opens any model's last layer).
+LAST_NAMED = "last_named"
 # Streamlit's own parameters (embedding an app in a page) pass through untouched.
 STREAMLIT_PARAMS = ("embed", "embed_options")
 
@@ -95,15 +99,21 @@ def restore() -> bool:
         return False
     state[RESTORED] = True
     given = st.query_params.to_dict()
-    # A name given twice is two answers to one question: neither is taken (no silent winner).
+    # A name given twice is two answers to one question: neither is taken (no silent winner), for
+    # a setting as for the room to follow, the lesson and its step (read from ``taken``).
     repeated = {name: len(values) for name in given if len(values := st.query_params.get_all(name)) > 1}
-    given = {name: text for name, text in given.items() if name not in repeated}
+    given = state[TAKEN] = {name: text for name, text in given.items() if name not in repeated}
     problems = _read_into_state(given, reset=False)
     problems += [f"{name} (given {n} times; a link names each setting once)" for name, n in repeated.items()]
     problems += [f"{name} (not a setting of this app)" for name in given if name not in KNOWN]
     if problems:
         state[UNUSED] = problems
     return True
+
+
+def taken() -> dict[str, str]:
+    """The session's link as ``restore`` read it: each name given once, with its text."""
+    return dict(_mine().get(TAKEN, {}))
 
 
 def add_unused(problem: str) -> None:
@@ -274,8 +284,9 @@ def view_params(page: str, text_limit: int | None = LINK_TEXT_LIMIT) -> dict[str
     params = {}
     if (model := _model_param()) is not None:
         params[MODEL] = model
+    last_named = _mine().get(LAST_NAMED, {})
     for param, value in _shown(page):
-        text = _text_of(param, value)
+        text = link_text.LAST_LAYER if last_named.get(param.key) == value else _text_of(param, value)
         if text is not None and (text_limit is None or len(text) <= text_limit):
             params[param.url] = text
     return params
@@ -365,6 +376,18 @@ def keep_within(
     if key not in state and default is not None:
         state[key] = default
     return state.get(key)
+
+
+def last_layer(key: str, last: str) -> None:
+    """Before the picker of a stage (What moved's): a view that names ``last`` for it is the
+    model's last layer, ``last``. While the stage stays at the layer ``last`` stood for, links and
+    rooms name it ``last`` again, and another model (with another last layer) moves it to its
+    own; a stage chosen in the picker is named as it is."""
+    state, named = st.session_state, _mine().setdefault(LAST_NAMED, {})
+    if state.get(key) == link_text.LAST_LAYER or (key in named and state.get(key) == named[key]):
+        state[key] = named[key] = last
+    else:
+        named.pop(key, None)
 
 
 def follow_link(code: str) -> str:

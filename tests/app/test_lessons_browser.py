@@ -182,6 +182,44 @@ def test_a_lesson_file_opens_and_its_markup_is_only_text(server, browser, tmp_pa
     page.context.close()
 
 
+@pytest.mark.parametrize("viewport", [None, {"width": 390, "height": 844}], ids=["wide", "phone"])
+def test_a_file_the_browser_refuses_is_said_in_words_with_the_labels_limit(
+    server, browser, tmp_path, viewport
+):
+    """A 1.1 MB file (over the box's 1 MB) and a text file dropped in the box never reach the server:
+    Streamlit marks each with a red icon and says why only in a tooltip (hover, which a touch screen
+    never shows) and to screen readers, as "File must be 1.0MB or smaller". Under each refused file
+    the page now says in words what the label says: a TOML file of at most 200 kB."""
+    from components.lessons import opening
+
+    big, text = tmp_path / "big.toml", tmp_path / "notes.txt"
+    big.write_bytes(b"# x\n" * 275_000)  # 1,100,000 bytes
+    text.write_text("hello")
+    page = new_page(browser, viewport=viewport)
+    open_page(page, f"{server}/concepts")
+    box = page.locator(f".st-key-{opening.FILE_BOX}")
+    label = box.locator("[data-testid='stWidgetLabel']").inner_text()
+    assert "at most 200 kB" in label and "at most 200 kB" in opening.REFUSED
+    for refused in (big, text):
+        box.locator("input[type='file']").set_input_files(str(refused))
+        chip = box.locator("[data-testid='stFileChip'][aria-invalid='true']")
+        chip.wait_for(timeout=30_000)
+        below = box.locator("[data-testid='stTooltipErrorHoverTarget']")
+        said = below.evaluate("e => getComputedStyle(e, '::after').content")
+        assert said == f'"{opening.REFUSED}"', (refused.name, said)
+        # the words take a line of their own under the chip, inside the box on a phone too
+        chip_box, below_box, whole = chip.bounding_box(), below.bounding_box(), box.bounding_box()
+        assert below_box["height"] > chip_box["height"] + 10, (refused.name, chip_box, below_box)
+        assert below_box["x"] + below_box["width"] <= whole["x"] + whole["width"] + 1
+        # Streamlit's own words, which say 1.0MB, stay for screen readers only (a 1-pixel clip)
+        hidden = chip.locator("[role='alert']")
+        assert hidden.bounding_box()["width"] <= 1, refused.name
+        chip.locator("[data-testid='stFileChipDeleteBtn'] button").click()
+        chip.wait_for(state="detached", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
 def test_the_lesson_bar_downloads_the_lessons_handout(server, browser, bundled, tmp_path):
     """ "Download a handout" in the bar gives the lesson as one HTML file: its title and step as
     text, and the very figures bert_embeddings.figures.handout draws for the same lesson."""
@@ -243,3 +281,86 @@ def test_the_first_change_in_a_part_of_the_page_that_reruns_alone_offers_the_ste
     sync_api.expect(box).to_have_value(step.params["q"], timeout=60_000)
     sync_api.expect(way_back).to_have_count(0, timeout=60_000)
     page.context.close()
+
+
+WALKS = 2  # each walk goes through every lesson forward and back: every step change, both ways
+
+
+@pytest.fixture
+def one_core_busy():
+    """A process that keeps one core busy for the test's length, as a busy host would."""
+    import subprocess
+    import sys
+
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+def _shows_its_step(page, found: lesson.Lesson, name: str, number: int) -> None:
+    """After a step change: the bar says the step, the run is over, the address is the step's page
+    and holds no other value of a setting the step names, and the bar offers no way back to the
+    step's view (the session shows it)."""
+    step = found.steps[number - 1]
+    said = re.compile(as_shown(f"{found.title}: step {number} of {len(found.steps)}") + "$")
+    page.get_by_text(said).wait_for(timeout=120_000)
+    page.wait_for_url(lambda url: urlsplit(url).path == f"/{step.page}", timeout=120_000)
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+    where = (name, number, step.page)
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    shown = dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
+    assert shown.get("lesson") == name and shown.get("step") == str(number), (where, shown)
+    for key, value in step.params.items():  # (the address leaves out a setting at its default)
+        if key not in ("a", "b", "q", "items", "to", "from"):  # (texts and stages: as the page writes them)
+            assert shown.get(key, value) == value, (where, key, shown.get(key))
+    back = page.locator(BAR).get_by_role("button", name="Back to this step's view")
+    assert back.count() == 0, (where, "the step opened with another view")
+
+
+def test_every_step_change_of_every_lesson_shows_the_step_s_own_view(server, browser, one_core_busy):
+    """Every built-in lesson walked forward with Next and back with Back, twice over, with one core
+    busy: each step opens on its own page with its own settings, never the last step's (a page's
+    background job polls meanwhile, and the browser's poll carries the last page's values)."""
+    page = new_page(browser)
+    for name in builtin.NAMES:
+        found = builtin.load(name)
+        open_page(page, f"{server}/concepts?lesson={name}")
+        _shows_its_step(page, found, name, 1)
+        count = len(found.steps)
+        for _ in range(WALKS):
+            for number in [*range(2, count + 1), *range(count - 1, 0, -1)]:
+                forward = number > int(dict(parse_qsl(urlsplit(page.url).query))["step"])
+                move = page.locator(BAR).get_by_role("button", name="Next" if forward else "Back", exact=True)
+                move.click(click_count=2)  # (a second tap before the step arrives: the same step)
+                _shows_its_step(page, found, name, number)
+    page.close()
+
+
+def test_a_decimal_comma_is_read_as_written_and_the_score_survives_a_reload(server, browser):
+    """Step 4's number box: "45%" is refused with why and the box stays; "6,0" is 6, right; after a
+    reload (a new session) the bar still shows the verdict and the learner's score."""
+    page = new_page(browser)
+    open_page(page, f"{server}/positions?lesson=embeddings&step=4")
+    on_step(page, 4)
+    box = page.locator(BAR).get_by_label("Your answer: a number")
+    check = page.locator(BAR).get_by_role("button", name="Check my answer")
+    box.fill("45%")
+    check.click()
+    page.locator(BAR).get_by_text(re.compile(as_shown("without the % sign"))).wait_for(timeout=60_000)
+    page.wait_for_selector(APP_IDLE, timeout=120_000)
+    box.fill("6,0")
+    check.click()
+    verdict = page.locator(BAR).get_by_text(re.compile(as_shown("You answered 6. Right: exactly 6.")))
+    verdict.wait_for(timeout=60_000)
+    score = page.locator(BAR).get_by_text(re.compile("^" + as_shown("Your answers: 1 right of 1 answered")))
+    score.wait_for(timeout=60_000)
+    page.wait_for_function("document.cookie.includes('bert_explorer_answers=embeddings.3')", timeout=60_000)
+    page.reload()
+    on_step(page, 4)
+    verdict.wait_for(timeout=60_000)
+    score.wait_for(timeout=60_000)
+    assert check.count() == 0
+    page.close()

@@ -730,6 +730,28 @@ def test_a_setting_given_twice_is_named_and_neither_value_is_taken():
     assert at.session_state[settings.SENTENCE_B_KEY] == "A valid part of the same link."
 
 
+@pytest.mark.parametrize(
+    "params, name",
+    [({"lesson": "embeddings", "step": ["4", "5"]}, "step"), ({"lesson": ["embeddings", "alike"]}, "lesson")],
+)
+def test_a_lesson_or_step_given_twice_is_not_taken_and_the_notice_says_so(params, name):
+    """?lesson=embeddings&step=4&step=5 opens the lesson at its first step, and
+    ?lesson=embeddings&lesson=alike opens no lesson: neither value wins silently, as for a
+    setting, and the notice names what the default stands in for."""
+    from components.lessons import player
+    from testkit.apptest import lesson_fields, session
+
+    at = session(params)
+    assert not at.exception
+    playing = lesson_fields(at).get(player.PLAYING)
+    if name == "step":
+        assert playing.name == "embeddings" and playing.step == 0
+    else:
+        assert playing is None
+    said = messages(at)
+    assert f"the default stands in for: {name} (given 2 times; a link names each setting once)" in said
+
+
 @pytest.mark.parametrize("text", ["0", "07", "token ", "Token", "1000", "\u0663", "output1", "-1", "", "1.0"])
 def test_a_stage_in_a_link_is_token_output_or_a_plain_layer_number(text):
     """What moved's stages: a link's text is token, output or a layer number in digits 0-9."""

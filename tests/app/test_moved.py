@@ -81,6 +81,36 @@ def test_two_stages_of_one_model_compared_as_the_api_compares_them(two_layer_mod
     assert not at.exception and "k" in messages(at) and "100" in messages(at)
 
 
+@pytest.mark.slow("a random model written, the page in AppTest on it and on the bundled model")
+def test_a_step_at_the_last_layer_keeps_last_in_its_link_after_the_job_button(two_layer_model, monkeypatch):
+    """Step 3 of the built-in lesson "What the layers do" names ``to = "last"``: the page shows the
+    model's last layer (2 here), and the address bar, after "Compute the neighbour lists" as
+    before it, says ``to=last`` (it once said ``to=2``, which another model does not open at its
+    last layer). Another model moves the stage to its own last layer; a stage picked is linked as
+    it is. The offer's note states bert-base's figure as bert-base's, and the pieces shared here."""
+    from testkit.apptest import page_title, session
+
+    asked = []
+
+    def not_started(side, shape, start):  # the click is seen; no worker is started here
+        asked.append(start)
+
+    monkeypatch.setattr(space_view, "lists", not_started)
+    at = session({"lesson": "layers", "step": "3"})
+    assert not at.exception and page_title(at) == "What moved"
+    assert at.selectbox(key=settings.MV_STAGE_B).value == "2" and at.query_params["to"] == "last"
+    note = " ".join(shown(c.value) for c in at.caption)
+    assert "about half a minute for bert-base's 30,522 pieces (4,000 shared here)" in note
+    at.button(key="mv_compute").click().run()
+    assert True in asked and not at.exception
+    assert at.query_params["to"] == "last" and at.query_params["step"] == "3"
+    assert at.run().query_params["to"] == "last"
+    at.selectbox(key=settings.MODEL_KEY).set_value("bundled").run()  # 6 layers
+    assert at.selectbox(key=settings.MV_STAGE_B).value == "6" and at.run().query_params["to"] == "last"
+    at.selectbox(key=settings.MV_STAGE_B).set_value("1").run()
+    assert at.run().query_params["to"] == "1"
+
+
 def test_a_stage_the_model_lacks_falls_back_with_a_message(two_layer_model):
     at = AppTest.from_file(str(run_page.__globals__["APP"]), default_timeout=120)
     at.query_params.update({"to": "9", "vs": str(two_layer_model)})
