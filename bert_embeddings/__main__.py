@@ -54,7 +54,7 @@ class RevisionError(ExplorerError):
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised where the command is, so that the unfinished map is removed as for Ctrl-C."""
+    """SIGTERM, raised where the command is: what it leaves unfinished goes, as for Ctrl-C."""
 
 
 def _terminated(signum, frame) -> None:
@@ -187,6 +187,8 @@ Exit codes:
        cannot be loaded)
   {NO_STORAGE}    the handout cannot be written there: a folder that does not exist, a read-only
        or full disk, a path that is a folder
+  {INTERRUPTED}  interrupted (Ctrl-C): no handout is written, and nothing half-written is left
+  {TERMINATED}  stopped (SIGTERM): as for Ctrl-C
 """
 
 
@@ -199,7 +201,7 @@ def lesson_command(args: argparse.Namespace) -> int:
         found = builtin.load(args.lesson)
     else:
         try:
-            data = Path(args.lesson).read_bytes()
+            data = lesson.read_file(args.lesson)  # (a device, a named pipe or a huge file: refused)
         except OSError as problem:
             print(f"error: {args.lesson} cannot be read: {problem.strerror or problem}", file=sys.stderr)
             return WRONG_INPUT
@@ -224,9 +226,8 @@ def _handout(found, out, spec: str | None) -> int:
         print(model.notice, file=sys.stderr)
     data = handout.handout(found, model).encode("utf-8")
     try:
-        files.write_atomically(out, data)
+        files.write_atomically(out, data)  # (whole, or nothing left behind)
     except OSError as problem:
-        files.temporary(out).unlink(missing_ok=True)  # nothing half-written is left behind
         print(
             f"error: the handout cannot be written to {out}: {problem.strerror or problem}", file=sys.stderr
         )
@@ -352,8 +353,11 @@ def worker_command(args: argparse.Namespace) -> int:
 
 
 def _stopped(args: argparse.Namespace) -> str:
-    """What an interruption left: a map is removed whole; of the stage spaces, what was finished
-    stays (whole, and used by the next run) and only the unfinished one's files go."""
+    """What an interruption left, for the command interrupted (of stage spaces, the finished stay)."""
+    if args.command != "map":
+        out = getattr(args, "handout", None)
+        kept = f"no handout was written to {out}; nothing half-written is left" if out else ""
+        return "the worker stopped" if args.command == "worker" else kept or "nothing was written"
     if args.stages:
         return "the unfinished stage's half-written files were removed; all that was finished is kept"
     return "the unfinished map was removed"

@@ -41,9 +41,15 @@ def temporary(path: Path) -> Path:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` at ``path`` whole, or nothing there: a failure or an interruption (Ctrl-C,
+    SIGTERM) while writing leaves no half-written file."""
     part = temporary(path)
-    part.write_bytes(data)
-    os.replace(part, path)
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def npy_bytes(array: np.ndarray, dtype) -> bytes:

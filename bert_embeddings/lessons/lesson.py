@@ -30,6 +30,8 @@ and raised together (LessonError). Nothing in it is ever rendered as HTML, LaTeX
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -72,6 +74,48 @@ class Lesson:
     steps: tuple[Step, ...] = field(default_factory=tuple)
 
 
+# What a path that is not a regular file is, as a host is told (os.stat's file types).
+_NOT_FILES = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_file(path: str | os.PathLike) -> bytes:
+    """The bytes of the lesson file at ``path``, for ``read``: a path that is not a regular file is
+    refused before it is opened (opening a named pipe waits for a writer; a device such as
+    /dev/zero never ends), and no more than a lesson may hold, plus one byte, is ever read (a
+    file may grow, or say it is empty, as /proc's do). LessonError for either; OSError for a
+    file that cannot be read."""
+    most = limits.LESSON_FILE.most
+    _refuse_if_not_a_file(path, os.stat(path))
+    # O_NONBLOCK: should the path become a named pipe after the check, opening it does not wait.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    with open(os.open(path, flags), "rb") as handle:
+        status = os.fstat(handle.fileno())
+        _refuse_if_not_a_file(path, status)
+        if status.st_size > most:
+            raise LessonError([_too_large(f"{status.st_size:,}")])
+        data = handle.read(most + 1)
+    if len(data) > most:
+        raise LessonError([_too_large(f"more than {most:,}")])
+    return data
+
+
+def _refuse_if_not_a_file(path: str | os.PathLike, status: os.stat_result) -> None:
+    if stat.S_ISREG(status.st_mode):
+        return
+    kind = next((kind for test, kind in _NOT_FILES if test(status.st_mode)), "a special file")
+    raise LessonError([f"{os.fspath(path)} is {kind}, not a file; a lesson is read from a file"])
+
+
+def _too_large(size: str) -> str:
+    return f"the file has {size} bytes; a lesson may have at most {limits.LESSON_FILE.most:,}"
+
+
 def read(data: bytes | str, check_view: Callable[[Mapping], list] = check.check_view) -> Lesson:
     """The lesson in ``data`` (a file's bytes, or its text), checked whole: its size first, then
     that it is text, nested no deeper than a lesson and TOML, then every field of every step, each
@@ -81,9 +125,7 @@ def read(data: bytes | str, check_view: Callable[[Mapping], list] = check.check_
     if not isinstance(data, bytes | bytearray):
         raise LessonError([f"a lesson is a file's text, not {type(data).__name__}"])
     if len(data) > limits.LESSON_FILE.most:
-        raise LessonError(
-            [f"the file has {len(data):,} bytes; a lesson may have at most {limits.LESSON_FILE.most:,}"]
-        )
+        raise LessonError([_too_large(f"{len(data):,}")])
     try:
         text = bytes(data).decode("utf-8")
     except UnicodeDecodeError:

@@ -11,6 +11,7 @@ import html
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import plotly.offline
 import pytest
@@ -233,6 +234,35 @@ def test_every_figure_has_the_handouts_own_template_whatever_the_process_default
     assert not any("#000033" in json.dumps(layout) for layout in layouts)
 
 
+def plot_config(script: str) -> dict:
+    """The config a figure's script passes to Plotly.newPlot (after its div's id, data and layout)."""
+    decoder = json.JSONDecoder()
+    at = script.index("Plotly.newPlot(") + len("Plotly.newPlot(")
+    for _ in range(4):
+        at = len(script) - len(script[at:].lstrip(" ,\n"))
+        value, at = decoder.raw_decode(script, at)
+    return value
+
+
+def test_every_figure_is_plotlys_own_vector_figure_and_downloads_as_an_svg(first_handout, reading):
+    """A handout's figures stay vector: each is Plotly's own figure, its data and layout as JSON
+    in a script that plotly.js draws in the reader's browser (as SVG, at the window's size),
+    never a picture of one: the file, outside plotly.js, holds no image, canvas or embedded
+    object, and no data: image. The camera of each figure's toolbar downloads it as an SVG, as on
+    the pages (charts.CHART_CONFIG)."""
+    from bert_embeddings.figures import charts
+
+    outside = first_handout.replace(plotly.offline.get_plotlyjs(), "")
+    assert not re.search(r"<(img|picture|canvas|object|embed|iframe)\b", outside, re.IGNORECASE)
+    assert "data:image" not in outside.lower()
+    assert len(reading.figures) == first_handout.count('<figure class="chart"') >= 15
+    for key, script in reading.figures:
+        config = plot_config(script)
+        assert config["toImageButtonOptions"] == {"format": "svg"}, key
+        assert config["locales"] == charts.CHART_CONFIG["locales"], key
+        assert config["showSendToCloud"] is False, key  # (no "Share chart" to Plotly's cloud)
+
+
 def test_the_tokens_step_is_the_pages_table(first_handout):
     """The Tokens page shows a table, not a figure: the handout holds it, row for row."""
     number = next(n for n, step in enumerate(FIRST.steps, 1) if step.page == "tokens")
@@ -313,12 +343,13 @@ def test_a_write_that_fails_exits_3_and_leaves_nothing(tmp_path, capsys, monkeyp
     source, out = tmp_path / "small.toml", tmp_path / "small.html"
     source.write_text(SMALL, encoding="utf-8")
 
-    def full(path, data):
-        path.with_name(f"{path.name}.part").write_bytes(data[:10])
-        raise OSError(28, "No space left on device")
+    class Full(type(Path())):
+        def write_bytes(self, data: bytes) -> int:
+            super().write_bytes(data[:10])
+            raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(command.files, "write_atomically", full)
-    monkeypatch.setattr(command.files, "temporary", lambda path: path.with_name(f"{path.name}.part"))
+    temporary = command.files.temporary
+    monkeypatch.setattr(command.files, "temporary", lambda path: Full(temporary(path)))
     assert command.main(["lesson", str(source), "--handout", str(out), "--model", "bundled"]) == 3
     assert "No space left on device" in capsys.readouterr().err
     assert {p.name for p in tmp_path.iterdir()} == {"small.toml"}
