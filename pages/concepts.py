@@ -8,16 +8,24 @@ from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing
 from components.lessons import opening
-from components.parts import draw, widgets
+from components.parts import draw, echo, widgets
 
 routing.through_app()
 st.title("What is an embedding?")
+# The width is the model's in use, as the lesson's own step says it ({{width}} in {{model}}); a
+# model still to be downloaded is not waited for here (the toy needs none): bert-base's, named so.
+model = model_caches.model_at_hand()
+width = (
+    "768 in bert-base"
+    if model is None
+    else f"{model.hidden_size:,} in {echo.plain(model.name)}, the model in use"
+)
 st.markdown(
     "An **embedding** describes each thing by a list of numbers: its position along some dimensions. "
     "Here there are three, with names, and you choose the numbers. Things that are alike point in "
     "similar directions, and **cosine similarity** measures that: 1 for the same direction, 0 for "
-    "unrelated, -1 for opposite. BERT works the same way with 768 dimensions that have no names: "
-    "their numbers were learned from text."
+    f"unrelated, -1 for opposite. BERT works the same way with many more dimensions ({width}), which "
+    "have no names: their numbers were learned from text."
 )
 opening.take_a_lesson()
 text = st.text_area(

@@ -81,7 +81,8 @@ layer_models = [s.model for s in sides if s.stage not in (stages.TOKEN, stages.O
 offer = job_panel.Offer(
     "Compute the neighbour lists",
     note="Each space's exact neighbour lists are computed once, in the background, and kept for everyone: "
-    "about half a minute for 30,522 pieces, more for a layer the first time.",
+    f"about half a minute for bert-base's 30,522 pieces ({len(shared.pieces):,} shared here), more for a "
+    "layer the first time.",
     before=(lambda: st.info(echo.plain(space_view.layer_cost(layer_models[0])), icon=":material/memory:"))
     if layer_models
     else None,

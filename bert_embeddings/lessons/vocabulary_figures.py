@@ -186,7 +186,7 @@ def _cka(facts: Facts, a: dict) -> Result:
 
 @figure(
     "kept",
-    "how many of its k nearest one piece keeps from one stage to another",
+    'how many of its k nearest one piece keeps from one stage to another, with k ("3 of 10")',
     piece=Arg(a_word),
     **_STAGES,
 )

@@ -208,6 +208,21 @@ def require_model() -> checkpoints.LoadedModel:
     return model
 
 
+def model_at_hand() -> checkpoints.LoadedModel | None:
+    """The sidebar's model, as require_model loads it, where that needs no download; else None:
+    a model still to be fetched from the Hub (the first page, which needs no model, states its
+    figures without making a newcomer wait for one), or one that cannot be had (the next page that
+    needs it says why). Nothing is shown here."""
+    chosen = inputs.current()
+    try:
+        resolution = _resolution(chosen.model_spec, chosen.revision)
+        if resolution.hub_files and (resolution.key, chosen.revision) not in _loaded_once:
+            return None
+        return _open(chosen.model_spec, chosen.revision)[0]
+    except Exception:  # noqa: BLE001 - whatever it is, a page that needs the model shows it as a message
+        return None
+
+
 def require_encoding(stop: bool = True, notices: bool = True) -> tokenize.Encoding | None:
     """The sidebar's sentences as the model reads them; notices about the input shown, unless
     ``notices=False`` (a page that reads the sentence twice shows them in one place).

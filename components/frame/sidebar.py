@@ -41,7 +41,9 @@ def sidebar() -> Inputs:
             "Sentence A",
             **seeded(settings.SENTENCE_A_KEY),
             height=90,
-            help=f"Up to {limits.SENTENCE.most:,} characters; BERT reads its first 512 pieces.",
+            help=f"Up to {limits.SENTENCE.most:,} characters. The model reads as many pieces as it has "
+            "positions (bert-base: 512; the model in use: under the picker), and the page says when it cuts "
+            "the rest.",
         )
         st.text_area(
             "Sentence B (optional)",

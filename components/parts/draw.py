@@ -64,7 +64,9 @@ NARROW_STYLE = (
     " .js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; } }"
 )
 
-CHART_CONFIG = charts.CHART_CONFIG  # the toolbar every chart has (the handout's too)
+# The toolbar every chart has (the handout's too): its camera downloads the chart as an SVG, at
+# its size and theme on screen (charts.CHART_CONFIG says why SVG, and why one format).
+CHART_CONFIG = charts.CHART_CONFIG
 
 
 def parts(found: kinds.Parts, *names: str) -> None:

@@ -543,3 +543,40 @@ def test_a_card_with_one_word_at_each_end_says_what_it_cannot_assess(app_url, pa
     verdicts = [line for line in text.splitlines() if line.startswith("Axis x")]
     assert verdicts and not any("chance" in line or "separates" in line for line in verdicts), verdicts
     assert "Not assessed" in text
+
+
+# The root <svg> of a downloaded chart: its size, and its first rectangle (the paper, the
+# chart's background).
+SVG_SIZE = re.compile(r'<svg[^>]*\bwidth="(\d+(?:\.\d+)?)"[^>]*\bheight="(\d+(?:\.\d+)?)"')
+SVG_PAPER = re.compile(r'<rect[^>]*style="fill: ?(rgb\([^)]*\))')
+
+
+def test_a_charts_toolbar_downloads_it_as_an_svg_at_its_size_and_theme(browser, app_url):
+    """In dark mode, the camera of a chart's toolbar (the one every chart has, charts.CHART_CONFIG)
+    says it downloads an SVG, and does: a vector file named after the chart's title, at the
+    chart's size on screen, on the dark theme's background, with the chart's own text in it."""
+    from bert_embeddings.figures import charts
+
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark")
+    page = context.new_page()
+    open_page(page, f"{app_url}/neighbours?q=dogs")
+    chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
+    chart.wait_for(state="visible", timeout=30_000)
+    charts_drawn(page)
+    chart.hover()
+    camera = chart.get_by_role("button", name=charts.DOWNLOAD_TITLE, exact=True)
+    with page.expect_download(timeout=30_000) as download:
+        camera.click()
+    saved = download.value
+    assert saved.suggested_filename == "closest-to-dogs.svg", saved.suggested_filename
+    svg = open(saved.path(), encoding="utf-8").read()
+    assert svg.lstrip().startswith("<svg") and "data:image/png" not in svg
+    width, height = (float(n) for n in SVG_SIZE.search(svg).groups())
+    shown = chart.locator(".main-svg").first.bounding_box()
+    assert abs(width - shown["width"]) < 1 and abs(height - shown["height"]) < 1, (width, height, shown)
+    paper = SVG_PAPER.search(svg).group(1)
+    assert sum(int(n) for n in re.findall(r"\d+", paper)[:3]) < 150, paper  # the dark theme's
+    background = page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert paper.replace(" ", "") == background.replace(" ", ""), (paper, background)
+    assert "Closest to dogs" in svg and "cosine similarity" in svg
+    context.close()

@@ -92,3 +92,56 @@ def test_no_lesson_moves_the_room_to_another_model():
             assert check.MODEL not in step.params, (name, step.title)
             if step.page == "moved":
                 assert step.params.get("vs") == settings.SAME, step.title
+
+
+# A phrase said twice in a row ("the the"), or a count given whole and then its whole again: the
+# figure `kept` gives "1 of 10" itself, so "keeps {{kept ...}} of its 10" reads "1 of 10 of its 10".
+DOUBLED = re.compile(
+    r"\b(\w[\w']*(?: \w[\w']*){0,3}) \1\b|\bof (\d[\d,]*)(?: \w+){0,2}? (?:its |their )?\2\b"
+)
+
+
+def test_doubled_finds_a_phrase_or_a_count_said_twice():
+    for doubled in (
+        "keeps 1 of 10 of its 10 from",
+        "2 of 10 of 10",
+        "the the piece",
+        "in the model in the model",
+    ):
+        assert DOUBLED.search(doubled), doubled
+    for fine in (
+        "keeps 10 of 10 neighbours",
+        "side by side",
+        "not BERT's: BERT's rows",
+        "3 of 10 and 2 of 10",
+    ):
+        assert not DOUBLED.search(fine), fine
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    """A random 2-layer BERT of the first 4,000 pieces ("the" and "dog" among them): every figure
+    of the lessons, What moved's stage spaces and lists too, computed in seconds."""
+    from bert_embeddings import api
+    from testkit.random_models import keep_first_pieces, write_random_bert
+
+    folder = tmp_path_factory.mktemp("small") / "model"
+    return api.load(str(keep_first_pieces(write_random_bert(folder, layers=2, seed=5), 4000)))
+
+
+@pytest.mark.usefixtures("offline")
+@pytest.mark.slow("every built-in lesson's figures on a small random model, its stage spaces and lists")
+def test_no_rendered_step_says_a_phrase_twice(small_model):
+    """Each text of each built-in lesson, its figures rendered as the bar shows them, reads without
+    a doubled phrase: a figure's own words are not said again around it."""
+    from bert_embeddings.lessons import figures
+
+    for name in builtin.names():
+        facts = figures.Facts.of(small_model)
+        for number, step in enumerate(builtin.load(name).steps, 1):
+            for field in (step.text, step.question, step.answer, step.notes):
+                for paragraph in figures.render(field, facts).paragraphs:
+                    shown = "".join(span.text for span in paragraph)
+                    assert "{{" not in shown and "(not computed yet)" not in shown, (name, number, shown)
+                    found = DOUBLED.search(shown)
+                    assert found is None, f"{name} step {number}: {found.group()!r} in {shown!r}"
