@@ -12,7 +12,7 @@ from bert_embeddings.views import pages as registry
 from components.caches import map_state
 from components.frame import routing, runs, sidebar
 from components.lessons import maker, opening, player
-from components.parts import widgets
+from components.parts import chart_png, widgets
 from components.rooms import asking, follow, lead, room_section, room_wake
 from components.view_state import inputs, links
 
@@ -78,6 +78,8 @@ def main() -> None:
     room_section.sidebar()
     maker.section(navigation.url_path)
     links.share_hint()
+    with st.sidebar:
+        chart_png.mount()  # (every chart's toolbar: a PNG beside the camera's SVG)
     follow.publish(navigation.url_path)
     follow.notice()
     player.bar(

@@ -332,13 +332,13 @@ def neighbour_bars(pieces: Sequence[str], scores: np.ndarray, title: str) -> go.
 # instead of eight or more). The pages and a lesson's handout draw with it.
 #
 # The camera downloads the chart as an SVG: vector, so it stays sharp at any size on a slide or a
-# projector, where a PNG of the on-screen pixels blurs. A toolbar holds one download format:
-# plotly.js has a single download button (toImage, its format from toImageButtonOptions) and takes
-# a button of one's own only with a JavaScript click function, which a config sent as JSON (as
-# st.plotly_chart sends it) cannot carry. No width, height or scale: plotly.js then draws the file
-# at the chart's size on screen, and with the layout the browser shows (the Streamlit theme's
-# colours, light or dark; presenter mode's larger text). The button's tooltip, in plotly.js's own
-# words "Download plot" for any format but PNG, names the format (its locale dictionary).
+# projector. A button beside it downloads a PNG, for tools that take no SVG: plotly.js has a
+# single download button (toImage, its format from toImageButtonOptions), so figures/toolbar.py
+# adds the PNG.
+# No width, height or scale: plotly.js then draws the file at the chart's size on screen, and with
+# the layout the browser shows (the Streamlit theme's colours, light or dark; presenter mode's
+# larger text). The camera's tooltip, in plotly.js's own words "Download plot" for any format but
+# PNG, names the format (its locale dictionary).
 DOWNLOAD_FORMAT = "svg"
 DOWNLOAD_TITLE = "Download plot as an SVG (vector image)"
 CHART_CONFIG = {

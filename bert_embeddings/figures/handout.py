@@ -27,7 +27,7 @@ import plotly.offline
 
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures
+from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures, toolbar
 from bert_embeddings.lessons import answers
 from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
@@ -85,7 +85,7 @@ def _plotly(steps: list[str]) -> str:
         return ""
     return (
         "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>\n"
-        f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>'
+        f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>\n' + toolbar.HANDOUT_PNG_BUTTON
     )
 
 

@@ -580,3 +580,35 @@ def test_a_charts_toolbar_downloads_it_as_an_svg_at_its_size_and_theme(browser, 
     assert paper.replace(" ", "") == background.replace(" ", ""), (paper, background)
     assert "Closest to dogs" in svg and "cosine similarity" in svg
     context.close()
+
+
+def test_a_charts_toolbar_downloads_it_as_a_png_beside_the_svg(browser, app_url):
+    """Beside the camera, every chart's toolbar has a PNG button (figures/toolbar.py): a picture
+    named after the chart's title, at the chart's size on screen; the camera still gives the SVG
+    after it (the button lends the camera its format for one click only)."""
+    import struct
+
+    from bert_embeddings.figures import charts, toolbar
+
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    open_page(page, f"{app_url}/neighbours?q=dogs")
+    chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
+    chart.wait_for(state="visible", timeout=30_000)
+    charts_drawn(page)
+    chart.hover()
+    png = chart.get_by_role("button", name=toolbar.PNG_TITLE, exact=True)
+    png.wait_for(timeout=30_000)
+    with page.expect_download(timeout=30_000) as download:
+        png.click()
+    saved = download.value
+    assert saved.suggested_filename == "closest-to-dogs.png", saved.suggested_filename
+    data = open(saved.path(), "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    shown = chart.locator(".main-svg").first.bounding_box()
+    assert abs(width - shown["width"]) <= 1 and abs(height - shown["height"]) <= 1, (width, height, shown)
+    with page.expect_download(timeout=30_000) as download:
+        chart.get_by_role("button", name=charts.DOWNLOAD_TITLE, exact=True).click()
+    assert download.value.suggested_filename == "closest-to-dogs.svg"
+    context.close()

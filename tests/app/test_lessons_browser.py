@@ -222,8 +222,9 @@ def test_a_file_the_browser_refuses_is_said_in_words_with_the_labels_limit(
 
 def test_the_lesson_bar_downloads_the_lessons_handout(server, browser, bundled, tmp_path):
     """ "Download a handout" in the bar gives the lesson as one HTML file: its title and step as
-    text, and the very figures bert_embeddings.figures.handout draws for the same lesson."""
-    from bert_embeddings.figures import handout
+    text, and the very figures bert_embeddings.figures.handout draws for the same lesson, each
+    downloading from its toolbar as a PNG and as an SVG."""
+    from bert_embeddings.figures import charts, handout, toolbar
 
     made = lesson.Lesson(
         "Cats <i>and</i> dogs",
@@ -245,6 +246,19 @@ def test_the_lesson_bar_downloads_the_lessons_handout(server, browser, bundled, 
     figures = lambda text: re.findall(r'<figure class="chart".*?</figure>', text, re.DOTALL)  # noqa: E731
     assert figures(got) == figures(expected) and len(figures(got)) >= 1
     assert "<h1>Cats &lt;i&gt;and&lt;/i&gt; dogs</h1>" in got and ">The nearest</h2>" in got
+    # Opened offline, each figure's toolbar downloads it as a PNG as well as an SVG.
+    kept = tmp_path / "handout.html"
+    kept.write_text(got, encoding="utf-8")
+    reader = page.context.new_page()
+    reader.goto(kept.as_uri())
+    figure = reader.locator("figure.chart").first
+    figure.locator(".main-svg").first.wait_for(timeout=60_000)
+    figure.hover()
+    for name, suffix in ((toolbar.PNG_TITLE, ".png"), (charts.DOWNLOAD_TITLE, ".svg")):
+        with reader.expect_download(timeout=30_000) as download:
+            figure.get_by_role("button", name=name, exact=True).click()
+        assert download.value.suggested_filename.endswith(suffix), download.value.suggested_filename
+    assert Path(download.value.path()).read_bytes().lstrip().startswith(b"<svg")
     page.context.close()
 
 
