@@ -55,7 +55,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from bench import QUICK, full_or_quick
-from bench.follow_replicas import REPLICAS, Served, restart_second, servers
+from bench.follow_replicas import REPLICAS, Served, restart_second, servers, still_leading
 from bench.hostile import cpu_seconds, idle, niced_chromium
 from bench.memory import bert_base_shaped
 from bert_embeddings.config import ROOM_TRACE
@@ -231,7 +231,7 @@ async def run(checkpoint: Path) -> dict:
             cpu_pct = await idle_cpu(served)
             if served.running is not None:
                 print(await restart_phase(served, leader, followers))
-                print(await still_leading(leader, code, trace))
+                print(await still_leading(leader, code, trace, TIMEOUT_MS))
 
             # The control, in the same run: no room, each of the thirty makes the same change
             # in their own browser at the same moment. What this machine (two cores for the
@@ -283,46 +283,6 @@ async def restart_phase(served: Served, leader, followers: list) -> str:
         await shows(page, AFTER_RESTART)
 
     return await restart_second(served, followers, lambda: make_change(leader, AFTER_RESTART), shown)
-
-
-async def still_leading(leader, code: str, trace: Path) -> str:
-    """After the restart, once the leader's page has finished its run: it still leads the room,
-    "Close the room" and all, without a click (a tab whose session was replaced takes the room
-    back from its session storage, components/rooms/lead.py). Otherwise the benchmark stops,
-    saying what the leader's room section shows. The wait is as long as for the leader's own
-    box (make_change): once a replica went away, the other one runs all 31 pages, and on a
-    machine this busy the leader's page can take over 30 s to draw."""
-    await idle(leader)
-    close = leader.get_by_role("button", name="Close the room")
-    again = leader.get_by_role("button", name=f"Lead room {code} again")  # (never to be needed)
-    deadline = time.perf_counter() + 4 * TIMEOUT_MS / 1000
-    while not (await close.count() and not await again.count()):
-        if time.perf_counter() > deadline:
-            raise RuntimeError(
-                f"after the restart the leader no longer leads room {code}: its room section shows "
-                f"{await room_section(leader)!r}"
-            )
-        await asyncio.sleep(0.5)
-    sessions = leader_sessions(trace.read_text(), code)
-    return (
-        f"after the restart the leader still leads room {code}, by itself ({sessions} session"
-        f"{'s' if sessions != 1 else ''} of its tab published to the room)"
-    )
-
-
-async def room_section(page) -> str:
-    """The text of ``page``'s sidebar from its room section on, on one line (for a failure)."""
-    try:
-        text = await page.locator("[data-testid='stSidebar']").inner_text(timeout=TIMEOUT_MS)
-    except Exception as problem:
-        return f"(no sidebar: {problem})"[:300]
-    return " | ".join(line for line in text[text.find("Workshop room") :].splitlines() if line.strip())[:500]
-
-
-def leader_sessions(trace: str, code: str) -> int:
-    """How many sessions published views to room ``code`` (the leader's: a session that took the
-    room back after its tab reconnected elsewhere is a second one)."""
-    return len({line.split()[4] for line in trace.splitlines() if line.split()[:2] == ["shown", code]})
 
 
 async def idle_cpu(served: Served) -> float:

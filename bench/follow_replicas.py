@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.hostile import cpu_seconds
+from bench.hostile import cpu_seconds, idle
 from testkit import deployment
 from testkit.browser import streamlit_server
 
@@ -83,3 +83,43 @@ async def restart_second(served: Served, followers: list, change: Callable[[], A
         f"next change within {BACK_WITHIN_S} s of its return (median {statistics.median(done):.1f} s, "
         f"slowest {max(done):.1f} s)"
     )
+
+
+async def still_leading(leader, code: str, trace: Path, timeout_ms: int) -> str:
+    """After the restart, once the leader's page has finished its run: it still leads the room,
+    "Close the room" and all, without a click (a tab whose session was replaced takes the room
+    back from its session storage, components/rooms/lead.py). Otherwise the benchmark stops,
+    saying what the leader's room section shows. The wait is as long as for the leader's own
+    box (four times ``timeout_ms``, bench/follow.py's): once a replica went away, the other one
+    runs all 31 pages, and on a machine this busy the leader's page can take over 30 s to draw."""
+    await idle(leader)
+    close = leader.get_by_role("button", name="Close the room")
+    again = leader.get_by_role("button", name=f"Lead room {code} again")  # (never to be needed)
+    deadline = time.perf_counter() + 4 * timeout_ms / 1000
+    while not (await close.count() and not await again.count()):
+        if time.perf_counter() > deadline:
+            raise RuntimeError(
+                f"after the restart the leader no longer leads room {code}: its room section shows "
+                f"{await room_section(leader)!r}"
+            )
+        await asyncio.sleep(0.5)
+    sessions = leader_sessions(trace.read_text(), code)
+    return (
+        f"after the restart the leader still leads room {code}, by itself ({sessions} session"
+        f"{'s' if sessions != 1 else ''} of its tab published to the room)"
+    )
+
+
+async def room_section(page) -> str:
+    """The text of ``page``'s sidebar from its room section on, on one line (for a failure)."""
+    try:
+        text = await page.locator("[data-testid='stSidebar']").inner_text(timeout=30_000)
+    except Exception as problem:
+        return f"(no sidebar: {problem})"[:300]
+    return " | ".join(line for line in text[text.find("Workshop room") :].splitlines() if line.strip())[:500]
+
+
+def leader_sessions(trace: str, code: str) -> int:
+    """How many sessions published views to room ``code`` (the leader's: a session that took the
+    room back after its tab reconnected elsewhere is a second one)."""
+    return len({line.split()[4] for line in trace.splitlines() if line.split()[:2] == ["shown", code]})
