@@ -14,7 +14,7 @@ import pytest
 
 from bert_embeddings.jobs import queue
 from testkit.browser import open_page, streamlit_server
-from testkit.random_models import write_random_bert
+from testkit.random_models import keep_first_pieces, write_random_bert
 from testkit.services import RedisServer, job_worker
 
 pytestmark = [pytest.mark.xdist_group("queue-browser"), pytest.mark.browser]
@@ -41,7 +41,9 @@ def test_two_replicas_share_one_job_on_the_worker_and_a_lost_queue_is_said_so(tm
 
     redis = RedisServer(appendonly=False)
     redis.start()
-    model = write_random_bert(tmp_path / "two-layers", layers=2, seed=5)
+    # A vocabulary of 4,000 pieces: the test is of one job shared by two replicas, not of a map's
+    # size (a t-SNE of 30,522 rows took minutes beside the suite's other process).
+    model = keep_first_pieces(write_random_bert(tmp_path / "two-layers", layers=2, seed=5), 4000)
     cache = tmp_path / "cache"
     env = {
         "BERT_EXPLORER_MODEL": str(model),
