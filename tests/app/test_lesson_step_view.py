@@ -30,7 +30,8 @@ def test_a_request_from_the_last_step_s_page_folded_into_the_switch_does_not_kee
     and the run it makes is on Geometry with the geometry widget at abtt. The step's view is
     applied again there and the page switched again: step 5 shows Your own axes, raw."""
     at = open_link({"lesson": "alike", "step": "4"}, "pages/geometry.py")
-    assert at.session_state[settings.GEOMETRY] == "all-but-the-top" and lesson_fields(at)[player.PLAYING].step == 3
+    assert at.session_state[settings.GEOMETRY] == "all-but-the-top"
+    assert lesson_fields(at)[player.PLAYING].step == 3
     stale = at._tree.get_widget_states()  # (the browser's values on step 4's page)
     request = script_requests.ScriptRequests.request_rerun
     folded = []
