@@ -60,7 +60,8 @@ _FORMULA_STYLE = (
 NARROW_STYLE = (
     "@media (max-width: 640px) {"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
-    "@media (hover: none), (max-width: 640px) { [data-testid='stPlotlyChart'] { padding-top: 2.5rem; }"
+    "@media (hover: none), (max-width: 640px) {"
+    " [data-testid='stElementContainer']:has([data-testid='stPlotlyChart']) { margin-top: 2.5rem; }"
     " .js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; } }"
 )
 

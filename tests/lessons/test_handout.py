@@ -17,7 +17,7 @@ import plotly.offline
 import pytest
 
 from bert_embeddings import __main__ as command
-from bert_embeddings.figures import handout
+from bert_embeddings.figures import handout, toolbar
 from bert_embeddings.lessons import answers, builtin, figures, lesson, text
 from bert_embeddings.views import pages, settings
 from testkit import apptest
@@ -133,7 +133,8 @@ def test_every_steps_title_and_text_are_there_as_text(first_handout, reading, bu
 
 def test_html_or_script_in_a_lesson_is_text(bundled):
     """A lesson from a stranger: markup in its title, texts and a sentence of its view is shown as
-    typed, and adds no element: the only scripts are plotly.js, its setting and one per figure."""
+    typed, and adds no element: the only scripts are plotly.js, its setting, the toolbar's PNG
+    button (figures/toolbar.py) and one per figure."""
     hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
     source = f'''
 title = "{hostile}"
@@ -156,7 +157,8 @@ a = "{hostile}"
     page = handout.handout(lesson.read(source), bundled)
     found = Reading(page)
     assert [tag for tag, _ in found.tags if tag in ("img", "iframe", "object", "embed")] == []
-    assert [tag for tag, _ in found.tags].count("script") == 2 + len(found.figures)
+    assert [tag for tag, _ in found.tags].count("script") == 3 + len(found.figures)
+    assert toolbar.HANDOUT_PNG_BUTTON in page
     assert all("Plotly.newPlot" in script for _, script in found.figures)
     escaped = html.escape(hostile)
     assert f"<h1>{escaped}</h1>" in page and f"<strong>{escaped}</strong>" in page
