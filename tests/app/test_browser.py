@@ -551,19 +551,26 @@ SVG_SIZE = re.compile(r'<svg[^>]*\bwidth="(\d+(?:\.\d+)?)"[^>]*\bheight="(\d+(?:
 SVG_PAPER = re.compile(r'<rect[^>]*style="fill: ?(rgb\([^)]*\))')
 
 
-def test_a_charts_toolbar_downloads_it_as_an_svg_at_its_size_and_theme(browser, app_url):
-    """In dark mode, the camera of a chart's toolbar (the one every chart has, charts.CHART_CONFIG)
-    says it downloads an SVG, and does: a vector file named after the chart's title, at the
-    chart's size on screen, on the dark theme's background, with the chart's own text in it."""
-    from bert_embeddings.figures import charts
-
-    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark")
+def _closest_to_dogs_hovered(browser, app_url: str, scheme: str):
+    """Neighbours' "Closest to dogs" chart, drawn, with the mouse over it (its toolbar shown):
+    the browser context, the page and the chart."""
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
     page = context.new_page()
     open_page(page, f"{app_url}/neighbours?q=dogs")
     chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
     chart.wait_for(state="visible", timeout=30_000)
     charts_drawn(page)
     chart.hover()
+    return context, page, chart
+
+
+def test_a_charts_toolbar_downloads_it_as_an_svg_at_its_size_and_theme(browser, app_url):
+    """In dark mode, the camera of a chart's toolbar (the one every chart has, charts.CHART_CONFIG)
+    says it downloads an SVG, and does: a vector file named after the chart's title, at the
+    chart's size on screen, on the dark theme's background, with the chart's own text in it."""
+    from bert_embeddings.figures import charts
+
+    context, page, chart = _closest_to_dogs_hovered(browser, app_url, "dark")
     camera = chart.get_by_role("button", name=charts.DOWNLOAD_TITLE, exact=True)
     with page.expect_download(timeout=30_000) as download:
         camera.click()
@@ -590,13 +597,7 @@ def test_a_charts_toolbar_downloads_it_as_a_png_beside_the_svg(browser, app_url)
 
     from bert_embeddings.figures import charts, toolbar
 
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    open_page(page, f"{app_url}/neighbours?q=dogs")
-    chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="Closest to dogs")
-    chart.wait_for(state="visible", timeout=30_000)
-    charts_drawn(page)
-    chart.hover()
+    context, page, chart = _closest_to_dogs_hovered(browser, app_url, "light")
     png = chart.get_by_role("button", name=toolbar.PNG_TITLE, exact=True)
     png.wait_for(timeout=30_000)
     with page.expect_download(timeout=30_000) as download:
