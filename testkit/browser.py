@@ -277,6 +277,11 @@ def open_expander(page, title: str) -> None:
     named = page.get_by_text(title, exact=True)
     expander = page.locator("[data-testid='stExpander']").filter(has=named).first
     expander.get_by_text(title, exact=True).click()
+    opened(page, expander)
+
+
+def opened(page, expander) -> None:
+    """Wait until ``expander`` (an stExpander element), just clicked, is open and still."""
     expander.locator("details[open]").wait_for(state="attached")
     page.wait_for_function(_EXPANDER_STILL, arg=expander.element_handle())
 
