@@ -8,8 +8,9 @@ verification has passed), then the server's resident memory is read from /proc.
 
     .venv/bin/python -m bench.memory
 
-With BENCH_QUICK=1 a small random checkpoint stands in instead (see bench/__init__.py); every
-page is still opened.
+With BENCH_QUICK=1 a small random checkpoint stands in instead (see bench/__init__.py), and
+only the pages the last line's figures name are opened: Overview, Tokens, Embedding layer and
+Context.
 
 Context, the one page that loads the whole model (all 12 encoder layers), is opened last;
 RSS is read before it and after it.
@@ -34,6 +35,8 @@ from testkit.random_models import keep_first_pieces, write_random_bert
 # Each target for the pages it was set for: the first three pages, every page but Context,
 # and every page (Context loads the whole model).
 FOUNDATION_PAGES_MB = 700
+# Context stays last: RSS is read before it and after it.
+OPENED = full_or_quick(list(PAGES), ["overview", "tokens", "embedding_layer", "context"])
 WITHOUT_CONTEXT_MB = 850
 WITH_CONTEXT_MB = 1300
 
@@ -71,7 +74,7 @@ def main() -> None:
         with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, process):
             print(f"server started: rss {rss_mb(process.pid):.0f} MB")
             after = {}
-            for path in PAGES:
+            for path in OPENED:
                 open_page(page, f"{base}/{path}")
                 if page.locator("[data-testid='stException']").count():
                     raise RuntimeError(f"the {path} page shows an exception")
