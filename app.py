@@ -56,6 +56,7 @@ def main() -> None:
     # Each browser tab names its page, so that a reader with many tabs (or a screen reader) knows which.
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
+    addressed = player.addressed_step()  # (the address as the browser sent it: nothing wrote it yet)
     widgets.arrive(navigation.url_path)  # first: the page's widgets start at the session's values
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
         if code := links.taken().get(links.FOLLOW):
@@ -67,6 +68,8 @@ def main() -> None:
         opening.from_link(links.taken())
     target = follow.apply_pending(navigation.url_path, woken is not None)
     room_wake.settled(woken)
+    if not follow.follows():
+        player.sent_earlier(addressed, runs.from_the_history())
     target = player.apply_pending(navigation.url_path) or target  # a lesson's step just opened
     if target is not None:  # the room shows another page
         st.switch_page(next(p for p in pages if p.url_path == registry.current(target)))

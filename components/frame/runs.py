@@ -1,6 +1,6 @@
 """The one place that leans on Streamlit's private parts: whether a page was drawn to its end,
-how the server reruns another reader's session, a helper thread that reaches the caches, and
-whether a run is a fragment's own.
+how the server reruns another reader's session, a helper thread that reaches the caches,
+whether a run is a fragment's own, and whether the browser's history asked for it.
 
 A run can end before the page is drawn because another run replaced it: the reader's browser
 asked for a rerun (a widget, a fragment's wake-up) while it was running, or the script switched
@@ -50,6 +50,13 @@ def fragment_alone() -> bool:
     """Whether this run is a fragment's own rerun (app.py and the rest of the page did not run)."""
     ctx = get_script_run_ctx(suppress_warning=True)
     return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def from_the_history() -> bool:
+    """Whether the browser's back or forward button asked for this run (its address is one the
+    reader had before, not the one the session last wrote)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.is_history_navigation)
 
 
 def this_session() -> str | None:

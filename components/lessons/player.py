@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import builtin, figures, lesson, text
+from bert_embeddings.lessons import builtin, lesson
 from bert_embeddings.views import pages as registry
-from components.caches import handouts, lesson_figures
-from components.lessons import answering
+from components.caches import handouts
+from components.lessons import answering, step_text
 from components.parts import echo, exports
 from components.view_state import links, session_entries
 
@@ -85,15 +85,46 @@ def open_builtin(name: str, step: int = 0) -> None:
 
 
 def go(step: int) -> None:
-    """on_click of Back, Next and "Back to this step's view": show ``step`` and apply its view."""
-    if (now := playing()) is not None:
-        open_lesson(now.lesson, now.name, step)
+    """on_click of Back, Next and "Back to this step's view": show ``step`` and apply its view. A
+    click sent from an earlier step's view (a second tap on Next that left before the first was
+    answered) moves nothing: the step shown stands, with its view."""
+    if (now := playing()) is None:
+        return
+    if (earlier := addressed_step()) is not None and earlier != now.step:
+        mine()[PENDING] = now.step
+        return
+    open_lesson(now.lesson, now.name, step)
 
 
 def close() -> None:
     """on_click of "Close the lesson": the person stays where they are."""
     mine().pop(PLAYING, None)
     mine().pop(PENDING, None)
+
+
+def addressed_step() -> int | None:
+    """The step (from 0) that this run's address names for the lesson playing, read before the
+    run writes the address: the step shown when the browser sent its request."""
+    now = playing()
+    lessons, steps = st.query_params.get_all(LINK_LESSON), st.query_params.get_all(LINK_STEP)
+    if now is None or lessons != [now.name] or len(steps) != 1:
+        return None
+    step, told = step_asked(steps[0], len(now.lesson.steps))
+    return None if told else step
+
+
+def sent_earlier(addressed: int | None, from_history: bool) -> None:
+    """Before apply_pending: a run whose address names another step than the one playing was
+    asked for from an earlier view. The browser's back or forward button opens that step. Any
+    other such request left before the step shown was drawn (a second tap on Next or Back, whose
+    click Streamlit drops when it comes from a page the session has left) and carries that
+    view's widget values: it is answered on the step's own page, with the step's view."""
+    if (now := playing()) is None or addressed is None or addressed == now.step or PENDING in mine():
+        return
+    if from_history:
+        open_lesson(now.lesson, now.name, addressed)
+    else:
+        mine()[PENDING] = now.step
 
 
 def apply_pending(current_page: str) -> str | None:
@@ -206,49 +237,6 @@ def step_asked(text: str, count: int) -> tuple[int, str | None]:
 # --- the bar ---------------------------------------------------------------------------------
 
 
-def markdown(source: str) -> str:
-    """A lesson's text as Markdown that shows exactly it, its figures computed for the model in
-    use: its bold, italics and code; every other character escaped (no HTML, LaTeX or link from a
-    lesson is ever rendered). A figure that waits for the page's background work says so once.
-
-    Spans of one kind next to each other are one span (a figure inside bold stays inside it), and
-    two marked spans side by side are kept apart by an invisible joiner, so that no two markers
-    run together into another marker."""
-    return as_markdown(lesson_figures.rendered(source))
-
-
-def as_markdown(found: figures.Rendered) -> str:
-    """A text read and its figures computed, as the Markdown ``markdown`` describes."""
-    marks = {text.BOLD: "**", text.ITALIC: "*"}
-    shown = []
-    for paragraph in found.paragraphs:
-        parts, marked_before = [], False
-        for span in text.joined(paragraph):
-            if span.kind == text.PLAIN:
-                parts.append(echo.plain(span.text))
-            else:
-                parts.append(echo.JOINER if marked_before else "")
-                parts.append(_marked(span, marks))
-            marked_before = span.kind != text.PLAIN
-        shown.append("".join(parts))
-    if found.pending:
-        shown.append(f"*{echo.plain(figures.WAITING)}*")
-    return "\n\n".join(shown)
-
-
-def _marked(span: text.Span, marks: dict[str, str]) -> str:
-    """A bold, italic or code span; emphasis keeps its spaces outside its markers (CommonMark
-    reads no emphasis that starts or ends with a space)."""
-    if span.kind == text.CODE:
-        return echo.code(span.text)
-    inner = span.text.strip()
-    if not inner:
-        return echo.plain(span.text)
-    lead = " " if span.text[0].isspace() else ""
-    trail = " " if span.text[-1].isspace() else ""
-    return f"{lead}{marks[span.kind]}{echo.plain(inner)}{marks[span.kind]}{trail}"
-
-
 _ANNOUNCE = (
     "<div role='status' aria-live='polite' style='position:absolute;width:1px;height:1px;overflow:hidden;"
     "clip:rect(0 0 0 0);white-space:nowrap'>{}</div>"
@@ -287,7 +275,7 @@ def bar(
             # projector say, keeps them folded.)
             with st.expander("Presenter notes", expanded=True):
                 if step.notes.strip():
-                    st.markdown(markdown(step.notes))
+                    st.markdown(step_text.markdown(step.notes))
                 if number < len(steps):
                     st.caption(echo.plain(f"Next: {steps[now.step + 1].title}"))
         _moves(now, page, room)
@@ -303,14 +291,15 @@ def _text_and_question(now: Playing, folded: bool, room_answers: Callable | None
     with words:
         if folded:
             with st.expander("The step's text", key=_step_key(now, "text")):
-                st.markdown(markdown(step.text))
+                st.markdown(step_text.markdown(step.text))
         else:
-            st.markdown(markdown(step.text))
+            st.markdown(step_text.markdown(step.text))
     if room_answers is None:
         answering.kept_by_the_browser(now.known_as, now.lesson.steps)
     with asked or words:
         if asked is not None:
-            answering.question(now.step, step, lambda part: _step_key(now, part), markdown, room_answers)
+            keyed = functools.partial(_step_key, now)
+            answering.question(now.step, step, keyed, step_text.markdown, room_answers)
         if said := answering.score(now.lesson.steps):
             st.caption(echo.plain(said))
 

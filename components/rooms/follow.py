@@ -204,6 +204,12 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     return target if target != current_page else None
 
 
+def follows() -> bool:
+    """Whether this session follows a room (the room's view, not the session's address, says
+    which step it shows)."""
+    return bool(mine().get(FOLLOW))
+
+
 def leading() -> bool:
     """Whether this session leads a room (its lesson bar then shows the presenter's notes)."""
     return bool(mine().get(LEAD))

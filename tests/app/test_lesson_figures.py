@@ -11,7 +11,7 @@ from bert_embeddings import api
 from bert_embeddings.lessons import builtin, expressions, figures
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
-from components.lessons import player
+from components.lessons import step_text
 from components.parts import echo
 from testkit.apptest import session, shown
 from testkit.random_models import write_random_bert
@@ -119,7 +119,7 @@ def test_a_piece_that_is_a_backtick_stays_one_code_span():
 def test_figures_inside_marked_text_stay_inside_it_and_nothing_becomes_a_link(source, expected):
     """A figure in bold is bold, in italics italic, in code code; a lesson's text never yields a
     link or an image, whatever its figures give."""
-    written = player.as_markdown(figures.render(source, figures.Facts.of(api.load("bundled"))))
+    written = step_text.as_markdown(figures.render(source, figures.Facts.of(api.load("bundled"))))
     tokens = inline(written)
     types = {kind for kind, _ in tokens}
     assert not types & {"link_open", "image", "html_inline"}, tokens

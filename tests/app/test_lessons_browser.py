@@ -359,6 +359,20 @@ def test_every_step_change_of_every_lesson_shows_the_step_s_own_view(server, bro
     page.close()
 
 
+def test_a_double_tap_on_next_moves_one_step(server, browser):
+    """Next tapped twice at once, on step 4 of "Why every BERT vector looks alike" (Geometry) and
+    on step 2 (Geometry again at step 3): each opens the next step only, on its own page with its
+    own view."""
+    found, name = builtin.load("alike"), "alike"
+    page = new_page(browser)
+    for number in (4, 2):
+        open_page(page, f"{server}/geometry?lesson={name}&step={number}")
+        _shows_its_step(page, found, name, number)
+        page.locator(BAR).get_by_role("button", name="Next", exact=True).dblclick()
+        _shows_its_step(page, found, name, number + 1)
+    page.close()
+
+
 def test_a_decimal_comma_is_read_as_written_and_the_score_survives_a_reload(server, browser):
     """Step 4's number box: "45%" is refused with why and the box stays; "6,0" is 6, right; after a
     reload (a new session) the bar still shows the verdict and the learner's score."""

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from bert_embeddings.figures import handout
 from bert_embeddings.lessons import figures, lesson, text
 from bert_embeddings.lessons.text import BOLD, CODE, PLAIN, Span
-from components.lessons import player
+from components.lessons import step_text
 from components.parts import echo
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -71,9 +71,9 @@ def test_lines_paragraphs_and_marks_are_read_as_before():
 
 @pytest.mark.parametrize("escape, written", INVISIBLE.values(), ids=INVISIBLE.keys())
 def test_the_page_shows_a_steps_text_as_it_shows_its_title(escape, written):
-    """The lesson bar: the step's title through echo.plain, its text through player.markdown."""
+    """The lesson bar: the step's title through echo.plain, its text through step_text.markdown."""
     step = a_lesson(escape).steps[0]
-    title, body = shown(echo.plain(step.title)), shown(player.markdown(step.text))
+    title, body = shown(echo.plain(step.title)), shown(step_text.markdown(step.text))
     assert title == body == f"Cats{written}dogs"
     assert "\ufffd" not in body
 
@@ -82,7 +82,7 @@ def test_the_page_shows_a_steps_text_as_it_shows_its_title(escape, written):
 def test_the_page_shows_a_figure_filled_text_the_same_way(escape, written):
     """A text with a figure is read with the figure's place marked; its characters show the same."""
     source = a_lesson(escape).steps[0].text + " {{model}}"
-    rendered = player.as_markdown(figures.render(source, None))
+    rendered = step_text.as_markdown(figures.render(source, None))
     assert shown(rendered) == f"Cats{written}dogs (could not be computed)"
 
 
