@@ -6,6 +6,7 @@ it arrives; axe-clean, light and dark, with the lesson bar open."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -300,7 +301,9 @@ def test_the_first_change_in_a_part_of_the_page_that_reruns_alone_offers_the_ste
     page.context.close()
 
 
-WALKS = 1  # each walk goes through every lesson forward and back: every step change, both ways
+# Each walk goes through every lesson forward and back: every step change, both ways. CI walks
+# once; LESSON_WALKS=N walks N times (the race it guards against is rare: hunt it with many).
+WALKS = int(os.environ.get("LESSON_WALKS", "1"))
 
 
 @pytest.fixture
@@ -341,7 +344,7 @@ def _shows_its_step(page, found: lesson.Lesson, name: str, number: int) -> None:
 
 
 def test_every_step_change_of_every_lesson_shows_the_step_s_own_view(server, browser, one_core_busy):
-    """Every built-in lesson walked forward with Next and back with Back, with one core
+    """Every built-in lesson walked forward with Next and back with Back (WALKS times), with one core
     busy: each step opens on its own page with its own settings, never the last step's (a page's
     background job polls meanwhile, and the browser's poll carries the last page's values)."""
     page = new_page(browser)
