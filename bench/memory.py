@@ -35,10 +35,10 @@ from testkit.random_models import keep_first_pieces, write_random_bert
 # Each target for the pages it was set for: the first three pages, every page but Context,
 # and every page (Context loads the whole model).
 FOUNDATION_PAGES_MB = 700
-# Context stays last: RSS is read before it and after it.
-OPENED = full_or_quick(list(PAGES), ["overview", "tokens", "embedding_layer", "context"])
 WITHOUT_CONTEXT_MB = 850
 WITH_CONTEXT_MB = 1300
+# The pages opened, in order; Context stays last: RSS is read before it and after it.
+OPENED = full_or_quick(list(PAGES), ["overview", "tokens", "embedding_layer", "context"])
 
 
 # bert-base-uncased's shapes; a quick run's model keeps its positions but is narrow and shallow,

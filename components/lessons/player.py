@@ -87,11 +87,8 @@ def open_builtin(name: str, step: int = 0) -> None:
 def go(step: int) -> None:
     """on_click of Back, Next and "Back to this step's view": show ``step`` and apply its view. A
     click sent from an earlier step's view (a second tap on Next that left before the first was
-    answered) moves nothing: the step shown stands, with its view."""
-    if (now := playing()) is None:
-        return
-    if (earlier := addressed_step()) is not None and earlier != now.step:
-        mine()[PENDING] = now.step
+    answered) moves nothing: sent_earlier then shows the step with its view."""
+    if (now := playing()) is None or addressed_step() not in (None, now.step):
         return
     open_lesson(now.lesson, now.name, step)
 

@@ -47,11 +47,7 @@ def test_a_request_from_the_last_step_s_page_folded_into_the_switch_does_not_kee
     monkeypatch.setattr(script_requests.ScriptRequests, "request_rerun", with_the_browser_s)
     button(at, "Next").click().run()
     assert folded, "the step's page switch was never asked for"
-    assert not at.exception
-    assert lesson_fields(at)[player.PLAYING].step == 4
-    assert at.session_state[settings.GEOMETRY] == "raw"
-    assert at.title and "Your own axes" in " ".join(t.value for t in at.title), [t.value for t in at.title]
-    assert not any(b.label == "Back to this step's view" for b in at.button)
+    _shows(at, 5, "Your own axes", "raw")
 
 
 def _second_tap(monkeypatch, step: int, from_history: bool = False):
