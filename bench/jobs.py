@@ -121,19 +121,38 @@ async def crowd_and_map(model_spec: str, folder: Path, with_map: bool = True) ->
 
 def print_wakes_by_view(trace: str, code: str, since: float) -> None:
     """Each view the leader published: its followers' wake-ups' median and slowest (bench.follow's
-    wake_times, a view at a time), so that a slow view stands out from a slow room."""
-    shown, started = {}, {}
+    wake_times, a view at a time), so that a slow view stands out from a slow room; and where a
+    slow one's time went: until each server process heard of the view, until it had asked for all
+    its followers' runs (Streamlit starts each run's thread in turn, on the server's event loop),
+    and from there until the last run began (the trace's "heard", "asked" and "begun")."""
+    shown, started, heard, asked = {}, {}, {}, {}
     for line in trace.splitlines():
         event, room, version, when, session = line.split()
-        if room == code and event == "shown" and float(when) > since:
-            shown.setdefault(int(version), float(when))
-        elif room == code and event in STARTS:
-            started.setdefault((int(version), session), float(when))
+        if room != code:
+            continue
+        key, at = (int(version), session), float(when)
+        if event == "shown" and at > since:
+            shown.setdefault(int(version), at)
+        elif event in STARTS:
+            started.setdefault(key, at)
+        elif event in ("heard", "asked"):
+            (heard if event == "heard" else asked).setdefault(key, at)
     for version, at in sorted(shown.items()):
         waits = [when - at for (v, _), when in started.items() if v == version]
-        if waits:
-            median, slowest = statistics.median(waits), max(waits)
-            print(f"  view {version}: {len(waits)} wake-ups, median {median:.2f} s, slowest {slowest:.2f} s")
+        if not waits:
+            continue
+        steps = ""
+        if (heard_at := [w for (v, _), w in heard.items() if v == version]) and (
+            asked_at := [w for (v, _), w in asked.items() if v == version]
+        ):
+            steps = (
+                f"; every process heard it after {max(heard_at) - at:.2f} s and had asked for every run "
+                f"after {max(asked_at) - at:.2f} s"
+            )
+        print(
+            f"  view {version}: {len(waits)} wake-ups, median {statistics.median(waits):.2f} s, "
+            f"slowest {max(waits):.2f} s{steps}"
+        )
 
 
 def timed_map(table, folder: Path, url: str | None) -> float:

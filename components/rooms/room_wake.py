@@ -12,6 +12,7 @@ reconnected meanwhile. It wakes a page only if no run began there soon after the
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -28,6 +29,8 @@ _watching: dict[str, Callable[[], None]] = {}  # room code -> stops watching it
 Woken = tuple[str, int, threading.Event]
 _woken: dict[str, Woken] = {}
 _tallies: dict[str, dict[str, str]] = {}  # room code -> this process's leaders' sessions -> tally fragment
+# the trace's name for what this server process does for all its followers at once
+PROCESS = f"process-{os.getpid()}"
 ASKING_SECONDS = 1.0  # how long a woken run waits at most for the rest of its batch to be asked for
 Rerun = Callable[[list[str], "str | None", Callable[[], None]], list[str]]  # runs.rerun_sessions
 
@@ -133,6 +136,7 @@ def followers(code: str) -> set[str]:
 def _wake(code: str, version: int, rerun: Rerun) -> None:
     """A new version of ``code`` (0: it closed): every follower here reruns, on the room's page;
     sessions gone are forgotten, and so is a closed room."""
+    room_watch.trace("heard", code, version, session=PROCESS)
     with _lock:
         sessions = list(_followers.get(code, ()))
     try:
@@ -143,7 +147,12 @@ def _wake(code: str, version: int, rerun: Rerun) -> None:
     asked = threading.Event()
     with _lock:
         _woken.update((session, (code, version, asked)) for session in sessions)
-    gone = rerun(sessions, page, asked.set)
+
+    def all_asked() -> None:
+        room_watch.trace("asked", code, version, session=PROCESS)
+        asked.set()
+
+    gone = rerun(sessions, page, all_asked)
     with _lock:
         for session in gone:
             _forget(code, session)

@@ -90,15 +90,18 @@ mount = st.components.v2.component("room_watch", js=WATCH_JS)
 _trace_lock = threading.Lock()
 
 
-def trace(event: str, code: str, version: int, when: float | None = None) -> None:
-    """For bench/follow: one line each time a leader's run publishes a view, a follower's room
-    section is woken or fetches a view for its run, or a follower's run applies one (bench/follow
-    reads each version's first), with the server's clock (``when``, or now), where the host asked
-    for it (never in normal use)."""
+def trace(event: str, code: str, version: int, when: float | None = None, session: str | None = None) -> None:
+    """For bench/follow and bench/jobs: one line each time a leader's run publishes a view, a
+    server process hears of it and has asked for its followers' runs, a follower's room section
+    is woken or fetches a view for its run, or a follower's run applies one (the benchmarks read
+    each version's first), with the server's clock (``when``, or now), where the host asked for it
+    (never in normal use). ``session``: the name written for an event of the whole process
+    (outside any session's run); a run's own events name its session."""
     path = config.room_trace()
     if not path:
         return
     # (a short name of this session, kept in its room fields)
-    session = session_entries.entry(session_entries.ROOM).setdefault("session", secrets.token_hex(4))
+    if session is None:
+        session = session_entries.entry(session_entries.ROOM).setdefault("session", secrets.token_hex(4))
     with _trace_lock, open(path, "a") as out:
         out.write(f"{event} {code} {version} {time.time() if when is None else when:.4f} {session}\n")

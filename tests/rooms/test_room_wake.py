@@ -192,3 +192,34 @@ def test_the_private_streamlit_parts_runs_uses_are_still_there():
     assert runs.this_fragment() is None  # (outside a script run)
     for name in ("get_session_info", "is_active_session"):
         assert callable(getattr(SessionManager, name))
+
+
+def test_a_trace_says_when_the_process_heard_a_view_and_had_asked_for_every_run(
+    registry, monkeypatch, tmp_path
+):
+    """bench.jobs reads where a wake-up's time went: "heard" before the first run is asked for,
+    "asked" once the last one was, each naming this process rather than a session."""
+    from bert_embeddings.config import ROOM_TRACE
+
+    trace = tmp_path / "rooms.trace"
+    monkeypatch.setenv(ROOM_TRACE, str(trace))
+    store, as_session, reruns, _, record = registry
+    code, token = store.open({"page": "tokens"})
+    lines_when_asked = []
+
+    def rerun(sessions, page, then):
+        lines_when_asked.append(trace.read_text().splitlines())
+        return record(sessions, page, then)
+
+    for session in ("s1", "s2"):
+        as_session(session)
+        room_wake.follow(code, rerun)
+    store.show(code, token, {"page": "pca"})
+    assert len(reruns) == 2
+    events = [line.split() for line in trace.read_text().splitlines()]
+    assert [e[0] for e in events] == ["heard", "asked"]
+    assert [line.split()[0] for line in lines_when_asked[0]] == [
+        "heard"
+    ]  # heard before any run was asked for
+    assert all(e[1] == code and int(e[2]) == store.look(code).version for e in events)
+    assert {e[4] for e in events} == {room_wake.PROCESS} and float(events[0][3]) <= float(events[1][3])
