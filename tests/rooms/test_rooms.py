@@ -273,3 +273,29 @@ def test_redis_rooms_expire_by_redis_key_expiry(redis_url):
     with pytest.raises(RoomClosedError, match="hours without a change"):
         room.look(code)
     assert len(room) == 0
+
+
+def test_followers_read_a_sqlite_room_while_another_process_writes(tmp_path):
+    """A follower's look is a read: another process holding the file's write lock (a leader's
+    change, a follower's presence) does not hold it up, nor does this process's own lock wait for
+    it; an idle room is still closed, with why, when looked at."""
+    import sqlite3
+
+    clock = Clock()
+    path = tmp_path / "rooms.sqlite3"
+    room = SqliteRooms(path, idle_hours=1, clock=clock)
+    code, _ = room.open({"page": "tokens"})
+    other, _ = room.open({"page": "pca"}, client="other")
+    writer = sqlite3.connect(path, timeout=0, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        began = time.perf_counter()
+        assert room.look(code) == rooms.Snapshot(1, {"page": "tokens"})
+        assert time.perf_counter() - began < 1.0  # (SQLite's busy wait is 10 s)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    clock.now += 3601
+    with pytest.raises(rooms.RoomClosedError, match=f"{other} closed after 1 hours without a change"):
+        room.look(other)
+    assert len(room) == 0  # (the transaction that said so closed the other idle room too)
