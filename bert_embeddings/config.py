@@ -171,9 +171,10 @@ VARIABLES = (
     ),
     Variable(
         ROOM_TRACE,
-        "a file to which the server appends a line when a room's leader publishes a view, when the "
+        "a file to which the server appends a line when a room's leader publishes a view, when each "
+        "server process hears of it and when it has asked for all its followers' runs, when the "
         "server starts a follower's run for it, and when a follower's run applies it (for "
-        "`bench.follow`; leave unset)",
+        "`bench.follow` and `bench.jobs`; leave unset)",
         readers.file,
     ),
 )
