@@ -174,10 +174,9 @@ class SqliteRooms(rooms.RoomStore):
 
     def look(self, code: str) -> Snapshot:
         """Thirty followers look at once, on every run: an open room that is not idle is read in
-        one statement, and only a room missing or idle takes the transaction that closes what
-        expired and says why. Every call on the shared connection holds this process's lock and,
-        in SQLite, lets go of Python's GIL, which it needs back to go on; a look in a transaction
-        (five statements) held the lock through five such waits while the other runs queued."""
+        one statement, which no other process's write holds up (WAL), and only a room missing or
+        idle takes the write transaction that closes what expired and says why. (The shared
+        connection's lock is then held for one statement instead of five.)"""
         try:
             with self._lock:
                 row = self._db.execute(
