@@ -212,12 +212,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def niced_chromium(folder: Path) -> str:
-    """A launcher for Chromium at the lowest CPU priority: the stranger's browser draws its
-    pages on their own machine, not on the server's two cores, so here it gets only what the
-    server and the other person's browser leave over."""
+def niced_chromium(folder: Path, program: str | None = None) -> str:
+    """A launcher for Chromium (or ``program``) at the lowest CPU priority: the stranger's browser
+    draws its pages on their own machine, not on the server's two cores, so here it gets only
+    what the server and the other person's browser leave over.
+
+    ``nice -n 19`` alone does not do that. Chromium run as root sets its own browser and GPU
+    processes to nice -8 and its renderers to 0; and Playwright starts it in a session of its
+    own, which the kernel's autogroup scheduling weighs as one group against the servers' group,
+    whatever the nice of each process inside. Measured with thirty followers, the server's whole
+    process then went unscheduled for up to 4.3 s at a time. So the launcher asks for SCHED_IDLE,
+    which Chromium keeps and its processes inherit, and, when it leads its own session, gives
+    that session's group the lowest weight (nice 19); it leaves a session it shares alone."""
     launcher = folder / "chromium-niced"
-    launcher.write_text(f'#!/bin/sh\nexec nice -n 19 "{chromium_path()}" "$@"\n')
+    launcher.write_text(
+        "#!/bin/sh\n"
+        '[ "$(cut -d" " -f6 /proc/$$/stat)" = "$$" ] && [ -w /proc/$$/autogroup ] '
+        "&& echo 19 > /proc/$$/autogroup\n"
+        f'exec chrt --idle 0 "{program or chromium_path()}" "$@"\n'
+    )
     launcher.chmod(0o755)
     return str(launcher)
 

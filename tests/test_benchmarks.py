@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,35 @@ def test_the_follow_benchmark_runs_on_two_replicas_behind_the_load_balancer(quic
     last = dict(fields(out.stdout.rstrip("\n").splitlines()[-1])[1])
     assert last["replicas"] == "2" and last["errors"] == "0", out.stdout[-3000:]
     assert "1 of 1 of its followers showed the leader's next change within 15 s" in out.stdout, out.stdout
+
+
+# What the crowd's launcher leaves its program with: its scheduling class and its session's
+# group weight (the kernel's autogroup, where it has one).
+PRIORITY = (
+    "import os, pathlib; group = pathlib.Path('/proc/self/autogroup');"
+    "print(os.sched_getscheduler(0) == os.SCHED_IDLE);"
+    "print(group.read_text().strip() if group.exists() else 'no autogroup')"
+)
+
+
+def test_the_crowds_browsers_run_below_the_server(tmp_path):
+    """The benchmarks' stand-ins for thirty phones take only what the server leaves over: idle
+    class, and their own session's group at the lowest weight (Playwright starts the browser in
+    a session of its own); a session the launcher shares is not touched."""
+    from bench.hostile import niced_chromium
+
+    launcher = niced_chromium(tmp_path, sys.executable)
+
+    def run(**session) -> list[str]:
+        done = subprocess.run([launcher, "-c", PRIORITY], capture_output=True, text=True, **session)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    idle, group = run(start_new_session=True)
+    assert idle == "True"
+    assert group == "no autogroup" or group.endswith("nice 19")
+    ours = Path("/proc/self/autogroup")
+    before = ours.read_text().strip() if ours.exists() else "no autogroup"
+    idle, group = run()
+    assert idle == "True"
+    assert group == before
