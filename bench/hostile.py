@@ -40,7 +40,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench import full_or_quick
+from bench import QUICK, full_or_quick
 from bench.memory import bert_base_shaped
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, chromium_path, rss_mb, streamlit_server
 
@@ -223,7 +223,12 @@ def niced_chromium(folder: Path, program: str | None = None) -> str:
     whatever the nice of each process inside. Measured with thirty followers, the server's whole
     process then went unscheduled for up to 4.3 s at a time. So the launcher asks for SCHED_IDLE,
     which Chromium keeps and its processes inherit, and, when it leads its own session, gives
-    that session's group the lowest weight (nice 19); it leaves a session it shares alone."""
+    that session's group the lowest weight (nice 19); it leaves a session it shares alone.
+
+    Not in a quick run: there the suite's other tests keep both cores busy, and a browser that
+    only gets what they leave over could wait for minutes (a quick run's figures mean nothing)."""
+    if QUICK and program is None:
+        return chromium_path()
     launcher = folder / "chromium-niced"
     launcher.write_text(
         "#!/bin/sh\n"
