@@ -117,7 +117,8 @@ def test_the_replicas_believe_forwarded_addresses_from_the_balancer_only(service
 def test_a_worker_service_takes_the_replicas_jobs_from_the_compose_redis(services):
     """compose.yaml's worker: the apps' image, settings and volume, running the worker command,
     and the apps put their heavy work on the queue it reads (BERT_EXPLORER_JOBS), in the
-    compose file's Redis but not in the rooms' database."""
+    compose file's Redis but not in the rooms' database; its container has the smallest CPU
+    weight."""
     from bert_embeddings import config
 
     worker = services["worker"]
@@ -132,3 +133,5 @@ def test_a_worker_service_takes_the_replicas_jobs_from_the_compose_redis(service
         assert environment(app)["BERT_EXPLORER_ROOMS"] != queue
         assert app["volumes"] == worker["volumes"] and app["build"] == worker["build"]
     assert config.readers.jobs(queue) == queue
+    # Its container yields the CPU to the replicas' (Docker's default weight is 1024).
+    assert all(worker["cpu_shares"] < services[name].get("cpu_shares", 1024) for name, _port in replicas(services))
