@@ -175,11 +175,31 @@ def load_balancer(backends: list[str], log: Path | None = None, timeout: float =
             out.close()
 
 
+def lowest_group_weight() -> None:
+    """In a new session (a preexec_fn after ``start_new_session``): that session's CPU group at
+    the kernel's lowest weight, where the kernel groups processes by session (autogroup). A
+    process at idle priority yields only to its own group, so this is what keeps it below the
+    processes of another session, as compose.yaml's ``cpu_shares`` does for the worker's
+    container."""
+    try:
+        Path("/proc/self/autogroup").write_text("19")
+    except OSError:  # no autogroup in this kernel: its nice values rank every process alike
+        pass
+
+
 @contextmanager
-def job_worker(url: str, env: dict | None = None, log: Path | None = None, name: str | None = None):
+def job_worker(
+    url: str,
+    env: dict | None = None,
+    log: Path | None = None,
+    name: str | None = None,
+    own_group: bool = False,
+):
     """``python -m bert_embeddings worker`` taking jobs from the queue at ``url`` (BERT_EXPLORER_JOBS),
     with ``env`` added to this process's environment; yields the process once the worker has
-    registered with the queue. Stopped, and waited for, afterwards."""
+    registered with the queue. Stopped, and waited for, afterwards. With ``own_group``, in a
+    session of its own at the lowest CPU group weight (``lowest_group_weight``), as compose.yaml
+    runs it."""
     from redis import Redis
     from rq import Worker
 
@@ -189,7 +209,9 @@ def job_worker(url: str, env: dict | None = None, log: Path | None = None, name:
     out = open(log, "a") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
     redis = Redis.from_url(url)
     before = {worker.name for worker in Worker.all(connection=redis)}
-    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
+    grouped = {"start_new_session": True, "preexec_fn": lowest_group_weight} if own_group else {}
+    output = {"stdout": out, "stderr": subprocess.STDOUT}
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, **output, **grouped)
     try:
         _wait(lambda: {w.name for w in Worker.all(connection=redis)} - before, process, "the job worker", 60)
         yield process

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import http.client
 import os
+import subprocess
+import sys
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -17,6 +20,7 @@ from testkit.services import (
     RedisServer,
     haproxy_path,
     load_balancer,
+    lowest_group_weight,
     redis_path,
     redis_server,
 )
@@ -122,3 +126,26 @@ def test_load_balancer_is_sticky_and_redispatches(tmp_path):
             servers[1].server_close()
             status, body, _cookie = get(base, "/", f"{STICKY_COOKIE}=app2")
             assert (status, body) == (200, "app1")
+
+
+GROUP = (
+    "import os, pathlib; group = pathlib.Path('/proc/self/autogroup');"
+    "print(os.getsid(0) == os.getpid());"
+    "print(group.read_text().strip() if group.exists() else 'no autogroup')"
+)
+
+
+def test_a_worker_in_a_group_of_its_own_weighs_least():
+    """``job_worker(own_group=True)``'s start: a session of its own, whose CPU group (where the
+    kernel groups by session) has the lowest weight; this process's own group keeps its weight."""
+    ours = Path("/proc/self/autogroup")
+    before = ours.read_text().strip() if ours.exists() else "no autogroup"
+    command = [sys.executable, "-c", GROUP]
+    done = subprocess.run(
+        command, capture_output=True, text=True, start_new_session=True, preexec_fn=lowest_group_weight
+    )
+    assert done.returncode == 0, done.stderr
+    leads, group = done.stdout.splitlines()
+    assert leads == "True"
+    assert group == "no autogroup" or group.endswith("nice 19")
+    assert (ours.read_text().strip() if ours.exists() else "no autogroup") == before
