@@ -134,4 +134,5 @@ def test_a_worker_service_takes_the_replicas_jobs_from_the_compose_redis(service
         assert app["volumes"] == worker["volumes"] and app["build"] == worker["build"]
     assert config.readers.jobs(queue) == queue
     # Its container yields the CPU to the replicas' (Docker's default weight is 1024).
-    assert all(worker["cpu_shares"] < services[name].get("cpu_shares", 1024) for name, _port in replicas(services))
+    for name, _port in replicas(services):
+        assert worker["cpu_shares"] < services[name].get("cpu_shares", 1024)
