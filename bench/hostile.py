@@ -220,10 +220,11 @@ def niced_chromium(folder: Path, program: str | None = None) -> str:
     ``nice -n 19`` alone does not do that. Chromium run as root sets its own browser and GPU
     processes to nice -8 and its renderers to 0; and Playwright starts it in a session of its
     own, which the kernel's autogroup scheduling weighs as one group against the servers' group,
-    whatever the nice of each process inside. Measured with thirty followers, the server's whole
-    process then went unscheduled for up to 4.3 s at a time. So the launcher asks for SCHED_IDLE,
-    which Chromium keeps and its processes inherit, and, when it leads its own session, gives
-    that session's group the lowest weight (nice 19); it leaves a session it shares alone.
+    whatever the nice of each process inside, so the browsers could keep the server's process
+    off both cores. So the launcher asks for SCHED_IDLE, which Chromium keeps and its processes
+    inherit, and, when it leads its own session, gives that session's group the lowest weight
+    (nice 19, as testkit.services.lowest_group_weight does for a worker); it leaves a session it
+    shares alone.
 
     Not in a quick run: there the suite's other tests keep both cores busy, and a browser that
     only gets what they leave over could wait for minutes (a quick run's figures mean nothing)."""

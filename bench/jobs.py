@@ -87,7 +87,7 @@ async def crowd_and_map(model_spec: str, folder: Path, with_map: bool = True) ->
         )
         # (the worker as compose.yaml runs it, below the servers, in a CPU group of its own: in
         # the servers' group, its idle priority would rank it below them but above the crowd's
-        # browsers, whose drawing of the leader's page then waited over 120 s beside the map)
+        # browsers, and the leader's own page could wait minutes to draw beside the map)
         with job_worker(running.jobs, env=env, log=folder / "worker.log", own_group=not QUICK):
             async with async_playwright() as playwright:
                 browser = await crowd_browser(playwright, folder)
