@@ -22,8 +22,8 @@ st.markdown(
 )
 
 model = model_caches.require_model()
-index = model_caches.vocab_index()
 sources = model_caches.sources()
+index = sources.index()
 
 
 def word_query_ui() -> dict:
@@ -61,7 +61,7 @@ def sentence_token_query_ui() -> dict:
     # What is worth knowing about the sentence (truncation, unknown pieces) is said once, above
     # the grid of every token below, which each query mode shows.
     encoding = model_caches.require_encoding(notices=False)
-    stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
+    stages = decompose.stage_vectors(sources.breakdown(encoding))
     # The first word rather than [CLS]; a linked token or stage this sentence or model lacks
     # falls back to the default, with a notice.
     links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
@@ -166,7 +166,7 @@ memory.remember_grid_options((options.shape, options.filters()))
 
 st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
-stages = decompose.stage_vectors(model_caches.breakdown(model, encoding))
+stages = decompose.stage_vectors(sources.breakdown(encoding))
 grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
 if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")

@@ -262,16 +262,17 @@ def test_the_environment_is_read_only_by_the_configuration_module():
 
 
 def test_the_cache_layer_does_not_read_widgets_and_pages_do_not_index_session_state():
-    """components/caches/model_caches.py gets the sidebar's inputs as one value
+    """The caches (components/caches/) get the sidebar's inputs as one value
     (components.view_state.inputs), never from the widget layer; pages keep no state of their own
     in st.session_state."""
     import ast
 
-    tree = ast.parse((ROOT / "components" / "caches" / "model_caches.py").read_text(encoding="utf-8"))
-    imported = {
-        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
-    } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert "widgets" not in imported and "components.parts.widgets" not in imported
+    for path in (ROOT / "components" / "caches").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+        } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        assert "widgets" not in imported and "components.parts.widgets" not in imported, path.name
     for page in (ROOT / "pages").glob("*.py"):
         assert "session_state" not in page.read_text(encoding="utf-8"), page.name
 

@@ -28,7 +28,7 @@ import plotly.offline
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures, toolbar
-from bert_embeddings.lessons import answers
+from bert_embeddings.lessons import answers, figure_kit
 from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
 from bert_embeddings.lessons.lesson import Lesson, Step
@@ -52,7 +52,7 @@ def handout(
     ``computed`` gives the results a model's figures are drawn from: computed here by default,
     or read from the caches the app's pages read (components/caches/handouts.py)."""
     sources: dict[int, Sources] = {}
-    every_facts: dict[int, lesson_figures.Facts] = {}  # a step's figures, for the model it shows
+    every_facts: dict[int, figure_kit.Facts] = {}  # a step's figures, for the model it shows
     models: dict[str, LoadedModel | str] = {}
     steps = []
     with threads.as_on_the_server():  # the page's numbers to the last bit
@@ -62,7 +62,7 @@ def handout(
             page = pages.current(step.page)
             parts = handout_pages.shown(page, check.values(dict(step.view)), found)
             facts = every_facts.setdefault(
-                id(used), lesson_figures.Facts(found, lesson_figures.Stages(used, compute=False))
+                id(used), figure_kit.Facts(found, figure_kit.Stages(used, compute=False))
             )
             steps.append(_step(number, len(lesson.steps), step, page, used, said, parts, facts))
     library = _plotly(steps)
@@ -121,7 +121,7 @@ def _escape(value: object) -> str:
 _TAGS = {lesson_text.BOLD: "strong", lesson_text.ITALIC: "em", lesson_text.CODE: "code"}
 
 
-def _paragraphs(text: str, css: str = "", facts: lesson_figures.Facts | None = None) -> str:
+def _paragraphs(text: str, css: str = "", facts: figure_kit.Facts | None = None) -> str:
     """A lesson text as paragraphs of escaped spans: bold, italics and code its only markup; with
     ``facts``, its figures computed for their model (the one the handout is written for)."""
     attribute = f' class="{css}"' if css else ""

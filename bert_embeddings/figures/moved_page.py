@@ -8,8 +8,6 @@ handout writes. ``other`` is the second model's Sources (None: the sidebar's mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from bert_embeddings.errors import ExplorerError
@@ -26,6 +24,7 @@ from bert_embeddings.figures.handout_parts import (
     geometry_of,
     within,
 )
+from bert_embeddings.figures.moved_pieces import Compared
 from bert_embeddings.spaces import aligned_jobs, compare, pair, space_jobs, stages
 from bert_embeddings.views import link_text, settings
 from bert_embeddings.views.sources import Sources
@@ -37,20 +36,6 @@ class TableMissingError(ExplorerError):
             "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
             "and compute its neighbour lists again."
         )
-
-
-@dataclass(frozen=True)
-class Compared:
-    """The two spaces and their comparison: what every figure of the page is drawn from."""
-
-    stages: tuple[str, str]
-    shared: compare.Shared
-    labels: tuple[str, str]  # "A: model, stage", "B: ..."
-    name: str  # the page's files' (file_name)
-    lists: tuple[np.ndarray, np.ndarray]
-    result: compare.Comparison
-    shape: tuple[str, int]  # the geometry they are compared in, and its D
-    spaces: tuple[pair.Space, pair.Space]
 
 
 def stage_of(model, value: object, key: str) -> str:

@@ -1,12 +1,12 @@
 """What the What moved page shows piece by piece, composed once for the page and a lesson's
 handout (through moved_page): the movers (every shared piece the view's filters let through,
 least kept first), one piece's neighbours side by side in the two spaces, and the aligned maps
-where their background job left them. ``found`` is moved_page.Compared."""
+where their background job left them, each from the two spaces compared (``Compared``)."""
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,13 +19,24 @@ from bert_embeddings.spaces import aligned, compare, pair, space_jobs
 from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 
-if TYPE_CHECKING:
-    from bert_embeddings.figures.moved_page import Compared
-
 SHOWN = 200  # movers sent to the browser (and a handout); the download holds them all
 MOVERS = "mv_movers"  # the movers table's key: the page reads a click on a row from it
 ALIGNED = "mv_aligned"  # the aligned map's key: the page reads a click on a piece from it
 SEARCH_OFF = ":material/search_off:"
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The two spaces and their comparison: what every figure of the page is drawn from."""
+
+    stages: tuple[str, str]
+    shared: compare.Shared
+    labels: tuple[str, str]  # "A: model, stage", "B: ..."
+    name: str  # the page's files' (file_name)
+    lists: tuple[np.ndarray, np.ndarray]
+    result: compare.Comparison
+    shape: tuple[str, int]  # the geometry they are compared in, and its D
+    spaces: tuple[pair.Space, pair.Space]
 
 
 def ranked(found: Compared, values: dict, sources: Sources) -> tuple[np.ndarray, Parts]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.lessons import expressions, figures, text
+from bert_embeddings.lessons import expressions, figure_kit, figures, text
 
 CHOICE, PIECE, NUMBER = "choice", "piece", "number"
 KEY_FIELDS = ("choices", "right", "pieces", "number", "within")
@@ -213,7 +213,7 @@ def _missing(spans: Sequence[text.Span]) -> figures.Missing | None:
     """A figure that could not be given shows as its reason in italics and parentheses."""
     for span in spans:
         if span.kind == text.ITALIC and span.text.startswith("(") and span.text.endswith(")"):
-            pending = span.text == f"({figures.PENDING})"
+            pending = span.text == f"({figure_kit.PENDING})"
             return figures.Missing(span.text[1:-1], pending)
     return None
 
@@ -301,7 +301,7 @@ def verdict(found: Truth, answer: str | float) -> Verdict:
     if found.kind == CHOICE:
         if answer in found.right:
             return Verdict(True, "Right.")
-        return Verdict(False, f"Not this time: the answer is {figures.listed(list(found.right))}.")
+        return Verdict(False, f"Not this time: the answer is {figure_kit.listed(list(found.right))}.")
     if found.kind == PIECE:
         if answer in found.right:
             place = found.right.index(answer) + 1
@@ -333,9 +333,9 @@ def typed_text(value: float) -> str:
 
 def written_number(value: float) -> str:
     """A number as the bar writes it: a whole one with its digits grouped (6, 1,234), any other as
-    a lesson writes a figure (figures.number)."""
+    a lesson writes a figure (figure_kit.number)."""
     value = float(value)
-    return f"{int(value):,}" if value.is_integer() and abs(value) < 1e15 else figures.number(value)
+    return f"{int(value):,}" if value.is_integer() and abs(value) < 1e15 else figure_kit.number(value)
 
 
 # --- a learner's answers, kept by their browser -------------------------------------------------

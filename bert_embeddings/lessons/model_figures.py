@@ -9,7 +9,7 @@ import numpy as np
 
 from bert_embeddings.analysis import contextual, cosine, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.lessons.figures import (
+from bert_embeddings.lessons.figure_kit import (
     K_ARG,
     SENTENCE_ARG,
     SENTENCE_B_ARG,

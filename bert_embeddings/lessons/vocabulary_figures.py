@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bert_embeddings.analysis import axes, axis_card, geometry, geometry_lab
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.lessons.figures import (
+from bert_embeddings.lessons.figure_kit import (
     GEOMETRY_ARG,
     K_ARG,
     PENDING,

@@ -32,13 +32,9 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bert_embeddings import limits
 from bert_embeddings.errors import ExplorerError
-
-if TYPE_CHECKING:
-    from bert_embeddings.rooms import room_answers
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed by a room
 CODE_LENGTH = 6
@@ -92,6 +88,14 @@ class NoRoomsNowError(RoomError):
             f"{what}: the store that keeps the workshop rooms cannot be reached just now. Every page "
             "still works on its own; try again in a moment."
         )
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A question's answers in a room (by voter) and whether its leader revealed it."""
+
+    answers: dict[str, str]
+    revealed: bool
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,7 @@ class RoomStore(ABC):
         is not open, or a question that has counted room_answers.MOST_VOTERS voters)."""
 
     @abstractmethod
-    def tally(self, code: str, question: str) -> room_answers.Tally:
+    def tally(self, code: str, question: str) -> Tally:
         """The question's answers so far, and whether it is revealed."""
 
     @abstractmethod

@@ -7,8 +7,6 @@ the app's own names, ids and short answers reaches a store shared by replicas.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bert_embeddings.rooms import RoomError
 
 PRESENT_SECONDS = 90.0  # a follower whose page said it is here this recently follows now
@@ -18,14 +16,6 @@ _VOTER_CHARS, _QUESTION_CHARS = (
     frozenset("0123456789abcdef"),
     frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz:_-"),
 )
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A question's answers in a room (by voter) and whether its leader revealed it."""
-
-    answers: dict[str, str]
-    revealed: bool
 
 
 def check_question(question: object) -> None:

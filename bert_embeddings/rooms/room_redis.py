@@ -30,7 +30,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomError, RoomsUnavailableError, Snapshot, room_answers
+from bert_embeddings.rooms import RoomError, RoomsUnavailableError, Snapshot, Tally, room_answers
 
 BLOCK_MS = 2000  # one blocking read waits this long at most, then looks for rooms that expired
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0)  # the watching loop's waits while Redis is away
@@ -207,7 +207,7 @@ class RedisRooms(rooms.RoomStore):
             self._kept_while_open(pipe, answers, self._key("questions", code))
             pipe.execute()
 
-    def tally(self, code: str, question: str) -> room_answers.Tally:
+    def tally(self, code: str, question: str) -> Tally:
         room_answers.check_question(question)
         with self._reached():
             self._row(code)
@@ -215,9 +215,7 @@ class RedisRooms(rooms.RoomStore):
             pipe.hgetall(self._key("answers", f"{code}:{question}"))
             pipe.sismember(self._key("revealed", code), question)
             found, shown = pipe.execute()
-        return room_answers.Tally(
-            {voter.decode(): given.decode() for voter, given in found.items()}, bool(shown)
-        )
+        return Tally({voter.decode(): given.decode() for voter, given in found.items()}, bool(shown))
 
     def reveal(self, code: str, token: str, question: str) -> None:
         room_answers.check_question(question)

@@ -24,7 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from bert_embeddings import rooms
-from bert_embeddings.rooms import RoomsUnavailableError, Snapshot, room_answers
+from bert_embeddings.rooms import RoomsUnavailableError, Snapshot, Tally, room_answers
 
 POLL_SECONDS = 0.05
 EXPIRE_EVERY_SECONDS = 30.0  # the loop closes idle rooms this often even if nobody asks
@@ -218,7 +218,7 @@ class SqliteRooms(rooms.RoomStore):
                 "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, question, voter, given)
             )
 
-    def tally(self, code: str, question: str) -> room_answers.Tally:
+    def tally(self, code: str, question: str) -> Tally:
         room_answers.check_question(question)
         with self._transaction():
             self._row(code)
@@ -229,7 +229,7 @@ class SqliteRooms(rooms.RoomStore):
             shown = self._db.execute(
                 "SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, question)
             ).fetchone()
-        return room_answers.Tally(answers, shown is not None)
+        return Tally(answers, shown is not None)
 
     def reveal(self, code: str, token: str, question: str) -> None:
         room_answers.check_question(question)

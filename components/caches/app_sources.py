@@ -1,57 +1,98 @@
 """The results a page's view is drawn from (bert_embeddings.views.sources), read from the app's
-caches: what the pages draw and a lesson's handout writes come from one place, and a handout adds
-nothing to the server's memory. model_caches.sources gives them for the model in use."""
+caches (components/caches/store.py): what the pages draw and a lesson's handout writes come from one
+place, and a handout adds nothing to the server's memory. model_caches.sources gives them for the
+model in use; the first one to need a slow result sees a spinner while it is made."""
 
 from __future__ import annotations
 
-from bert_embeddings.models import checkpoints
+import streamlit as st
+
+from bert_embeddings.models import checkpoints, tokenize
 from bert_embeddings.views.sources import Sources
-from components.caches import axis_tests, map_state, spaces
-from components.caches.model_caches import (
-    _encoding,
-    _full_model,
-    _hidden_states,
-    _lab,
-    _model,
-    _pattern_rows,
-    _position_pca,
-    _reference_module,
-    _space,
-    _verification,
-    _vocab_index,
-    _vocabulary_pca,
-    nearest,
-)
+from components.caches import axis_tests, map_state, spaces, store
+from components.parts import echo
+from components.parts.messages import friendly_errors
 
 
 def _card(key: str, revision: str, texts: tuple[str, str, str], geometry_key: tuple[str, int]):
-    index, tokenizer = _vocab_index(key, revision), _model(key, revision).tokenizer
+    index, tokenizer = store.vocab_index(key, revision), store.model(key, revision).tokenizer
     return axis_tests.card(
-        (key, revision), texts, geometry_key, index, tokenizer, _space(key, revision, *geometry_key)
+        (key, revision), texts, geometry_key, index, tokenizer, store.space(key, revision, *geometry_key)
     )
 
 
 def _weat(key: str, revision: str, texts: tuple[str, ...]):
-    return axis_tests.weat(
-        (key, revision), texts, _vocab_index(key, revision), _model(key, revision).tokenizer
-    )
+    index, tokenizer = store.vocab_index(key, revision), store.model(key, revision).tokenizer
+    return axis_tests.weat((key, revision), texts, index, tokenizer)
+
+
+# Each result Sources keeps, by the name it keeps it under: the cache that holds it here.
+_HELD = {
+    "encoding": store.encoding,
+    "module": store.reference_module,
+    "verification": store.verification,
+    "index": store.vocab_index,
+    "pattern": store.pattern_rows,
+    "space": store.space,
+    "pca": store.vocabulary_pca,
+    "position pca": store.position_pca,
+    "lab": store.lab,
+    "full": store.full_model,
+    "hidden": store.hidden_states,
+    "card": _card,
+    "weat": _weat,
+}
+# What the first reader waits for, said while it is made (the rest are quick, or say it themselves).
+_SLOW = {
+    "index": "Preparing the vocabulary for search...",
+    "pca": "Fitting PCA on every row of the vocabulary...",
+    "lab": "Measuring every row of both tables in every geometry...",
+}
+# What moved's caches: the pieces two vocabularies share, a stage's space (None while a layer's
+# table is not on disk) and a pair's comparison, each once for every session.
+_SPACES = {
+    "shared": spaces.shared,
+    "stage space": lambda folder, stage, model: spaces.space(model, stage),
+    "comparison": spaces.comparison,
+    "fitted": spaces.fitted,
+    "through the stages": spaces.through_the_stages,
+}
 
 
 class Cached(Sources):
-    """The results a view is drawn from, read from these caches: what the pages draw and a
-    handout writes come from one place, and a handout adds nothing to the server's memory.
-    Sources names each result it keeps as the cache that holds it is called, with its arguments."""
+    """The results a view is drawn from, read from the app's caches. Sources names each result
+    it keeps as the cache that holds it is called, with its arguments."""
 
     def __init__(self, key: str, revision: str, model: checkpoints.LoadedModel | None = None) -> None:
-        super().__init__(model or _model(key, revision))
+        super().__init__(model or store.model(key, revision))
         self._key = (key, revision)
 
     def _once(self, key: tuple, make):
         cached = _HELD.get(key[0])
-        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
+        if cached is None:
+            return super()._once(key, make)
+        if key[0] not in _SLOW:
+            return cached(*self._key, *key[1:])
+        with friendly_errors(), st.spinner(_SLOW[key[0]]):
+            return cached(*self._key, *key[1:])
+
+    def breakdown(self, encoding: tokenize.Encoding):
+        with friendly_errors():
+            return super().breakdown(encoding)
+
+    def space(self, name: str, removed: int):
+        return store.fitted(name, removed, self._key)
+
+    def full_model(self):
+        message = (
+            f"Loading the whole model ({self.model.name}: every encoder layer, not only the "
+            "embeddings). This happens once for everyone using this server..."
+        )
+        with friendly_errors(), st.spinner(echo.plain(message)):
+            return super().full_model()
 
     def nearest(self, query, k, geometry_key, filters, weight=1.0, each=False):
-        return nearest(query, k, geometry_key, filters, each, weight, self._key)
+        return store.nearest(query, k, geometry_key, filters, each, weight, self._key)
 
     def kept(self, name: str, key: tuple, make):
         # What moved's caches hold a model's key and its stages' neighbour lists, the maps' caches
@@ -73,33 +114,6 @@ class Cached(Sources):
         return super().kept(name, key, make)
 
     def held(self, name: str, key: tuple, make, *unhashed):
-        # What moved's caches: the pieces two vocabularies share, a stage's space (None while a
-        # layer's table is not on disk) and a pair's comparison, each once for every session.
         if name in _SPACES:
             return _SPACES[name](*key, *unhashed)
         return super().held(name, key, make, *unhashed)
-
-
-_SPACES = {
-    "shared": spaces.shared,
-    "stage space": lambda folder, stage, model: spaces.space(model, stage),
-    "comparison": spaces.comparison,
-    "fitted": spaces.fitted,
-    "through the stages": spaces.through_the_stages,
-}
-
-_HELD = {
-    "encoding": _encoding,
-    "module": _reference_module,
-    "verification": _verification,
-    "index": _vocab_index,
-    "pattern": _pattern_rows,
-    "space": _space,
-    "pca": _vocabulary_pca,
-    "position pca": _position_pca,
-    "lab": _lab,
-    "full": _full_model,
-    "hidden": _hidden_states,
-    "card": _card,
-    "weat": _weat,
-}

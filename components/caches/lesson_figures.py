@@ -14,7 +14,7 @@ import logging
 import streamlit as st
 
 from bert_embeddings import config
-from bert_embeddings.lessons import expressions, figures, text
+from bert_embeddings.lessons import expressions, figure_kit, figures, text
 from bert_embeddings.spaces import compare, pair, space_jobs
 from components.caches import model_caches, spaces
 
@@ -39,7 +39,7 @@ def _rendered(key: str, revision: str, source: str, cache: str) -> figures.Rende
     return found
 
 
-class PageStages(figures.Stages):
+class PageStages(figure_kit.Stages):
     """What moved's stage spaces, lists and comparisons through the page's caches: read from disk
     once per process (a stage not yet made is None, and costs a look at a file, not a read of the
     model's weights), never made here."""
@@ -51,14 +51,14 @@ class PageStages(figures.Stages):
         return spaces.space(self.model, stage)
 
     def lists(self, space, rows):
-        spec = pair.spec(space, figures.RAW, rows)
+        spec = pair.spec(space, figure_kit.RAW, rows)
         try:
             return spaces.lists(space.key, space_jobs.lists_name(spec.stage, spec.shape, spec.rows), spec)
         except spaces.NotOnDiskError:
             return None
 
     def comparison(self, a, b, lists, k, shared):
-        return spaces.comparison((a.key, a.stage, b.key, b.stage), figures.RAW, k, a, b, lists, shared)
+        return spaces.comparison((a.key, a.stage, b.key, b.stage), figure_kit.RAW, k, a, b, lists, shared)
 
     def mean_cosine(self, space) -> float:
         return _mean_cosine(space.key, space.stage, space)

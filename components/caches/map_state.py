@@ -1,5 +1,5 @@
 """The t-SNE map's caches: which map the model in use has, read from disk once per process,
-and its region labels (the caches of components/caches/model_caches.py, continued for maps)."""
+and its region labels (components/caches/store.py's caches, continued for maps)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from bert_embeddings.figures import views
 from bert_embeddings.jobs import backend, files
 from bert_embeddings.maps import forecast, map_jobs, map_reading, neighbour_map, pace
 from bert_embeddings.models import checkpoints
-from components.caches.model_caches import _active, _model, _open, _vocab_index, friendly_errors, space
+from components.caches import store
+from components.parts.messages import friendly_errors
 
 RAW = ("raw", 0)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _table_fingerprint(spec: str, revision: str) -> str:
-    return files.fingerprint(_model(spec, revision).tables.word_embeddings)
+    return files.fingerprint(store.model(spec, revision).tables.word_embeddings)
 
 
 class _NotFinishedError(Exception):
@@ -45,12 +46,12 @@ def _map_labels(
     key: str, revision: str, settings: neighbour_map.Settings, geometry_key: tuple[str, int]
 ) -> tuple[map_reading.Label, ...]:
     done = _finished_map(str(map_jobs.folder_for(_fingerprint(key, revision, geometry_key), settings)))
-    return views.map_labels(done, _vocab_index(key, revision))
+    return views.map_labels(done, store.vocab_index(key, revision))
 
 
 def map_labels(geometry_key: tuple[str, int] = RAW) -> tuple[map_reading.Label, ...]:
     """The finished t-SNE map's region labels, made once per process (after the map is read)."""
-    return _map_labels(*_active(), map_settings(), geometry.key(*geometry_key))
+    return _map_labels(*store.active(), map_settings(), geometry.key(*geometry_key))
 
 
 def kept(name: str, active: tuple[str, str], geometry_key: tuple[str, int]):
@@ -79,7 +80,7 @@ def asks_first(rows: int) -> bool:
 def cost() -> tuple[forecast.TimeLeft, float, bool]:
     """What the model in use's map will cost on this server: (seconds, as a range; the worker's
     peak MB; whether the seconds are scaled by this server's own pace, measured on its last map)."""
-    shape = forecast.Shape.of(*_model(*_active()).tables.word_embeddings.shape, map_settings())
+    shape = forecast.Shape.of(*store.model(*store.active()).tables.word_embeddings.shape, map_settings())
     measured = pace.read(config.explorer_cache_dir() / "maps")
     return forecast.before_start(shape, measured or 1.0), forecast.peak_mb(shape), measured is not None
 
@@ -94,7 +95,10 @@ def neighbour_map_of_model(
     is of the transformed rows, made only for the worker to read, so that its cosine neighbours
     are that geometry's."""
     geometry_key = geometry.key(*geometry_key)
-    table, print_ = _model(*_active()).tables.word_embeddings, _fingerprint(*_active(), geometry_key)
+    table, print_ = (
+        store.model(*store.active()).tables.word_embeddings,
+        _fingerprint(*store.active(), geometry_key),
+    )
     folder = str(map_jobs.folder_for(print_, map_settings()))
     try:
         return _finished_map(folder)
@@ -102,7 +106,7 @@ def neighbour_map_of_model(
         pass
     if not start and backend.job_in(Path(folder)) is None:
         return None  # (a job this process knows of is joined: running, waiting its turn, or failed)
-    fitted = None if geometry_key == RAW else space(*geometry_key)
+    fitted = None if geometry_key == RAW else store.fitted(*geometry_key)
     prepare = None if fitted is None else (lambda rows: geometry.transformed_table(rows, fitted))
     result = map_jobs.start(table, map_settings(), print_, prepare)
     return _finished_map(folder) if isinstance(result, map_jobs.Done) else result
@@ -113,7 +117,7 @@ def precompute_default_map() -> None:
     if config.precompute_maps() and not _precompute_started:
         _precompute_started.append(True)
         with friendly_errors(stop=False):
-            model, active = _open(checkpoints.default_spec(), config.revision())
+            model, active = store.open_model(checkpoints.default_spec(), config.revision())
             map_jobs.start(model.tables.word_embeddings, map_settings(), _table_fingerprint(*active))
 
 

@@ -3,7 +3,7 @@ computed for the model in use."""
 
 from __future__ import annotations
 
-from bert_embeddings.lessons import figures, text
+from bert_embeddings.lessons import figure_kit, figures, text
 from components.caches import lesson_figures
 from components.parts import echo
 
@@ -34,7 +34,7 @@ def as_markdown(found: figures.Rendered) -> str:
             marked_before = span.kind != text.PLAIN
         shown.append("".join(parts))
     if found.pending:
-        shown.append(f"*{echo.plain(figures.WAITING)}*")
+        shown.append(f"*{echo.plain(figure_kit.WAITING)}*")
     return "\n\n".join(shown)
 
 

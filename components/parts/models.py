@@ -15,7 +15,7 @@ from bert_embeddings.models import checkpoints
 from bert_embeddings.models.architectures import CURATED
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
-from components.caches import model_caches
+from components.caches import model_caches, store
 from components.frame import host_secrets
 from components.parts import echo, widgets
 
@@ -46,15 +46,15 @@ def in_use(choice: str, typed: str = "") -> str:
     the Hub for it here would ask twice. '' when there is nothing to say yet."""
     revision = config.revision()
     spec = typed.strip() if choice == settings.OTHER else choice
-    loaded = st.session_state.get(model_caches.ACTIVE_MODEL) == (spec, revision)
+    loaded = st.session_state.get(store.ACTIVE_MODEL) == (spec, revision)
     if not spec or (choice == settings.OTHER and not spec.startswith("/") and not loaded):
         return ""
     try:
-        resolution = model_caches._resolution(spec, revision)
-        if resolution.hub_files and (resolution.key, revision) not in model_caches._loaded_once:
+        resolution = store.resolution(spec, revision)
+        if resolution.hub_files and (resolution.key, revision) not in store.loaded_once:
             listed = f" ({_CURATED[spec].size}: {_CURATED[spec].description})" if spec in _CURATED else ""
             return echo.plain(f"{spec}{listed}, fetched from the Hub when a page first needs it.")
-        model = model_caches._model(resolution.key, revision, resolution)
+        model = store.model(resolution.key, revision, resolution)
     except Exception:  # noqa: BLE001 - whatever it is, the page shows it as a message next
         return ""
     layers = stages.layer_count(model)
@@ -112,7 +112,7 @@ def second_model(page: str, where=st) -> tuple[checkpoints.LoadedModel, vocab_se
     label = lambda option: "The sidebar's model" if option == settings.SAME else model_label(option)  # noqa: E731
     chosen = where.selectbox("Compare with", options, format_func=label, **widgets.seeded(listed, None))
     if chosen == settings.SAME:
-        return model_caches.require_model(), model_caches.vocab_index()
+        return model_caches.require_model(), model_caches.sources().index()
     if settings.OTHER in model_options():
         typed = where.text_input(
             "...or another Hub id or local folder (absolute path)", **widgets.seeded(custom)

@@ -19,7 +19,7 @@ import streamlit as st
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import tally_chart
 from bert_embeddings.lessons import answers, lesson, tally
-from bert_embeddings.rooms import RoomError, room_answers
+from bert_embeddings.rooms import RoomError, Tally
 from components.frame import runs
 from components.lessons import answering, player
 from components.parts import draw, echo
@@ -47,7 +47,7 @@ def _question() -> str:
     return player.question_name(player.playing())
 
 
-def _tally(code: str, question: str) -> room_answers.Tally | None:
+def _tally(code: str, question: str) -> Tally | None:
     try:
         return follow.store().tally(code, question)
     except RoomError as problem:
@@ -179,7 +179,7 @@ def counted_words(counted: tally.Counted, here: int | None = None) -> str:
 
 
 def room_answers_drawn(
-    asked: room_answers.Tally,
+    asked: Tally,
     key: answers.Key,
     truth: answers.Truth | None,
     chart_key: str,

@@ -75,7 +75,7 @@ def click_marks(
     row = clicked(key)
     if row is None or row >= index.size:
         return [], [], None
-    true = model_caches.nearest(
+    true = model_caches.sources().nearest(
         index.table[row], 10, shape, vocab_search.Filters(hide_special=False, exclude_ids=(row,))
     )
     on_map = map_reading.map_nearest(coords[:, list(axes)], [row])[0]

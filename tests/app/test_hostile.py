@@ -304,12 +304,12 @@ def test_many_model_names_cannot_push_the_workshops_model_out(monkeypatch, tiny_
     """A stranger who tries name after name never makes the server load a model, so never
     evicts the one everyone else is using (the cache holds two): a name the app does not list
     that cannot be fetched gets a message, and the page goes on with the default model."""
-    from components.caches import model_caches
+    from components.caches import store
 
     monkeypatch.setenv("BERT_EXPLORER_MODEL", str(tiny_bert_dir))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/tokens.py").run()
-    workshop = model_caches._model(str(tiny_bert_dir), "main").tables.word_embeddings
+    workshop = store.model(str(tiny_bert_dir), "main").tables.word_embeddings
     for name in ("tests", "README.md", "someone/x", "someone/y", "someone/z"):
         stranger = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         stranger.query_params.update({"model": name})
@@ -317,7 +317,7 @@ def test_many_model_names_cannot_push_the_workshops_model_out(monkeypatch, tiny_
         stranger.switch_page("pages/tokens.py").run()
         assert not stranger.exception and "cannot be asked for it" in messages(stranger)
         assert "the app's default model" in messages(stranger)
-    assert model_caches._model(str(tiny_bert_dir), "main").tables.word_embeddings is workshop
+    assert store.model(str(tiny_bert_dir), "main").tables.word_embeddings is workshop
 
 
 def test_a_pattern_is_scanned_once_per_model_not_on_every_run(monkeypatch):

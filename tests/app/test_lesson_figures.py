@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bert_embeddings import api
-from bert_embeddings.lessons import builtin, expressions, figures
+from bert_embeddings.lessons import builtin, expressions, figure_kit, figures
 from bert_embeddings.spaces import stages
 from bert_embeddings.views import settings
 from components.lessons import step_text
@@ -40,7 +40,7 @@ def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, w
     monkeypatch.setenv("BERT_EXPLORER_MODEL", spec)
     monkeypatch.setenv("BERT_EXPLORER_CACHE", str(tmp_path / "cache"))  # no stage spaces made yet
     model = api.load(spec)
-    facts = figures.Facts(figures.Sources(model), figures.Stages(model, compute=False))
+    facts = figure_kit.Facts(figure_kit.Sources(model), figure_kit.Stages(model, compute=False))
     width = facts.width()
     for number, step in enumerate(builtin.load(lesson_name).steps, 1):
         at = session({"lesson": lesson_name, "step": str(number)})
@@ -58,7 +58,7 @@ def test_each_step_shows_the_figures_of_the_sidebars_model(lesson_name, which, w
             if expression.name == "width":
                 assert figures.as_text(value) == f"{width:,}"
             waiting |= isinstance(value, figures.Missing) and value.pending
-        assert (figures.WAITING in said) == waiting, number
+        assert (figure_kit.WAITING in said) == waiting, number
 
 
 def test_what_moved_compares_the_sidebars_model_with_itself_up_to_its_last_layer():
@@ -119,7 +119,7 @@ def test_a_piece_that_is_a_backtick_stays_one_code_span():
 def test_figures_inside_marked_text_stay_inside_it_and_nothing_becomes_a_link(source, expected):
     """A figure in bold is bold, in italics italic, in code code; a lesson's text never yields a
     link or an image, whatever its figures give."""
-    written = step_text.as_markdown(figures.render(source, figures.Facts.of(api.load("bundled"))))
+    written = step_text.as_markdown(figures.render(source, figure_kit.Facts.of(api.load("bundled"))))
     tokens = inline(written)
     types = {kind for kind, _ in tokens}
     assert not types & {"link_open", "image", "html_inline"}, tokens

@@ -414,13 +414,13 @@ def test_a_host_setting_and_a_lesson_figure_read_a_number_as_a_link_does(text):
     and say what they take in one phrase (never int()'s own words)."""
     from bert_embeddings import config_values, limits
     from bert_embeddings.errors import OutOfRangeError
-    from bert_embeddings.lessons import figures
+    from bert_embeddings.lessons import figure_kit, figures
 
     try:
         expected: int | None = limits.whole_number(text, "k", 1, 100)
     except OutOfRangeError:
         expected = None
-    for reader in (config_values.whole(1, 100), figures.whole_in(1, 100)):
+    for reader in (config_values.whole(1, 100), figure_kit.whole_in(1, 100)):
         if expected is not None:
             assert reader(text) == expected
         else:

@@ -51,13 +51,13 @@ def test_concepts_waits_for_no_download_and_then_names_bert_base(monkeypatch):
     """The toy needs no model: where the model in use is still to be fetched from the Hub, the
     first page does not fetch it to state its width; it states bert-base's, and says so."""
     from bert_embeddings.models import checkpoints as models
-    from components.caches import model_caches
+    from components.caches import store
 
     def to_download(spec: str, revision: str) -> models.Resolution:
         return models.Resolution(spec, spec, hub_files=(("model.safetensors", 90_000_000),))
 
-    monkeypatch.setattr(model_caches, "_resolution", to_download)
-    monkeypatch.setattr(model_caches, "_open", lambda *_: pytest.fail("the first page fetched the model"))
+    monkeypatch.setattr(store, "resolution", to_download)
+    monkeypatch.setattr(store, "open_model", lambda *_: pytest.fail("the first page fetched the model"))
     at = run_page("pages/concepts.py")
     assert not at.exception and not at.error
     assert "many more dimensions (768 in bert-base), which have no names" in _prose(at)

@@ -11,7 +11,7 @@ import pytest
 
 from bert_embeddings import api
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import answers, builtin, figures, lesson
+from bert_embeddings.lessons import answers, builtin, figure_kit, figures, lesson
 from bert_embeddings.lessons.text import CODE, ITALIC, PLAIN, Span
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -92,7 +92,7 @@ def test_a_figure_this_model_cannot_give_leaves_the_question_without_a_key():
     number = answers.Key(answers.NUMBER, right=("{{f}}",))
     missing = answers.truth(number, lambda _: rendered(Span(ITALIC, "(it has 2 layers)")))
     assert missing == figures.Missing("it has 2 layers")
-    waiting = answers.truth(number, lambda _: rendered(Span(ITALIC, f"({figures.PENDING})")))
+    waiting = answers.truth(number, lambda _: rendered(Span(ITALIC, f"({figure_kit.PENDING})")))
     assert isinstance(waiting, figures.Missing) and waiting.pending
     assert isinstance(answers.truth(number, lambda _: rendered(Span(PLAIN, "3 of 10"))), figures.Missing)
     choice = answers.Key(answers.CHOICE, ("yes", "no"), ("{{f}}",))
@@ -241,7 +241,7 @@ def test_every_built_in_key_holds_for_the_bundled_model(bundled):
     """Each key gives a truth for the model on screen: the movers question's pieces are the
     notebook API's own ranking (What moved's lists computed here first, in the run's cache folder,
     or read from it)."""
-    from bert_embeddings.lessons.figures import Facts, Stages
+    from bert_embeddings.lessons.figure_kit import Facts, Stages
     from bert_embeddings.views.sources import Sources
 
     model = bundled

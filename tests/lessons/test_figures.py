@@ -18,7 +18,7 @@ from sklearn.decomposition import PCA
 from bert_embeddings import api
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import LessonError
-from bert_embeddings.lessons import builtin, expressions, figures, lesson
+from bert_embeddings.lessons import builtin, expressions, figure_kit, figures, lesson
 from bert_embeddings.lessons.expressions import Expression, ExpressionError
 from testkit.random_models import family_configs, write_random_bert, write_random_model
 
@@ -217,7 +217,7 @@ class Reference:
         return api.axis_card(self.model, start, end, [], geometry_name).card
 
     def said(self, e: Expression) -> str:
-        a, m, n = dict(e.args), self.model, figures.number
+        a, m, n = dict(e.args), self.model, figure_kit.number
         encoding = lambda: self.tokenizer.encode(a["text"], a.get("b") or None)  # noqa: E731
         pieces = lambda found: " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)  # noqa: E731
         match e.name:
@@ -252,7 +252,7 @@ class Reference:
                 return f"{lengths.min():.2f} to {lengths.max():.2f}"
             case "pca_share":
                 share = PCA(n_components=10, svd_solver="full").fit(self.table).explained_variance_ratio_
-                return figures.percent(share[: int(a.get("n", 2))].sum(), 1)
+                return figure_kit.percent(share[: int(a.get("n", 2))].sum(), 1)
             case "neighbours":
                 found = brute_nearest(
                     self.table, self.index.special, tuple(self.ids_of(a["word"])), int(a["k"])
@@ -281,7 +281,9 @@ class Reference:
                 if e.name == "top_dimensions":
                     return pieces([str(t) for t in top])
                 share = parts[top].sum() / mean
-                return figures.percent(share) if e.name == "top_share" else f"{round(share * len(parts)):,}"
+                return (
+                    figure_kit.percent(share) if e.name == "top_share" else f"{round(share * len(parts)):,}"
+                )
             case "pairs":
                 count = self.table.shape[0]
                 return f"{count * (count - 1) // 2:,}"
@@ -291,7 +293,7 @@ class Reference:
                 card = self.card(a["start"], a["end"], a.get("geometry", "raw"))
                 return f"{card.held_out} of {card.held_total}"
             case "axis_beats":
-                return figures.percent(self.card(a["start"], a["end"], a.get("geometry", "raw")).beats, 1)
+                return figure_kit.percent(self.card(a["start"], a["end"], a.get("geometry", "raw")).beats, 1)
             case "axis_verdict":
                 return self.card(a["start"], a["end"], a.get("geometry", "raw")).verdict()
             case "axis_further":
@@ -383,7 +385,7 @@ def test_pieces_cosine_rank_and_id_against_brute_force():
     rows = model.tables.word_embeddings[[dog, puppy]].astype(np.float64)
     expected = rows[0] @ rows[1] / np.linalg.norm(rows[0]) / np.linalg.norm(rows[1])
     value = lambda text: said(figures.value(expressions.expressions(text)[0], facts))  # noqa: E731
-    assert value("{{cosine a=dog b=puppy}}") == figures.number(expected)
+    assert value("{{cosine a=dog b=puppy}}") == figure_kit.number(expected)
     assert value("{{id word=dog}}") == str(dog)
     nearest = brute_nearest(model.tables.word_embeddings, reference.index.special, (dog,), 100)
     assert value("{{rank piece=puppy of=dog}}") == str(nearest.index(puppy) + 1)

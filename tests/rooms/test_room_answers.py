@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from bert_embeddings.rooms import RoomClosedError, RoomError, room_answers
+from bert_embeddings.rooms import RoomClosedError, RoomError, Tally, room_answers
 
 QUESTION = "embeddings:1"
 
@@ -25,10 +25,8 @@ def test_answers_count_once_per_browser_on_either_replica_until_revealed(replica
     a.answer(code, QUESTION, first, "the jet")
     b.answer(code, QUESTION, second, "the rocket")
     b.answer(code, QUESTION, first, "the helicopter")  # changed on the other replica: still one
-    assert a.tally(code, QUESTION) == room_answers.Tally(
-        {first: "the helicopter", second: "the rocket"}, False
-    )
-    assert b.tally(code, "embeddings:2") == room_answers.Tally({}, False)
+    assert a.tally(code, QUESTION) == Tally({first: "the helicopter", second: "the rocket"}, False)
+    assert b.tally(code, "embeddings:2") == Tally({}, False)
     b.reveal(code, token, QUESTION)
     assert a.tally(code, QUESTION).revealed
     with pytest.raises(RoomError, match="revealed"):
