@@ -215,10 +215,9 @@ def a_stage(text: str) -> str:
     if text in ("token", "output", "last"):
         return text
     try:
-        whole_in(1, 48)(text)
+        return str(whole_in(1, 48)(text))  # as the stage is named: 05 is layer 5
     except ValueError:
         raise ValueError("token, output, last or a layer's number") from None
-    return text
 
 
 GEOMETRY_ARG = Arg(one_of(*geometry.GEOMETRIES), "raw", "the geometry, as on the Geometry page")

@@ -161,11 +161,17 @@ def _stage_name(facts: Facts, stage: str) -> str:
     return str(facts.layers()) if stage == "last" else stage
 
 
+def _beyond(facts: Facts, stage: str) -> Missing | None:
+    """Why this model has no such stage (a layer past its last; a_stage read the number)."""
+    if stage not in ("token", "output") and int(stage) > facts.layers():
+        return Missing(f"{facts.model.name} has {facts.layers()} layers")
+    return None
+
+
 def _comparison(facts: Facts, a: dict):
     start, end = _stage_name(facts, a["start"]), _stage_name(facts, a["end"])
-    for stage in (start, end):
-        if stage.isdigit() and int(stage) > facts.layers():
-            return Missing(f"{facts.model.name} has {facts.layers()} layers")
+    if beyond := _beyond(facts, start) or _beyond(facts, end):
+        return beyond
     found = facts.compared(start, end, a["k"])
     if found is None:
         return Missing(PENDING, pending=True)
@@ -217,8 +223,8 @@ def _movers(facts: Facts, a: dict) -> Result:
 @figure("stage_cosine", "a stage's mean cosine over every pair of pieces", stage=Arg(a_stage))
 def _stage_cosine(facts: Facts, a: dict) -> Result:
     stage = _stage_name(facts, a["stage"])
-    if stage.isdigit() and int(stage) > facts.layers():
-        return Missing(f"{facts.model.name} has {facts.layers()} layers")
+    if beyond := _beyond(facts, stage):
+        return beyond
     space = facts.stages.space(stage)
     if space is None:
         return Missing(PENDING, pending=True)

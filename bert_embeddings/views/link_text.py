@@ -168,6 +168,9 @@ def stage(text: str) -> str:
         raise ValueError("not a stage: token, output, last or a layer number")
     if text in ("token", "output", LAST_LAYER):
         return text
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= MOST_LAYERS and text[0] != "0":
-        return text
+    try:  # a layer as a link writes it: by the one check of whole numbers, and no leading 0
+        if str(limits.whole_number(text, "A layer", 1, MOST_LAYERS)) == text:
+            return text
+    except OutOfRangeError:
+        pass
     raise ValueError("not a stage: token, output, last or a layer number")

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import functools
 import html
-import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
+from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
 from bert_embeddings.lessons import builtin, lesson
 from bert_embeddings.views import pages as registry
@@ -220,7 +220,10 @@ def step_asked(text: str, count: int) -> tuple[int, str | None]:
     """The step (from 0) that a view's ``step=`` (numbered from 1) opens in a lesson of ``count``
     steps; and for a step the lesson does not have (999, -3, abc), the sentence that says which
     step it opens instead: the last for a number past the end, else the first."""
-    number = int(text) if re.fullmatch(r"-?[0-9]{1,9}", text) else None
+    try:
+        number = limits.whole_number_text(text)
+    except ValueError:  # not a number as a link writes one, or more digits than any lesson has steps
+        number = None
     if number is not None and 1 <= number <= count:
         return number - 1, None
     opens = count if number is not None and number > count else 1

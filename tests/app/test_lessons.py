@@ -184,3 +184,30 @@ def test_a_link_to_a_step_the_lesson_lacks_opens_a_clear_step_and_says_so(asked)
     assert told in " ".join(shown(m.value) for m in at.main.info)
     at.run()  # said once: the next run is the lesson's own
     assert "The link asks for step" not in messages(at)
+
+
+@pytest.mark.parametrize(
+    ("asked", "opens", "named"),
+    [
+        ("2", 1, None),
+        ("02", 1, None),
+        ("\uff12", 0, "'\uff12'"),
+        ("1_0", 0, "'1_0'"),
+        ("+2", 0, "'+2'"),
+        ("123456789012", 4, "123456789012"),
+        ("9" * 40, 0, repr("9" * 20)),
+    ],
+)
+def test_a_step_is_read_as_a_links_whole_numbers_are(asked, opens, named):
+    """A step's number is read by the one check of a link's whole numbers: digits 0-9 only, so
+    that a number of another script or written with _ or + is named as typed, not guessed at; a
+    long one past the end opens the last step."""
+    from components.lessons import player
+
+    step, said = player.step_asked(asked, 5)
+    assert step == opens
+    if named is None:
+        assert said is None
+    else:
+        steps = "this lesson has steps 1 to 5"
+        assert said == f"The link asks for step {named}; {steps}, so it opens at step {opens + 1}."
