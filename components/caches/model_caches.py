@@ -28,18 +28,20 @@ def require_model() -> checkpoints.LoadedModel:
     that cannot be had) with the app's default model.
     """
     chosen = inputs.current()
-    previous = st.session_state.get(store.ACTIVE_MODEL)
+    previous = store.in_use()
     default = checkpoints.default_spec()
     model = None
     with friendly_errors(stop=previous is None and chosen.model_spec == default):
         with st.spinner(echo.plain(f"Loading the embedding layer of {chosen.model_spec or 'the model'}...")):
-            model, st.session_state[store.ACTIVE_MODEL] = store.open_model(chosen.model_spec, chosen.revision)
+            model, key = store.open_model(chosen.model_spec, chosen.revision)
+            store.use(key)
     if model is None:  # the chosen model failed: go on with one that loads
         with friendly_errors():  # the previous one may have left the cache and need loading again
             if previous is not None:
                 model, shown = store.model(*previous), "Still showing {}, the last model that loaded."
             else:
-                model, st.session_state[store.ACTIVE_MODEL] = store.open_model(default, chosen.revision)
+                model, key = store.open_model(default, chosen.revision)
+                store.use(key)
                 shown = "Showing {}, the app's default model, instead."
         # The name of what is really shown: after a fallback it is the bundled model, not
         # the one the earlier choice asked for.

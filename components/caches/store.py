@@ -23,18 +23,28 @@ import streamlit as st
 from bert_embeddings.analysis import contextual, decompose, geometry, geometry_lab, projection, vocab_search
 from bert_embeddings.models import checkpoints, threads, tokenize
 from components.frame import runs
-from components.view_state import inputs
+from components.view_state import inputs, session_entries
 
 threads.for_shared_server()  # one BLAS thread per call: sessions share the cores side by side
 
-ACTIVE_MODEL = "active_model"  # (key, revision) of the model this session's pages use
+ACTIVE = "active"  # in the session's model entry: (key, revision) of the model its pages use
 
 
 def active() -> tuple[str, str]:
     """The model in use as the caches name it, (key, revision): the one model_caches.require_model
     loaded for this run (it runs before any other call)."""
     i = inputs.current()
-    return st.session_state.get(ACTIVE_MODEL, (i.model_spec, i.revision))
+    return session_entries.entry(session_entries.MODEL).get(ACTIVE, (i.model_spec, i.revision))
+
+
+def use(key: tuple[str, str]) -> None:
+    """The model cached under ``key`` is the one this session's pages use from now on."""
+    session_entries.entry(session_entries.MODEL)[ACTIVE] = key
+
+
+def in_use() -> tuple[str, str] | None:
+    """The model this session's pages last used (None before any page loaded one)."""
+    return session_entries.entry(session_entries.MODEL).get(ACTIVE)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

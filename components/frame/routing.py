@@ -10,7 +10,8 @@ same page. Known upstream: streamlit/streamlit pull request 10276 discusses it.
 
 The flag is read when a run starts, so on a fresh process (a replica restarted, with every
 browser reconnecting at once) a session's run can start in the legacy mode while another's clears
-the flag: such a run is told apart by its session, whose frame never ran (``FRAMED``).
+the flag: such a run is told apart by its session, whose frame never ran (``FRAMED``, in its
+session's frame entry).
 """
 
 import streamlit as st
@@ -18,16 +19,16 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from components.view_state import session_entries
 
-FRAMED = session_entries.FRAMED  # app.py's frame ran in this session
+FRAMED = "framed"  # in the session's frame entry: app.py's frame ran in this session
 
 
 def framed() -> None:
     """Called first by app.py's frame, in every run."""
-    st.session_state[FRAMED] = True
+    session_entries.entry(session_entries.FRAME)[FRAMED] = True
 
 
 def through_app() -> None:
     """Call first in every page: rerun through app.py if the legacy router ran the page."""
-    if PagesManager.uses_pages_directory or not st.session_state.get(FRAMED):
+    if PagesManager.uses_pages_directory or not session_entries.entry(session_entries.FRAME).get(FRAMED):
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -46,7 +46,7 @@ def in_use(choice: str, typed: str = "") -> str:
     the Hub for it here would ask twice. '' when there is nothing to say yet."""
     revision = config.revision()
     spec = typed.strip() if choice == settings.OTHER else choice
-    loaded = st.session_state.get(store.ACTIVE_MODEL) == (spec, revision)
+    loaded = store.in_use() == (spec, revision)
     if not spec or (choice == settings.OTHER and not spec.startswith("/") and not loaded):
         return ""
     try:

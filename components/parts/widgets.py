@@ -32,7 +32,7 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     return kept if param is None else {**kept, param: settings.default(key)}
 
 
-PAGE = "page"  # in the kept entry: the page of the last run (arrive)
+PAGE = "page"  # in the frame entry: the page of the last run (arrive)
 
 
 def arrive(page: str) -> None:
@@ -41,7 +41,7 @@ def arrive(page: str) -> None:
     page's widget starts at the session's value. Streamlit's ``persist_state`` keeps a value for
     the session, but a widget on another page with the same key (the geometry on five pages)
     would otherwise start from its own last value there, not from the one chosen since."""
-    state, kept = st.session_state, session_entries.entry(session_entries.KEPT)
+    state, kept = st.session_state, session_entries.entry(session_entries.FRAME)
     if kept.get(PAGE) not in (None, page):
         for setting in settings.TABLE:
             if setting.page is not None and setting.key in state:

@@ -23,8 +23,9 @@ from bert_embeddings.models.glyphs import legible
 from bert_embeddings.views import settings
 from components.caches import map_state, model_caches
 from components.parts import draw, echo, exports, filters, job_panel, widgets
+from components.view_state import memory
 
-CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # per chart key, this session's
+CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # memory's fields, each by chart key
 
 
 def colour_option() -> str:
@@ -48,8 +49,8 @@ def labels_switch() -> bool:
 def clicked(key: str) -> int | None:
     """The vocabulary id of the piece clicked last on chart ``key``: a new click is read from
     the chart's selection with the traces of the figure that was clicked (kept when drawn)."""
-    state = st.session_state
-    points = ((state.get(key) or {}).get("selection") or {}).get("points") or []
+    points = ((st.session_state.get(key) or {}).get("selection") or {}).get("points") or []
+    state = memory.mine()
     seen, picked = state.setdefault(SEEN, {}), state.setdefault(CLICKED, {})
     if points:
         where = (points[0].get("curve_number"), points[0].get("point_index"))
@@ -104,7 +105,7 @@ class Clicks:
         request = dataclasses.replace(
             request, underlays=[*lines, *request.underlays], highlights=[*request.highlights, *marks]
         )
-        st.session_state.setdefault(TRACES, {})[key] = map_marks.trace_rows(
+        memory.mine().setdefault(TRACES, {})[key] = map_marks.trace_rows(
             self.index.kinds,
             request.shown_kinds,
             request.colouring,
@@ -120,7 +121,7 @@ class Clicks:
 
 def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex) -> None:
     """Under a map with a clicked piece: the overlap, and the ways on (search it; clear)."""
-    row = st.session_state.get(CLICKED, {}).get(key)
+    row = memory.mine().get(CLICKED, {}).get(key)
     if sentence is None or row is None:
         return
     st.markdown(echo.plain(sentence))
@@ -130,7 +131,7 @@ def clicked_notes(key: str, sentence: str | None, index: vocab_search.VocabIndex
         ):
             filters.search_neighbours_of(index.pieces[row])
         if st.button("Clear the marks", key=f"{key}_clear"):
-            st.session_state[CLICKED].pop(key, None)
+            memory.mine()[CLICKED].pop(key, None)
             st.rerun()
 
 

@@ -186,7 +186,7 @@ def test_a_clicked_piece_is_marked_with_the_neighbours_pages_answer(bundled, met
     index = vocab_search.build_index(bundled.tables.word_embeddings, bundled.tokenizer)
     row = index.pieces.index("king")
     key = f"{method}_vocabulary"
-    at.session_state["map_clicked"] = {key: row}
+    at.session_state["_memory"] = {"map_clicked": {key: row}}
     at.segmented_control(key=settings.MAP_METHOD).set_value("t-SNE" if method == "tsne" else "PCA").run()
     assert not at.exception and not at.error
     figure = next(f for f in figures(at) if "The whole vocabulary" in (f.layout.title.text or ""))
@@ -220,7 +220,7 @@ def test_the_pca_map_in_a_geometry_is_pca_of_its_rows_and_a_click_marks_its_neig
     at.query_params.update({"geometry": "standardised"})
     at.run()
     at.switch_page("pages/maps.py")
-    at.session_state["map_clicked"] = {"pca_vocabulary": row}
+    at.session_state["_memory"] = {"map_clicked": {"pca_vocabulary": row}}
     at.run()
     assert not at.exception and not at.error
     figure = next(f for f in figures(at) if "The whole vocabulary" in (f.layout.title.text or ""))
