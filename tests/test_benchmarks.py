@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from bert_embeddings.views import pages as registry
 from testkit.apptest import ROOT
 from testkit.pytest_chromium import need_chromium
 
@@ -97,6 +98,10 @@ def run_quick(name: str, checkpoint=None, env: dict | None = None) -> subprocess
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+# A field that names one of the app's pages, as its title with _ for spaces.
+NAMES_A_PAGE = {"max_page": {page.title.replace(" ", "_") for page in registry.PAGES}}
+
+
 @pytest.mark.server("each benchmark's process")
 @pytest.mark.parametrize(
     "name",
@@ -128,6 +133,8 @@ def test_quick_benchmark_ends_with_its_documented_line(name, request):
         # A figure must be a number; a word the docs show (maps' method=t-SNE) must be that word.
         if NUMBER.fullmatch(shown):
             assert NUMBER.fullmatch(value), f"{key}={value} is not a number in: {last}"
+        elif key in NAMES_A_PAGE:  # which page it is depends on the model (bytes' largest page)
+            assert value in NAMES_A_PAGE[key], f"{key}={value} names no page: {last}"
         else:
             assert value == shown, f"{key}={value}, docs/benchmarks.md shows {key}={shown}: {last}"
     # A benchmark that checks what the pages show counts what it found wrong: a quick run of a
