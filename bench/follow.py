@@ -11,7 +11,8 @@ it within 30 s counts as an error. The server also writes down (BERT_EXPLORER_RO
 each new view was published and when each follower's run for it began (the first line of a
 run the server started for it, or else the moment a run applied it): their difference is the
 wake-up, measured on the server whatever the browsers' drawing costs. Then,
-with everyone idle, the server's CPU time over 30 s is what thirty waiting followers cost.
+with everyone idle (the browsers too, done drawing), the server's CPU time over 30 s is what
+thirty waiting followers cost.
 
 Then a control in the same run: the room closes, and the same ten changes are made by every
 one of the 31 people in their own browser at the same moment, timed the same way. That is what
@@ -64,6 +65,7 @@ from testkit.browser import CHROMIUM_ARGS
 
 FOLLOWERS = int(os.environ.get("BENCH_FOLLOWERS", full_or_quick(30, 2)))  # fewer, to tell load from logic
 IDLE_SECONDS = full_or_quick(30, 1)
+BROWSERS_QUIET = 0.2  # of a core, all the crowd's browsers together: they have drawn what they were sent
 PAUSE_SECONDS = full_or_quick(1, 0.2)  # after each change, before the next one waits for every page
 FIRST_HEADING = "What is an embedding?"  # the leader's page when the room opens (Concepts)
 nan = float("nan")
@@ -286,8 +288,15 @@ async def restart_phase(served: Served, leader, followers: list) -> str:
 
 
 async def idle_cpu(served: Served) -> float:
-    """With every follower idle, the servers' CPU time over IDLE_SECONDS, in % of one core."""
+    """With every follower idle, the servers' CPU time over IDLE_SECONDS, in % of one core. The
+    browsers draw below the server, so they may still be drawing the last change (and asking the
+    server for it) well after it: the window starts once they have stopped."""
     await asyncio.sleep(full_or_quick(5, 0.5))
+    for _ in range(full_or_quick(60, 0)):  # at most a minute more, two seconds at a time
+        before = browsers_cpu_seconds()
+        await asyncio.sleep(2)
+        if browsers_cpu_seconds() - before < BROWSERS_QUIET * 2:
+            break
     before, browsers_before = served.cpu_seconds(), browsers_cpu_seconds()
     started = time.perf_counter()
     await asyncio.sleep(IDLE_SECONDS)
