@@ -6,9 +6,9 @@ tables, texts), read from Chromium's own record of the socket (the DevTools prot
 click until the page has settled: its run over and no frame for a second. The page's code and
 styles are left out: the browser has them from the first page on.
 
-- every page at its first view, reached by its link in the sidebar, in the navigation's order (the
-  first page last, from the one before it): its kB, and over the pages their median, their largest
-  and which page that is;
+- every page at its first view, in the navigation's order: the first by its address (its frames
+  carry the app around it too), each other by its link in the sidebar; its kB, and over the pages
+  their median, their largest and which page that is;
 - each Next of the first built-in lesson, opened by its link: each step's kB, and the largest.
 
     .venv/bin/python -m bench.bytes
@@ -103,11 +103,13 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         frames = Frames(page)
         with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, _process):
-            open_page(page, f"{base}/{PAGES[-1].url}")  # (the first page is then reached by its link)
-            settle(page, frames, "the app")
-            sizes = {}
-            for shown in (*PAGES[1:], PAGES[0]):
+            frames.take()
+            open_page(page, f"{base}/{PAGES[0].url}")  # its frames: the page, and the app around it
+            settle(page, frames, PAGES[0].title)
+            sizes = {PAGES[0].title: frames.take()}
+            for shown in PAGES[1:]:
                 sizes[shown.title] = arrive(page, frames, shown)
+            for shown in PAGES:
                 print(f"page {shown.url}: {sizes[shown.title]:.1f} kB")
 
             open_page(page, f"{base}/?lesson={LESSON_NAME}")

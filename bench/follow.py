@@ -292,7 +292,7 @@ async def idle_cpu(served: Served) -> float:
     browsers draw below the server, so they may still be drawing the last change (and asking the
     server for it) well after it: the window starts once they have stopped."""
     await asyncio.sleep(full_or_quick(5, 0.5))
-    for _ in range(full_or_quick(60, 0)):  # at most a minute more, two seconds at a time
+    for _ in range(full_or_quick(30, 0)):  # at most a minute more, two seconds at a time
         before = browsers_cpu_seconds()
         await asyncio.sleep(2)
         if browsers_cpu_seconds() - before < BROWSERS_QUIET * 2:

@@ -22,7 +22,7 @@ st.markdown(
 )
 
 model = model_caches.require_model()
-index = model_caches.sources().index()
+index = model_caches.vocab_index()
 
 st.header("Axes and words")
 ends = {}

@@ -17,7 +17,7 @@ st.markdown(
 )
 
 left_model = model_caches.require_model()
-model_caches.sources().index()  # built here, with its spinner; the composition reads the same cache
+model_caches.vocab_index()  # built here, with its spinner; the composition reads the same cache
 right = models.second_model("compare")
 if right is None:
     st.stop()

@@ -19,15 +19,15 @@ st.markdown(
 )
 
 model_caches.require_model()
-sources = model_caches.sources()
-sources.index()  # loaded here, with its spinner; the composition reads the same cache
+model_caches.vocab_index()  # loaded here, with its spinner; the composition reads the same cache
 left, right = st.columns(2)
 values = {
     settings.CTX_FIRST: left.text_input("Sentence 1", **widgets.seeded(settings.CTX_FIRST)),
     settings.CTX_SECOND: right.text_input("Sentence 2", **widgets.seeded(settings.CTX_SECOND)),
     settings.CTX_WORD: st.text_input("Word to follow", **widgets.seeded(settings.CTX_WORD)),
 }
-sources.full_model()  # the same: loaded with its spinner
+model_caches.full_model()  # the same: loaded with its spinner
+sources = model_caches.sources()
 # The layer slider sits under the first figure but is read first: its box is filled before
 # the composition, and emptied if the page stops above it.
 head, layer_box = st.container(), st.empty()

@@ -13,7 +13,7 @@ routing.through_app()
 st.title("Geometry: why every vector looks alike")
 
 model = model_caches.require_model()
-shape = geometry_view.switch(model_caches.sources().index().table.shape[1])
+shape = geometry_view.switch(model_caches.vocab_index().table.shape[1])
 values = {**model_caches.sentence_values(), settings.GEOMETRY: shape[0], settings.GEOMETRY_REMOVED: shape[1]}
 with model_caches.friendly_errors(), st.spinner("Measuring every row of both tables in every geometry..."):
     shown = geometry_page.geometry_page(values, model_caches.sources())
@@ -37,7 +37,7 @@ st.markdown(
 )
 if "overlaps" in shown:
     draw.table(shown["overlaps"], column_config=geometry_view.OVERLAP_COLUMNS)
-geometry_view.overlaps_panel(model, model_caches.sources().lab(shape[1]))
+geometry_view.overlaps_panel(model, model_caches.lab(shape[1]))
 draw.each(shown, "unfit ")
 
 st.header("Which dimensions make them alike")

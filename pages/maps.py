@@ -21,8 +21,8 @@ st.markdown(
 )
 
 model = model_caches.require_model()
+index = model_caches.vocab_index()
 sources = model_caches.sources()
-index = sources.index()
 above = st.container()  # what the sentence's reading says, above the tabs (the maps without it still draw)
 
 

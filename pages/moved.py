@@ -24,7 +24,7 @@ st.markdown(
 )
 
 model_a = model_caches.require_model()
-index_a = model_caches.sources().index()
+index_a = model_caches.vocab_index()
 pick = st.columns(3)
 with pick[0]:
     second = models.second_model("moved")

@@ -22,8 +22,8 @@ st.markdown(
 )
 
 model = model_caches.require_model()
+index = model_caches.vocab_index()
 sources = model_caches.sources()
-index = sources.index()
 
 
 def word_query_ui() -> dict:
@@ -166,7 +166,8 @@ memory.remember_grid_options((options.shape, options.filters()))
 
 st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
-stages = decompose.stage_vectors(sources.breakdown(encoding))
+with model_caches.friendly_errors():
+    stages = decompose.stage_vectors(sources.breakdown(encoding))
 grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
 if not options.patterns_valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")

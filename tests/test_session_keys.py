@@ -101,18 +101,22 @@ class Keys:
 
 
 def _uses(tree: ast.Module):
-    """Each key expression used on session state: ``[k]``, ``.get(k)``, ``.setdefault(k)``,
-    ``.pop(k)`` and ``k in``, on st.session_state or a name a function gives it."""
+    """Each key used on session state: ``[k]``, ``.get(k)``, ``.setdefault(k)``, ``.pop(k)``,
+    ``k in`` and ``.k``, on st.session_state or a name the module or a function gives it; and each
+    entry asked of session_entries.entry."""
+    module = _aliases(tree.body)
     found = {}
     for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
-        for node in _uses_in(scope):
+        own = module | (_aliases(ast.walk(scope)) if isinstance(scope, ast.FunctionDef) else set())
+        for node in _uses_in(scope, own):
             found[(node.lineno, node.col_offset)] = node
     return [found[at] for at in sorted(found)]
 
 
-def _uses_in(scope: ast.AST):
+def _aliases(nodes) -> set[str]:
+    """st.session_state, and every name these statements give it."""
     aliases = {SESSION_STATE}
-    for node in ast.walk(scope) if isinstance(scope, ast.FunctionDef) else ():
+    for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 names = target.elts if isinstance(target, ast.Tuple) else [target]
@@ -120,16 +124,29 @@ def _uses_in(scope: ast.AST):
                 for name, value in zip(names, values, strict=False):
                     if isinstance(name, ast.Name) and ast.unparse(value) == SESSION_STATE:
                         aliases.add(name.id)
+    return aliases
+
+
+METHODS = ("get", "setdefault", "pop")
+
+
+def _uses_in(scope: ast.AST, aliases: set[str]):
     for node in ast.walk(scope):
         if isinstance(node, ast.Subscript) and ast.unparse(node.value) in aliases:
             yield node.slice
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("get", "setdefault", "pop")
-            and ast.unparse(node.func.value) in aliases
-        ):
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("session_entries.entry", "entry"):
             yield node.args[0]
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in METHODS
+        ):
+            if ast.unparse(node.func.value) in aliases:
+                yield node.args[0]
+        elif (
+            isinstance(node, ast.Attribute)
+            and ast.unparse(node.value) in aliases
+            and node.attr not in METHODS
+        ):
+            yield ast.copy_location(ast.Constant(node.attr), node)  # st.session_state.name
         elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
             if any(ast.unparse(c) in aliases for c in node.comparators):
                 yield node.left
@@ -186,3 +203,10 @@ def test_the_count_reads_a_key_however_it_is_written():
     keys, path = Keys(), ROOT / "app.py"
     keys.by_module["app"] = _constants(tree)
     assert [keys.value(node, tree, path) for node in _uses(tree)] == ["a", "b", "_room", None]
+    tree = ast.parse(
+        "import streamlit as st\nfrom components.view_state import session_entries\n"
+        "STATE = st.session_state\ndef g():\n    STATE['c'] = 1\n    st.session_state.d = 2\n"
+        "    session_entries.entry('_e')\n"
+    )
+    keys.by_module["app"] = _constants(tree)
+    assert [keys.value(node, tree, path) for node in _uses(tree)] == ["c", "d", "_e"]

@@ -1,7 +1,7 @@
 """The core results a page's view is drawn from, for one model: computed here as the app's caches
-compute them (components/caches/model_caches.py), each once, so that whatever is drawn or stated from them
+compute them (components/caches/store.py), each once, so that whatever is drawn or stated from them
 outside a page (a lesson's handout, a lesson's figures) is the page's to the last bit. The app
-hands in its own subclass, which reads its caches (components/caches/model_caches.sources), and
+hands in its own subclass, which reads its caches (components/caches/app_sources.py), and
 draws its pages from it too."""
 
 from __future__ import annotations

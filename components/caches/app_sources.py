@@ -1,17 +1,14 @@
 """The results a page's view is drawn from (bert_embeddings.views.sources), read from the app's
 caches (components/caches/store.py): what the pages draw and a lesson's handout writes come from one
 place, and a handout adds nothing to the server's memory. model_caches.sources gives them for the
-model in use; the first one to need a slow result sees a spinner while it is made."""
+model in use. Nothing here draws on the page: a lesson's figures and a handout (written in a
+download's own thread) read these too, and say in their own words what could not be had."""
 
 from __future__ import annotations
 
-import streamlit as st
-
-from bert_embeddings.models import checkpoints, tokenize
+from bert_embeddings.models import checkpoints
 from bert_embeddings.views.sources import Sources
 from components.caches import axis_tests, map_state, spaces, store
-from components.parts import echo
-from components.parts.messages import friendly_errors
 
 
 def _card(key: str, revision: str, texts: tuple[str, str, str], geometry_key: tuple[str, int]):
@@ -42,12 +39,6 @@ _HELD = {
     "card": _card,
     "weat": _weat,
 }
-# What the first reader waits for, said while it is made (the rest are quick, or say it themselves).
-_SLOW = {
-    "index": "Preparing the vocabulary for search...",
-    "pca": "Fitting PCA on every row of the vocabulary...",
-    "lab": "Measuring every row of both tables in every geometry...",
-}
 # What moved's caches: the pieces two vocabularies share, a stage's space (None while a layer's
 # table is not on disk) and a pair's comparison, each once for every session.
 _SPACES = {
@@ -69,27 +60,7 @@ class Cached(Sources):
 
     def _once(self, key: tuple, make):
         cached = _HELD.get(key[0])
-        if cached is None:
-            return super()._once(key, make)
-        if key[0] not in _SLOW:
-            return cached(*self._key, *key[1:])
-        with friendly_errors(), st.spinner(_SLOW[key[0]]):
-            return cached(*self._key, *key[1:])
-
-    def breakdown(self, encoding: tokenize.Encoding):
-        with friendly_errors():
-            return super().breakdown(encoding)
-
-    def space(self, name: str, removed: int):
-        return store.fitted(name, removed, self._key)
-
-    def full_model(self):
-        message = (
-            f"Loading the whole model ({self.model.name}: every encoder layer, not only the "
-            "embeddings). This happens once for everyone using this server..."
-        )
-        with friendly_errors(), st.spinner(echo.plain(message)):
-            return super().full_model()
+        return super()._once(key, make) if cached is None else cached(*self._key, *key[1:])
 
     def nearest(self, query, k, geometry_key, filters, weight=1.0, each=False):
         return store.nearest(query, k, geometry_key, filters, each, weight, self._key)

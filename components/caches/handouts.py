@@ -2,8 +2,9 @@
 
 The handout's figures are drawn by the pages' own figure functions
 (bert_embeddings.figures.handout). Here their inputs come from the caches of
-components/caches/model_caches.py, for the model in use, so a handout adds no second vocabulary index,
-geometry or whole model to the server's memory, and its numbers are the pages' to the bit. One
+components/caches/store.py (through model_caches.sources_of), for the model in use, so a handout
+adds no second vocabulary index, geometry or whole model to the server's memory, and its numbers
+are the pages' to the bit. One
 handout is made at a time per server process (a click waits for the one before it), and the last
 few are kept: thirty people downloading the same lesson's handout in a workshop make it once.
 """

@@ -1,5 +1,6 @@
 """What the pages ask of the caches (components/caches/store.py): the model in use, loaded with its
-notices, the sidebar's sentences as it reads them, and the results a view is drawn from; and where
+notices, the sidebar's sentences as it reads them, and the results a view is drawn from
+(``sources``); the three slow results a page waits for before it goes on, with a spinner; and where
 errors become messages on the page (parts/messages.py)."""
 
 from __future__ import annotations
@@ -102,6 +103,30 @@ def sources_of(spec: str, revision: str) -> Sources:
     """The same for the model ``spec`` names, resolved and loaded as the pages load it."""
     found = store.resolution(spec, revision)
     return Cached(found.key, revision, store.model(found.key, revision, found))
+
+
+def vocab_index() -> vocab_search.VocabIndex:
+    """The model in use's neighbour-search index (``sources().index()``), for a page that needs it
+    before it goes on: built once per model for every session, with a spinner the first time."""
+    with friendly_errors(), st.spinner("Preparing the vocabulary for search..."):
+        return sources().index()
+
+
+def lab(removed: int):
+    """The Geometry page's measurements of the model in use (``sources().lab``), once per model and D."""
+    with friendly_errors(), st.spinner("Measuring every row of both tables in every geometry..."):
+        return sources().lab(removed)
+
+
+def full_model():
+    """The whole model with every encoder layer (``sources().full_model()``): only Context asks."""
+    found = sources()
+    message = (
+        f"Loading the whole model ({found.model.name}: every encoder layer, not only the "
+        "embeddings). This happens once for everyone using this server..."
+    )
+    with friendly_errors(), st.spinner(echo.plain(message)):
+        return found.full_model()
 
 
 def sentence_values() -> dict:

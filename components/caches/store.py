@@ -8,8 +8,9 @@ position PCA, and (one at a time) the whole model for the Context page. ``cache_
 per-input results. Per-input breakdowns are not cached: numpy computes them in milliseconds, and
 caching (tokens x hidden x stages) arrays for many inputs would cost a shared server memory.
 
-Nothing here draws a page: model_caches turns these into what pages ask for (with spinners and
-messages), and app_sources into the results a view is drawn from.
+model_caches turns these into what pages ask for (with their messages), and app_sources into the
+results a view is drawn from; here, only a download's progress bar and a geometry's fitting are
+said on the page while they run.
 """
 
 from __future__ import annotations

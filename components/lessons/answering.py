@@ -60,7 +60,7 @@ def truth(step: lesson.Step) -> answers.Truth | figures.Missing | None:
 def is_piece(typed: str) -> str | None:
     """The piece of the model's vocabulary that ``typed`` names (as written, or as the tokenizer
     reads a word of one piece); None if none."""
-    index, model = model_caches.sources().index(), model_caches.require_model()
+    index, model = model_caches.vocab_index(), model_caches.require_model()
     try:
         ids = vocab_search.word_ids(index, model.tokenizer, typed)
     except ExplorerError:

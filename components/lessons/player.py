@@ -222,12 +222,14 @@ def step_asked(text: str, count: int) -> tuple[int, str | None]:
     step it opens instead: the last for a number past the end, else the first."""
     try:
         number = limits.whole_number_text(text)
-    except ValueError:  # not a number as a link writes one, or more digits than any lesson has steps
+    except limits.TooManyDigitsError as big:  # a number, past one end or the other
+        number = 0 if big.negative else count + 1
+    except ValueError:  # not a number as a link writes one
         number = None
     if number is not None and 1 <= number <= count:
         return number - 1, None
     opens = count if number is not None and number > count else 1
-    asked = text if number is not None else repr(text[:20])
+    asked = text if number is not None and len(text) <= 20 else repr(text[:20])
     return (
         opens - 1,
         f"The link asks for step {asked}; this lesson has steps 1 to {count}, so it opens at step {opens}.",

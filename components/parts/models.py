@@ -112,7 +112,7 @@ def second_model(page: str, where=st) -> tuple[checkpoints.LoadedModel, vocab_se
     label = lambda option: "The sidebar's model" if option == settings.SAME else model_label(option)  # noqa: E731
     chosen = where.selectbox("Compare with", options, format_func=label, **widgets.seeded(listed, None))
     if chosen == settings.SAME:
-        return model_caches.require_model(), model_caches.sources().index()
+        return model_caches.require_model(), model_caches.vocab_index()
     if settings.OTHER in model_options():
         typed = where.text_input(
             "...or another Hub id or local folder (absolute path)", **widgets.seeded(custom)

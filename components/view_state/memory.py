@@ -4,7 +4,7 @@ Widget values live under the keys of the settings table (bert_embeddings/views/s
 records are kept in the session's memory entry, so they survive page switches: the Neighbours
 page's latest search, which the Maps page marks, and the options its sentence grid was drawn with,
 which its search (rerun alone, as a fragment) compares with its own; and each map's clicks
-(components/sections/map_view.py). Caches shared by every session are components/caches/model_caches.py's.
+(components/sections/map_view.py). Caches shared by every session are components/caches/store.py's.
 """
 
 from __future__ import annotations

@@ -124,3 +124,23 @@ def test_figures_inside_marked_text_stay_inside_it_and_nothing_becomes_a_link(so
     types = {kind for kind, _ in tokens}
     assert not types & {"link_open", "image", "html_inline"}, tokens
     assert expected + ("" if expected == "code_inline" else "_open") in types, tokens
+
+
+def test_a_figure_this_server_cannot_compute_is_said_in_the_step_and_the_lesson_goes_on(
+    tmp_path, monkeypatch
+):
+    """On a model fetched as its embedding layer only (as the app fetches one from the Hub), the
+    first lesson's last step names the encoder's figures it cannot give in its text, in its own
+    words, and the bar's ways on are there: reading the results for the bar never stops the page."""
+    from safetensors.torch import load_file, save_file
+
+    folder = write_random_bert(tmp_path / "partial", layers=1)
+    weights = load_file(folder / "model.safetensors")
+    save_file({k: v for k, v in weights.items() if "embeddings" in k}, folder / "model.safetensors")
+    monkeypatch.setenv("BERT_EXPLORER_MODEL", str(folder))
+    steps = len(builtin.load("embeddings").steps)
+    assert builtin.load("embeddings").steps[-1].page == "context"
+    at = session({"lesson": "embeddings", "step": str(steps)})
+    assert not at.exception
+    assert "are not on this server" in bar(at)
+    assert {"Back", "Close the lesson"} <= {b.label for b in at.button}

@@ -195,7 +195,8 @@ def test_a_link_to_a_step_the_lesson_lacks_opens_a_clear_step_and_says_so(asked)
         ("1_0", 0, "'1_0'"),
         ("+2", 0, "'+2'"),
         ("123456789012", 4, "123456789012"),
-        ("9" * 40, 0, repr("9" * 20)),
+        ("9" * 40, 4, repr("9" * 20)),
+        ("-" + "9" * 40, 0, repr("-" + "9" * 19)),
     ],
 )
 def test_a_step_is_read_as_a_links_whole_numbers_are(asked, opens, named):
