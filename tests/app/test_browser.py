@@ -140,8 +140,13 @@ def test_in_dark_mode_the_map_is_dark_the_check_passes_and_presenter_mode_stays_
     page.locator("[data-testid='stSidebarNav']").get_by_text("Embedding layer").click()
     page.get_by_text("Passed: within 1e-05").wait_for(state="visible", timeout=60_000)
     assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "21.6px"
-    title = page.locator("[data-testid='stPlotlyChart'] .gtitle").first
-    assert float(title.evaluate("e => parseFloat(e.style.fontSize)")) > 20
+    # The charts are redrawn enlarged by the page's run after the switch, which may end after the
+    # check above was already in the page: wait for the first title to be redrawn.
+    page.wait_for_function(
+        "() => parseFloat(document.querySelector(\"[data-testid='stPlotlyChart'] .gtitle\")"
+        "?.style.fontSize || '0') > 20",
+        timeout=60_000,
+    )
     screenshot_whole_page(page, ARTIFACTS / "dark-presenter-embedding.png")
     context.close()
 
