@@ -34,8 +34,10 @@ ACTIVE = "active"  # in the session's model entry: (key, revision) of the model 
 def active() -> tuple[str, str]:
     """The model in use as the caches name it, (key, revision): the one model_caches.require_model
     loaded for this run (it runs before any other call)."""
+    if (key := in_use()) is not None:
+        return key
     i = inputs.current()
-    return session_entries.entry(session_entries.MODEL).get(ACTIVE, (i.model_spec, i.revision))
+    return i.model_spec, i.revision
 
 
 def use(key: tuple[str, str]) -> None:
