@@ -209,8 +209,16 @@ def test_a_file_the_browser_refuses_is_said_in_words_with_the_labels_limit(
         chip = box.locator("[data-testid='stFileChip'][aria-invalid='true']")
         chip.wait_for(timeout=30_000)
         below = box.locator("[data-testid='stTooltipErrorHoverTarget']")
+        # the page's style is an element of the run: while a rerun redraws it, the words can be
+        # missing for a moment, so wait for them rather than read them once
+        words = f'"{opening.REFUSED}"'
+        page.wait_for_function(
+            "([e, words]) => getComputedStyle(e, '::after').content === words",
+            arg=[below.element_handle(timeout=30_000), words],
+            timeout=30_000,
+        )
         said = below.evaluate("e => getComputedStyle(e, '::after').content")
-        assert said == f'"{opening.REFUSED}"', (refused.name, said)
+        assert said == words, (refused.name, said)
         # the words take a line of their own under the chip, inside the box on a phone too
         chip_box, below_box, whole = chip.bounding_box(), below.bounding_box(), box.bounding_box()
         assert below_box["height"] > chip_box["height"] + 10, (refused.name, chip_box, below_box)
