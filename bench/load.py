@@ -55,7 +55,7 @@ from bench.memory import bert_base_shaped
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.glyphs import legible
-from components.parts import filters
+from bert_embeddings.views import neighbours
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
 WAIT_LIMIT_MS = 30_000
@@ -102,11 +102,10 @@ def sessions_for(count: int, offset: int = 0) -> list[Session]:
 
 def expected_bars(model, index, word: str) -> list[str]:
     """What the Neighbours page must list for ``word`` with its default settings."""
-    options = filters.SearchOptions.defaults()  # the page's own options, as a fresh page has them
+    options = neighbours.Settings()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
-    found = vocab_search.nearest(
-        index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
-    )
+    space = geometry.fit(index.table, options.geometry, 0)  # D counts only for all-but-the-top
+    found = vocab_search.nearest(index, query.vector, options.k, space, options.filters(query.ids))
     return [f"{rank}. {legible(piece)}" for rank, piece in enumerate(found.pieces, start=1)]
 
 

@@ -4,9 +4,9 @@ import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, vocab_search
-from bert_embeddings.figures import handout_parts, layer_pages
+from bert_embeddings.figures import neighbours_page
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
+from bert_embeddings.views import neighbours, settings
 from components.caches import model_caches
 from components.frame import routing, runs
 from components.parts import draw, echo, filters, widgets
@@ -26,7 +26,7 @@ index = model_caches.vocab_index()
 sources = model_caches.sources()
 
 
-def word_query_ui() -> dict:
+def word_query_ui() -> None:
     word = st.text_input("Word or piece", **widgets.seeded(settings.NB_WORD))
     ids = vocab_search.word_ids(index, model.tokenizer, word)
     # A linked piece this word lacks (or one chosen of a longer word) falls back to the mean.
@@ -39,25 +39,24 @@ def word_query_ui() -> dict:
         "Piece",
         name=lambda i: "the mean of its pieces" if i is None else f"piece {i} (this word {pieces_are})",
     )
-    piece = filters.piece_choice([index.pieces[i] for i in ids]) if count > 1 else None
-    return {settings.NB_WORD: word, settings.NB_PIECE: piece}
+    if count > 1:
+        filters.piece_choice([index.pieces[i] for i in ids])
 
 
-def id_query_ui() -> dict:
-    return {settings.NB_ID: widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))}
+def id_query_ui() -> None:
+    widgets.whole_number_box("Token id", **widgets.seeded(settings.NB_ID))
 
 
-def arithmetic_query_ui() -> dict:
-    expression = st.text_input(
+def arithmetic_query_ui() -> None:
+    st.text_input(
         "Vector arithmetic",
         **widgets.seeded(settings.NB_EXPRESSION),
         help=f"Up to {limits.ARITHMETIC_TERMS.most} words, each added (+) or subtracted (-).",
     )
     st.caption("Each word's token row, added or subtracted; a word of several pieces counts as their mean.")
-    return {settings.NB_EXPRESSION: expression}
 
 
-def sentence_token_query_ui() -> dict:
+def sentence_token_query_ui() -> None:
     # What is worth knowing about the sentence (truncation, unknown pieces) is said once, above
     # the grid of every token below, which each query mode shows.
     encoding = model_caches.require_encoding(notices=False)
@@ -67,20 +66,19 @@ def sentence_token_query_ui() -> dict:
     links.keep_within(settings.NB_TOKEN, range(len(encoding)), min(1, len(encoding) - 1), "Token")
     links.keep_within(settings.NB_STAGE, list(stages), decompose.STAGES[0], "Stage")
     left, right = st.columns(2)
-    position = left.selectbox(
+    left.selectbox(
         "Token of your sentence",
         range(len(encoding)),
         format_func=encoding.labels.__getitem__,
         key=settings.NB_TOKEN,
         persist_state="session",
     )
-    stage = right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE, persist_state="session")
+    right.selectbox("Taken at stage", list(stages), key=settings.NB_STAGE, persist_state="session")
     st.caption(
         "The search still runs over the token table. After the token row, the vector also carries "
         "its position and segment (and then LayerNorm's rescaling), so its neighbours show which "
         "pieces it still resembles once those are mixed in."
     )
-    return {settings.NB_TOKEN: position, settings.NB_STAGE: stage}
 
 
 QUERY_UIS = {
@@ -91,36 +89,21 @@ QUERY_UIS = {
 }
 
 
-def view_values(options: filters.SearchOptions, asked: dict | None = None) -> dict:
-    """The view's values for the composition: the sentence, the query asked, k, the geometry and
-    the filters."""
-    choices = options.choices
-    return (
-        model_caches.sentence_values()
-        | (asked or {})
-        | {
-            settings.NB_K: options.k,
-            settings.GEOMETRY: options.shape[0],
-            settings.GEOMETRY_REMOVED: options.shape[1],
-            settings.NB_HIDE_CONTINUATION: choices.hide_continuation,
-            settings.NB_HIDE_SPECIAL: choices.hide_special,
-            settings.NB_LEAVE_OUT: choices.leave_out,
-            settings.NB_INCLUDE: choices.include,
-            settings.NB_EXCLUDE: choices.exclude,
-        }
-    )
+def grid_inputs(shown: neighbours.Settings) -> tuple:
+    """What the sentence grid is drawn with besides its own stage (the search reruns alone)."""
+    return shown.geometry, shown.geometry_removed, shown.filters()
 
 
-def results_ui(shown: handout_parts.Parts) -> None:
+def results_ui(shown: neighbours_page.Search) -> None:
     """The ranked table with its download, the bars, and a neighbour to search from next."""
     left, right = st.columns([2, 3])
     with left:
-        draw.parts(shown, "nb_table")
+        draw.shown(shown.table)
     with right:
-        draw.parts(shown, "nb_bars")
+        draw.shown(shown.bars)
     st.pills(
         "Search a neighbour next",
-        shown["nb_table"].columns["piece"],
+        shown.table.columns["piece"],
         format_func=lambda piece: echo.plain(glyphs.legible(piece)),
         key=settings.NB_NEXT,
         on_change=filters.follow_neighbour,
@@ -128,50 +111,50 @@ def results_ui(shown: handout_parts.Parts) -> None:
 
 
 @st.fragment
-def search() -> filters.SearchOptions:
-    """The query, its settings and its results. A new word or k reruns only this part of the
-    page: the sidebar and the sentence grid stay as they are, on the server and in the browser."""
+def search() -> bool:
+    """The query, its settings and its results; whether the filters' patterns are valid. A new word
+    or k reruns only this part of the page: the sidebar and the sentence grid stay as they are, on
+    the server and in the browser."""
     alone = runs.fragment_alone()  # this part rerun by itself
     if alone:  # app.py did not run: it otherwise keeps the address bar current
         follow.publish("neighbours")
-    asked = None
-    mode = filters.query_mode()
+    asked, mode = False, filters.query_mode()
     with model_caches.friendly_errors(stop=False):
-        asked = QUERY_UIS[mode]() | {settings.NB_MODE: mode}
+        QUERY_UIS[mode]()
+        asked = True
     problem = st.container()  # what the query's values cannot make, said under its boxes
-    options = filters.search_options(geometry_view.switch(index.table.shape[1]))
+    geometry_view.switch(index.table.shape[1])
+    valid = filters.search_options()
     st.caption(
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."
     )
-    shown, values = {}, view_values(options, asked)
-    if asked is not None and options.patterns_valid:
+    values, shown = widgets.chosen(neighbours.Settings), neighbours_page.Search()
+    if asked and valid:
         with model_caches.friendly_errors(stop=False):
-            shown = layer_pages.neighbour_search(values, sources)
+            shown = neighbours_page.search(values, sources)
         with problem:
-            draw.parts(shown, layer_pages.QUERY_PROBLEM)
-        draw.parts(shown, layer_pages.SEARCH_PROBLEM, "nb_changed")
-    if "nb_table" in shown:
-        memory.remember_search(
-            layer_pages.neighbour_query(values, sources).description, shown["nb_table"].columns["id"]
-        )
+            draw.shown(shown.query_problem)
+        draw.shown(shown.search_problem, shown.changed)
+    if shown.table is not None:
+        memory.remember_search(neighbours_page.query(values, sources).description, shown.table.columns["id"])
         results_ui(shown)
-    if alone and memory.grid_options() != (options.shape, options.filters()):
+    if alone and memory.grid_options() != grid_inputs(values):
         st.rerun(scope="app")  # the similarity or a filter changed: the grid needs them too
-    return options
+    return valid
 
 
-options = search()
-memory.remember_grid_options((options.shape, options.filters()))
+valid = search()
+memory.remember_grid_options(grid_inputs(widgets.chosen(neighbours.Settings)))
 
 st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
 with model_caches.friendly_errors():
     stages = decompose.stage_vectors(sources.breakdown(encoding))
-grid_stage = st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
-if not options.patterns_valid:
+st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
+if not valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
 with model_caches.friendly_errors(stop=False):
-    grid = layer_pages.neighbour_grid(view_values(options, {settings.NB_GRID_STAGE: grid_stage}), sources)
-    draw.parts(grid, "nb_grid_problem", "nb_grid", "nb_grid_caption")
+    grid = neighbours_page.grid(widgets.chosen(neighbours.Settings), sources)
+    draw.shown(grid.problem, grid.table, grid.caption)

@@ -10,8 +10,9 @@ becomes a note, as the page shows it instead of a figure.
 from __future__ import annotations
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import input_pages, layer_pages, moved_page, vocabulary_pages
+from bert_embeddings.figures import input_pages, layer_pages, moved_page, neighbours_page, vocabulary_pages
 from bert_embeddings.figures.handout_parts import ERROR, Note, Part
+from bert_embeddings.views import neighbours
 from bert_embeddings.views.sources import Sources
 
 # The composers, by page: each gives the page's parts, for the page and the handout.
@@ -21,14 +22,18 @@ COMPOSERS = {
     **vocabulary_pages.COMPOSERS,
     **moved_page.COMPOSERS,
 }
+# The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
+SLICES = {neighbours.Settings.PAGE: neighbours_page}
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:
     """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
-    composed = COMPOSERS.get(page)
-    if composed is None:
+    composed, typed = COMPOSERS.get(page), SLICES.get(page)
+    if composed is None and typed is None:
         return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
     try:
+        if typed is not None:
+            return typed.compose(typed.Settings.of(values), sources).in_order()
         return list(composed(values, sources).values())
     except ExplorerError as problem:  # what the page shows in place of its figures
         return [Note(str(problem), ERROR)]

@@ -13,6 +13,7 @@ readers of a view's values, as the page's widgets read them, close the module.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,8 +24,9 @@ from bert_embeddings.analysis import (
     geometry,
 )
 from bert_embeddings.figures import charts, export
+from bert_embeddings.models import glyphs
 from bert_embeddings.models.tokenize import Encoding, Notice
-from bert_embeddings.views import settings
+from bert_embeddings.views import fields
 
 INK = charts.INK["light"]  # a handout is light: marks drawn as text take the light theme's ink
 
@@ -89,6 +91,36 @@ Part = Chart | Table | Note | Metric | Download | Pieces
 Parts = dict[str, Part]  # a page's parts by name, in the page's order
 
 
+@dataclass(frozen=True)
+class Composed:
+    """A page's parts as typed fields, in the page's order; a field is None where the view has
+    nothing to show there (a figure with no data, a problem that did not arise)."""
+
+    def in_order(self) -> list[Part]:
+        """Every part shown, in the page's order (a handout writes them so)."""
+        found = []
+        for field in dataclasses.fields(self):
+            part = getattr(self, field.name)
+            found.extend(
+                part.in_order() if isinstance(part, Composed) else [part] if part is not None else []
+            )
+        return found
+
+
+def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Table:
+    """A search's ranked pieces (``found``: its ``pieces``, ``ids`` and ``scores``, best first) as a
+    table of rank, piece, id and ``score``: each piece shown legible, the file keeping the pieces
+    as they are, the scores to four places as shown and in full in the file."""
+    columns = {
+        "rank": range(1, len(found.ids) + 1),
+        "piece": found.pieces,
+        "id": found.ids,
+        score: found.scores,
+    }
+    shown = {**columns, "piece": [glyphs.legible(piece) for piece in found.pieces]}
+    return Table(columns, name, shown, key, {score: "%.4f"})
+
+
 def notices(encoding: Encoding) -> list[Part]:
     return [Note(str(notice), _kind(notice)) for notice in encoding.notices]
 
@@ -108,10 +140,10 @@ def _kind(notice: Notice) -> str:
 
 def geometry_of(values: dict, hidden: int) -> tuple[str, int]:
     """The geometry and D, as the geometry switch reads them (D outside 1 to the most: the model's)."""
-    removed = values.get(settings.GEOMETRY_REMOVED)
+    removed = values.get(fields.GEOMETRY_REMOVED)
     if removed not in range(1, geometry.MOST_REMOVED + 1):
         removed = geometry.default_removed(hidden)
-    return values.get(settings.GEOMETRY) or settings.GEOMETRIES[0], int(removed)
+    return values.get(fields.GEOMETRY) or geometry.GEOMETRIES[0], int(removed)
 
 
 def within(value, options, default):

@@ -1,5 +1,5 @@
 """What the pages beyond one input's tables show of a view (the embedding layer stage by stage, a
-word in context, a search of the vocabulary, two models side by side), composed once, for the
+word in context, two models side by side), composed once, for the
 page and for a lesson's handout, as bert_embeddings.figures.input_pages composes the pages about
 one input: each composer is a function of the view's values and the model's ``Sources`` and
 returns the page's parts by name, in the page's order (handout_parts). The page keeps its widgets,
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bert_embeddings.analysis import contextual, decompose, geometry, vocab_search
+from bert_embeddings.analysis import contextual, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import export, page_figures, views
+from bert_embeddings.figures import export, page_figures
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INFO,
@@ -28,8 +28,8 @@ from bert_embeddings.figures.handout_parts import (
     Note,
     Parts,
     Table,
-    geometry_of,
     named_notices,
+    ranked,
     within,
 )
 from bert_embeddings.models import glyphs
@@ -202,130 +202,7 @@ def context_page(values: dict, sources: Sources) -> Parts:
     }
 
 
-# --- Neighbours ----------------------------------------------------------------------------------
-
-QUERY_PROBLEM, SEARCH_PROBLEM = "nb_query_problem", "nb_search_problem"  # under the query, the options
-COMPARED = 10  # "k of the 10 nearest change from raw"
-
-
-def neighbour_query(values: dict, sources: Sources) -> vocab_search.Query:
-    """The query the page's query mode makes of the view's values."""
-    model, index = sources.model, sources.index()
-    mode = values[settings.NB_MODE] or settings.QUERY_MODES[0]
-    if mode == "token id":
-        return vocab_search.id_query(index, values[settings.NB_ID])
-    if mode == "arithmetic":
-        return vocab_search.arithmetic_query(index, model.tokenizer, values[settings.NB_EXPRESSION])
-    if mode == "sentence token":
-        encoding = sources.encoding(values)
-        stages = decompose.stage_vectors(sources.breakdown(encoding))
-        position = within(values[settings.NB_TOKEN], range(len(encoding)), min(1, len(encoding) - 1))
-        stage = within(values[settings.NB_STAGE], stages, decompose.STAGES[0])
-        label = f"{encoding.labels[position]} at {stage}"
-        return vocab_search.Query(stages[stage][position], (int(encoding.ids[position]),), label)
-    word = values[settings.NB_WORD]
-    count = len(vocab_search.word_ids(index, model.tokenizer, word))
-    piece = within(values[settings.NB_PIECE], range(count), None) if count > 1 else None
-    return vocab_search.word_query(index, model.tokenizer, word, piece)
-
-
-def _filters(values: dict, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
-    """The search's filters; the query's own pieces ``own_ids`` left out if asked."""
-    return vocab_search.Filters(
-        hide_continuation=values[settings.NB_HIDE_CONTINUATION],
-        hide_special=values[settings.NB_HIDE_SPECIAL],
-        include=values[settings.NB_INCLUDE],
-        exclude=values[settings.NB_EXCLUDE],
-        exclude_ids=own_ids if values[settings.NB_LEAVE_OUT] else (),
-    )
-
-
-def neighbours_page(values: dict, sources: Sources) -> Parts:
-    """The search, then the grid of every token of the sentence (the page draws the two apart:
-    a new search reruns only its own part of the page)."""
-    try:
-        grid = neighbour_grid(values, sources)
-    except ExplorerError as problem:  # the search is shown all the same
-        grid = {"nb_grid_problem": Note(str(problem), ERROR)}
-    return neighbour_search(values, sources) | grid
-
-
-def neighbour_search(values: dict, sources: Sources) -> Parts:
-    """The query's nearest pieces as a ranked table and bars; under a geometry but raw, how many
-    of its 10 nearest change from raw cosine."""
-    model, index = sources.model, sources.index()
-    try:
-        query = neighbour_query(values, sources)
-    except ExplorerError as problem:
-        return {QUERY_PROBLEM: Note(str(problem), ERROR)}
-    shape = geometry.key(*geometry_of(values, index.table.shape[1]))
-    chosen = _filters(values, query.ids)
-    found: Parts = {}
-    try:
-        result = sources.nearest(query.vector, values[settings.NB_K], shape, chosen, weight=query.weight)
-        if shape[0] != settings.GEOMETRIES[0]:
-            raw = sources.nearest(query.vector, COMPARED, (settings.GEOMETRIES[0], 0), chosen)
-            here = sources.nearest(query.vector, COMPARED, shape, chosen, weight=query.weight)
-            changed = len(set(here.ids.tolist()) - set(raw.ids.tolist()))
-            found["nb_changed"] = Note(
-                f"{changed} of the {len(here.ids)} nearest change from raw cosine in the "
-                f"{views.described(shape)} geometry."
-            )
-    except ExplorerError as problem:
-        return {SEARCH_PROBLEM: Note(str(problem), ERROR)}
-    name = (
-        f"{model.name} neighbours of",
-        export.Verbatim(query.description),
-        f"({views.described(shape)}, k {len(result.ids)})",
-    )
-    return found | {
-        "nb_table": ranked(name, result, key="nb_table"),
-        "nb_bars": Chart("nb_bars", views.neighbours(query, result)),
-    }
-
-
-def neighbour_grid(values: dict, sources: Sources) -> Parts:
-    """The 5 nearest of every token of the sentence at the grid's stage, with the same filters."""
-    model, encoding = sources.model, sources.encoding(values)
-    stages = decompose.stage_vectors(sources.breakdown(encoding))
-    stage = within(values[settings.NB_GRID_STAGE], stages, next(iter(stages)))
-    shape = geometry.key(*geometry_of(values, sources.index().table.shape[1]))
-    try:
-        grid = sources.nearest(stages[stage], 5, shape, _filters(values), each=True)
-    except ExplorerError as problem:
-        return {"nb_grid_problem": Note(str(problem), ERROR)}
-    columns: dict[str, list] = {"token": list(encoding.labels)}
-    for rank in range(len(grid[0].ids)):
-        columns[f"#{rank + 1}"] = [
-            f"{glyphs.legible(found.pieces[rank])}  {found.scores[rank]:.2f}" for found in grid
-        ]
-    described = views.described(shape)
-    return {
-        "nb_grid": Table(
-            columns, f"{model.name} top 5 of each token at {stage} ({described})", key="nb_grid"
-        ),
-        "nb_grid_caption": Note(
-            f"Top 5 of each token by cosine in the {described} geometry, with the filters above; one matrix "
-            "product for all."
-        ),
-    }
-
-
 # --- Compare models ------------------------------------------------------------------------------
-
-
-def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Table:
-    """A search's ranked pieces (``found``: its ``pieces``, ``ids`` and ``scores``, best first) as a
-    table of rank, piece, id and ``score``: each piece shown legible, the file keeping the pieces
-    as they are, the scores to four places as shown and in full in the file."""
-    columns = {
-        "rank": range(1, len(found.ids) + 1),
-        "piece": found.pieces,
-        "id": found.ids,
-        score: found.scores,
-    }
-    shown = {**columns, "piece": [glyphs.legible(piece) for piece in found.pieces]}
-    return Table(columns, name, shown, key, {score: "%.4f"})
 
 
 def compare_page(values: dict, sources: Sources, other: Sources | None = None) -> Parts:
@@ -385,6 +262,5 @@ def compare_page(values: dict, sources: Sources, other: Sources | None = None) -
 COMPOSERS = {
     "embedding_layer": embedding_layer_page,
     "context": context_page,
-    "neighbours": neighbours_page,
     "compare": compare_page,
 }

@@ -11,32 +11,36 @@ defines a setting's key or default.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, concepts, decompose, vocab_search, word_tests
-from bert_embeddings.analysis.geometry import GEOMETRIES
+from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import link_text
+from bert_embeddings.views import fields, link_text, neighbours
+from bert_embeddings.views.fields import Setting, coded
 
 # --- keys --------------------------------------------------------------------------------
 
 MODEL_KEY, CUSTOM_MODEL_KEY = "model_choice", "model_custom"
-SENTENCE_A_KEY, SENTENCE_B_KEY, SPECIAL_TOKENS_KEY = "sentence_a", "sentence_b", "special_tokens"
 PRESENTER_KEY = "presenter"
 ROOM_CODE, ROOM_PRESENTER_KEY = "room_code", "room_key"  # the sidebar's workshop room boxes
-NB_MODE, NB_WORD, NB_PIECE, NB_ID = "nb_mode", "nb_word", "nb_piece", "nb_id"
-NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_NEXT = "nb_token", "nb_stage", "nb_expression", "nb_next"
-NB_K, NB_GRID_STAGE = "nb_k", "nb_grid_stage"
-# The geometry vectors are compared in, one setting for every page that uses it.
-GEOMETRY, GEOMETRY_REMOVED = "geometry", "geometry_removed"
+# The settings pages share are declared in bert_embeddings/views/fields.py; read here as everywhere.
+SENTENCE_A_KEY, SENTENCE_B_KEY = fields.SENTENCE_A_KEY, fields.SENTENCE_B_KEY
+SPECIAL_TOKENS_KEY = fields.SPECIAL_TOKENS_KEY
+GEOMETRY, GEOMETRY_REMOVED, GEOMETRY_PAGES = fields.GEOMETRY, fields.GEOMETRY_REMOVED, fields.GEOMETRY_PAGES
+GEOMETRIES = geometry.GEOMETRIES
+# The Neighbours page's settings are declared with the page (bert_embeddings/views/neighbours.py).
+_NB = neighbours.Settings.key
+NB_MODE, NB_WORD, NB_PIECE, NB_ID = _NB("mode"), _NB("word"), _NB("piece"), _NB("id")
+NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_K = _NB("token"), _NB("stage"), _NB("expression"), _NB("k")
+NB_GRID_STAGE = _NB("grid_stage")
 NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
-    "nb_hide_continuation",
-    "nb_hide_special",
-    "nb_leave_out",
+    _NB("hide_continuation"),
+    _NB("hide_special"),
+    _NB("leave_out"),
 )
-NB_INCLUDE, NB_EXCLUDE = "nb_include", "nb_exclude"
+NB_INCLUDE, NB_EXCLUDE = _NB("include"), _NB("exclude")
+NB_NEXT = "nb_next"  # the neighbour pills: an action, not a view
 PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
 MAP_METHOD, MAP_TAB = "map_method", "map_tab"
@@ -94,9 +98,7 @@ MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 SAME = "same"  # the second-model pickers' "the sidebar's model": two stages of one model, whichever it is
-QUERY_MODES = ("word", "token id", "sentence token", "arithmetic")
-# The pages whose vectors the geometry changes (url paths).
-GEOMETRY_PAGES = ("geometry", "neighbours", "axes", "maps", "moved")
+QUERY_MODES = neighbours.QUERY_MODES
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
@@ -111,10 +113,6 @@ NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left o
 
 # --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
 
-
-_FLAGS = {"1": True, "0": False}
-_MODES = {"word": "word", "id": "token id", "token": "sentence token", "sum": "arithmetic"}
-_GEOMETRIES = dict(zip(("raw", "centred", "abtt", "standardised"), GEOMETRIES, strict=True))
 _STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
@@ -124,8 +122,6 @@ _COMPONENT = link_text.whole_number(1, 10, "A component")
 _SENTENCE = link_text.text_of(limits.SENTENCE)
 _POSITION = link_text.whole_number(0, None, "A position")
 _K = link_text.whole_number(1, vocab_search.MAX_K, "k")
-_TOKEN_ID, _TOKEN = link_text.whole_number(0, None, "A token id"), link_text.integer(0, None, "The token")
-_PIECE = link_text.integer(0, limits.WORD.most, "The piece")
 _LAYER = link_text.integer(0, link_text.MOST_LAYERS, "The layer")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
@@ -133,32 +129,8 @@ _POS_SPANS = dict(zip(("all", "128", "32"), POS_SPANS, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One setting: its session key and default, its page, and (if a link carries it) how."""
-
-    key: str
-    default: object  # None: the widget's own, which depends on the model or sentence in use
-    page: str | tuple[str, ...] | None  # the url_path of its page (or pages); None for the sidebar
-    url: str | None = None  # its name in a link; None: links leave it out
-    read: Callable[[str], object] | None = None  # link text -> value; ValueError with the reason
-    write: Callable[[object], str] = str
-    mode: str | None = None  # a neighbour query's input counts only in its own query mode
-    # As people read it on its page, for sentences such as "k (...)" (a linked setting's).
-    label: str = ""
-
-    def on(self, page: str) -> bool:
-        """Whether this setting is part of ``page``'s view."""
-        return self.page is None or page == self.page or (isinstance(self.page, tuple) and page in self.page)
-
-
 def _linked(url, key, default, page, label, read, write=str, mode=None) -> Setting:
     return Setting(key, default, page, url, read, write, mode, label)
-
-
-def _coded(codes: dict[str, object]) -> tuple[Callable[[str], object], Callable[[object], str]]:
-    """A choice's reader and writer in a link, by each option's code there."""
-    return link_text.one_of(codes), link_text.code_of(codes)
 
 
 def _filter_settings(
@@ -166,7 +138,7 @@ def _filter_settings(
 ) -> tuple[Setting, ...]:
     """One page's vocabulary filters, named in links with the page's ``prefix``; ``own``: the
     pieces its "leave out" switch leaves out."""
-    flags = _coded(_FLAGS)
+    flags = fields.FLAGS
     return (
         _linked(
             f"{prefix}hide_pieces", keys.hide_continuation, False, page, "hide ## continuation pieces", *flags
@@ -194,61 +166,18 @@ TABLE = (
     Setting(CUSTOM_MODEL_KEY, "", None),
     # An empty sentence A is a view like any other (the pages say what is missing), so a link
     # may hold it: the address bar shows ?a= after A is cleared, and reopening it must work.
-    _linked("a", SENTENCE_A_KEY, "The river bank flooded after the storm.", None, "sentence A", _SENTENCE),
-    _linked("b", SENTENCE_B_KEY, "Tokenizers split embeddings into pieces.", None, "sentence B", _SENTENCE),
-    _linked("special", SPECIAL_TOKENS_KEY, True, None, "the special tokens switch", *_coded(_FLAGS)),
+    *fields.SHARED,
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    _linked("mode", NB_MODE, QUERY_MODES[0], "neighbours", "the query mode", *_coded(_MODES)),
-    _linked(
-        "q", NB_WORD, "king", "neighbours", "the word or piece", link_text.text_of(limits.WORD), mode="word"
-    ),
-    # The piece of a split word to search with, by position (absent: the mean of its pieces).
-    _linked(
-        "piece", NB_PIECE, None, "neighbours", "the piece of the word to search with", _PIECE, mode="word"
-    ),
-    _linked("id", NB_ID, 2054.0, "neighbours", "the token id", _TOKEN_ID, link_text.whole_text, "token id"),
-    _linked(
-        "sum",
-        NB_EXPRESSION,
-        "king - man + woman",
-        "neighbours",
-        "the vector arithmetic",
-        link_text.text_of(limits.ARITHMETIC),
-        mode="arithmetic",
-    ),
-    _linked(
-        "token", NB_TOKEN, None, "neighbours", "the token of your sentence", _TOKEN, mode="sentence token"
-    ),
-    _linked(
-        "stage",
-        NB_STAGE,
-        decompose.STAGES[0],
-        "neighbours",
-        "the stage the token is taken at",
-        *_coded(_STAGES),
-        "sentence token",
-    ),
-    _linked("k", NB_K, 10.0, "neighbours", "k", _K, link_text.whole_text),
-    *_filter_settings(NB_FILTERS, "", "neighbours", leave_out=True, own="the query's own pieces"),
+    *neighbours.Settings.rows(),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
-    _linked("grid", NB_GRID_STAGE, decompose.STAGES[0], "neighbours", "the grid's stage", *_coded(_STAGES)),
-    _linked("geometry", GEOMETRY, GEOMETRIES[0], GEOMETRY_PAGES, "the geometry", *_coded(_GEOMETRIES)),
-    # None: about the model's width / 100 (the page works it out, and links leave it out).
-    _linked(
-        "d",
-        GEOMETRY_REMOVED,
-        None,
-        GEOMETRY_PAGES,
-        "the directions all-but-the-top removes",
-        link_text.removed,
-    ),
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *_coded(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", "the map's tab", *_coded(_MAP_TABS)),
-    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", "the map's method", *_coded(_MAP_METHODS)),
-    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", "what colours the map", *_coded(_MAP_COLOURS)),
-    _linked("labels", MAP_LABELS, True, "maps", "the map's region labels", *_coded(_FLAGS)),
+    *fields.GEOMETRY_SHARED,
+    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *coded(_MAP_DIMS)),
+    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", "the map's tab", *coded(_MAP_TABS)),
+    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", "the map's method", *coded(_MAP_METHODS)),
+    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", "what colours the map", *coded(_MAP_COLOURS)),
+    _linked("labels", MAP_LABELS, True, "maps", "the map's region labels", *fields.FLAGS),
     _linked("x", PCA_X, 1.0, "maps", "the component on x", _COMPONENT, link_text.whole_text),
     _linked("y", PCA_Y, 2.0, "maps", "the component on y", _COMPONENT, link_text.whole_text),
     _linked("z", PCA_Z, 3.0, "maps", "the component on z", _COMPONENT, link_text.whole_text),
@@ -262,9 +191,7 @@ TABLE = (
         link_text.codes_of(_KINDS),
     ),
     _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
-    _linked(
-        "basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *_coded(_BASES)
-    ),
+    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *coded(_BASES)),
     # None: every dimension of the model in use (the page works it out, and links leave it out).
     _linked(
         "dims",
@@ -291,7 +218,7 @@ TABLE = (
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
     _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
     _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
-    _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *_coded(_POS_SPANS)),
+    _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *coded(_POS_SPANS)),
     _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", "sentence 1", _SENTENCE),
     _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", "sentence 2", _SENTENCE),
     _linked("word", CTX_WORD, "bank", "context", "the word to follow", link_text.text_of(limits.WORD)),
@@ -343,7 +270,7 @@ TABLE = (
         "the words to place",
         link_text.text_of(limits.AXIS_TEXT),
     ),
-    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", "your sentence's pieces", *_coded(_SENTENCE_STAGES)),
+    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", "your sentence's pieces", *coded(_SENTENCE_STAGES)),
     *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True, own="the pieces of the axes' own words"),
     *(
         _linked(

@@ -21,7 +21,7 @@ from bert_embeddings.analysis import (
 )
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.models.tokenize import Encoding
-from bert_embeddings.views import settings
+from bert_embeddings.views import fields
 
 
 class Sources:
@@ -148,7 +148,7 @@ class Sources:
 def _texts(values: dict) -> tuple[str, str, bool]:
     """Sentence A, sentence B and whether special tokens are added, as a view names them."""
     return (
-        values[settings.SENTENCE_A_KEY],
-        values[settings.SENTENCE_B_KEY],
-        bool(values[settings.SPECIAL_TOKENS_KEY]),
+        values[fields.SENTENCE_A_KEY],
+        values[fields.SENTENCE_B_KEY],
+        bool(values[fields.SPECIAL_TOKENS_KEY]),
     )

@@ -78,6 +78,14 @@ def parts(found: kinds.Parts, *names: str) -> None:
             part(found[name])
 
 
+def shown(*found: kinds.Part | None) -> None:
+    """Draw each part of a typed composition given, in order; None (nothing to show there) is
+    passed over."""
+    for one in found:
+        if one is not None:
+            part(one)
+
+
 def each(found: kinds.Parts, prefix: str) -> None:
     """Draw every part whose name starts with ``prefix`` (the parts of one kind, however many:
     each problem, each notice), in order; none if there is none."""

@@ -1,5 +1,5 @@
 """Which vocabulary rows a search may return (Neighbours, Your own axes, What moved each have a set
-of filters), and the Neighbours page's query options and its ways to the next query."""
+of filters), and the Neighbours page's query widgets and its ways to the next query."""
 
 from __future__ import annotations
 
@@ -26,49 +26,9 @@ class FilterChoices:
     exclude: str
     valid: bool = True  # False: a pattern's problem is already shown under the boxes
 
-    @classmethod
-    def defaults(cls, keys: settings.FilterKeys) -> FilterChoices:
-        """The filters a fresh page starts with, from the settings table."""
-        fields = ("hide_continuation", "hide_special", "leave_out", "include", "exclude")
-        return cls(*(settings.default(getattr(keys, name)) for name in fields))
-
     def values(self, keys: settings.FilterKeys) -> dict[str, object]:
         """The choices as a view's values, under the page's own setting keys ``keys``."""
         return {getattr(keys, field.name): getattr(self, field.name) for field in dataclasses.fields(keys)}
-
-    def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
-        """The search filters; ``own_ids`` (the query's or the axis' pieces) left out if asked."""
-        return vocab_search.Filters(
-            hide_continuation=self.hide_continuation,
-            hide_special=self.hide_special,
-            include=self.include,
-            exclude=self.exclude,
-            exclude_ids=own_ids if self.leave_out else (),
-        )
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    k: float  # as typed; the search checks that it is a whole number in range
-    shape: tuple[str, int]  # the geometry and D (components.sections.geometry_view.switch)
-    choices: FilterChoices
-
-    @classmethod
-    def defaults(cls) -> SearchOptions:
-        """The options a fresh Neighbours page starts with, from the settings table."""
-        d = settings.default
-        return cls(
-            d(settings.NB_K),
-            (d(settings.GEOMETRY), 0),  # D counts only for all-but-the-top
-            FilterChoices.defaults(settings.NB_FILTERS),
-        )
-
-    @property
-    def patterns_valid(self) -> bool:
-        return self.choices.valid
-
-    def filters(self, query_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
-        return self.choices.filters(query_ids)
 
 
 def query_mode() -> str:
@@ -92,14 +52,13 @@ def piece_choice(pieces: list[str]) -> int | None:
     )
 
 
-def search_options(shape: tuple[str, int]) -> SearchOptions:
-    """k and the filters, with the geometry chosen above them (``shape``)."""
+def search_options() -> bool:
+    """k and the filters, under the geometry; whether the filters' patterns are valid."""
     left, _ = st.columns([1, 2])
-    k = whole_number_box(
+    whole_number_box(
         "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
     )
-    choices = filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces")
-    return SearchOptions(k, shape, choices)
+    return filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces").valid
 
 
 def filter_boxes(keys: settings.FilterKeys, leave_out_label: str) -> FilterChoices:

@@ -3,14 +3,19 @@ and a person's own change all set them the same way), and the pattern boxes with
 
 from __future__ import annotations
 
+from collections import ChainMap
+from typing import TypeVar
+
 import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import patterns
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.views import settings
+from bert_embeddings.views import fields, settings
 from components.parts import echo
-from components.view_state import session_entries
+from components.view_state import inputs, session_entries
+
+Chosen = TypeVar("Chosen", bound=fields.PageSettings)
 
 
 def whole_number_box(label: str, where=st, **kwargs) -> float:
@@ -30,6 +35,20 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
     st.session_state.setdefault(key, settings.default(key))
     kept = {"key": key, "persist_state": "session"}
     return kept if param is None else {**kept, param: settings.default(key)}
+
+
+def chosen(kind: type[Chosen]) -> Chosen:
+    """A page's settings as its widgets hold them now, with the sidebar's sentences as this run
+    uses them (components.view_state.inputs)."""
+    sidebar = inputs.current()
+    sentences = dict(
+        zip(
+            (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY, settings.SPECIAL_TOKENS_KEY),
+            (sidebar.text_a, sidebar.text_b, sidebar.add_special_tokens),
+            strict=True,
+        )
+    )
+    return kind.of(ChainMap(sentences, st.session_state))
 
 
 PAGE = "page"  # in the frame entry: the page of the last run (arrive)

@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import settings
-from components.parts import filters, models
+from bert_embeddings.views import neighbours, settings
+from components.parts import models
 from components.view_state import links, session_entries
 from testkit.apptest import ROOT, figures, messages, open_link, shown
 
@@ -327,11 +327,10 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
     at = open_link({}, "pages/neighbours.py")
     model = checkpoints.load_bundled()
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    options = filters.SearchOptions.defaults()
-    query = vocab_search.word_query(index, model.tokenizer, settings.default(settings.NB_WORD))
-    found = vocab_search.nearest(
-        index, query.vector, options.k, geometry.fit(index.table, *options.shape), options.filters(query.ids)
-    )
+    options = neighbours.Settings()
+    query = vocab_search.word_query(index, model.tokenizer, options.word)
+    space = geometry.fit(index.table, options.geometry, 0)  # D counts only for all-but-the-top
+    found = vocab_search.nearest(index, query.vector, options.k, space, options.filters(query.ids))
     assert [row.piece for row in neighbour_table(at)] == list(found.pieces)
 
 

@@ -1,13 +1,14 @@
-"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Context,
-Neighbours, Compare models): a handout writes the very parts the page's own composer gives for a
-step's view, in the page's order, and at least the figures it wrote before they were composed."""
+"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Context, Compare
+models) and Neighbours (bert_embeddings.figures.neighbours_page): a handout writes the very parts
+the page's own composer gives for a step's view, in the page's order, and at least the figures it
+wrote before they were composed."""
 
 from __future__ import annotations
 
 import pytest
 
-from bert_embeddings.figures import handout_pages, handout_parts, layer_pages
-from bert_embeddings.views import check
+from bert_embeddings.figures import handout_pages, handout_parts, layer_pages, neighbours_page
+from bert_embeddings.views import check, neighbours
 from bert_embeddings.views.sources import Sources
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -49,17 +50,24 @@ def sources(bundled) -> Sources:
     return Sources(bundled)
 
 
+def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Part]:
+    """The page's parts from its own composer."""
+    if page == "neighbours":
+        return neighbours_page.compose(neighbours.Settings.of(values), sources).in_order()
+    return list(layer_pages.COMPOSERS[page](values, sources).values())
+
+
 def test_every_page_of_the_module_is_composed_for_the_handout():
-    assert set(layer_pages.COMPOSERS) == set(BEFORE)
-    assert all(handout_pages.COMPOSERS[page] is layer_pages.COMPOSERS[page] for page in BEFORE)
+    assert set(layer_pages.COMPOSERS) == set(BEFORE) - {"neighbours"}
+    assert all(handout_pages.COMPOSERS[page] is layer_pages.COMPOSERS[page] for page in layer_pages.COMPOSERS)
+    assert handout_pages.SLICES["neighbours"] is neighbours_page
 
 
 @pytest.mark.parametrize("page", sorted(BEFORE))
 def test_the_handout_writes_the_composers_parts(bundled, sources, page):
     values = check.values(VIEWS[page])
     written = handout_pages.shown(page, values, sources)
-    composed = layer_pages.COMPOSERS[page](values, sources)
-    assert [said(part) for part in written] == [said(part) for part in composed.values()]
+    assert [said(part) for part in written] == [said(part) for part in composed(page, values, sources)]
     charts = {part.key for part in written if isinstance(part, handout_parts.Chart)}
     assert charts >= BEFORE[page] and not any(
         isinstance(part, handout_parts.Note) and part.kind == handout_parts.ERROR for part in written
