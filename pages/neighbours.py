@@ -151,7 +151,11 @@ st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
 with model_caches.friendly_errors():
     stages = decompose.stage_vectors(sources.breakdown(encoding))
-st.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
+left, right = st.columns([2, 1])
+left.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
+widgets.whole_number_box(
+    "Neighbours per token", right, **widgets.seeded(neighbours.Settings.key("grid_k")), help="From 1 to 10."
+)
 if not valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()

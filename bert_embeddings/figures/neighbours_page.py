@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, geometry, vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import export, views
@@ -26,7 +27,6 @@ from bert_embeddings.views.neighbours import QUERY_MODES, Settings
 from bert_embeddings.views.sources import Sources
 
 COMPARED = 10  # "k of the 10 nearest change from raw"
-GRID_K = 5  # each token's nearest pieces in the grid
 
 
 @dataclass(frozen=True)
@@ -108,13 +108,14 @@ def search(s: Settings, sources: Sources) -> Search:
 
 
 def grid(s: Settings, sources: Sources) -> Grid:
-    """The 5 nearest of every token of the sentence at the grid's stage, with the same filters."""
+    """The nearest (``grid_k``) of every token of the sentence at the grid's stage, with the same filters."""
     encoding = sources.encoding(s.values())
     stages = decompose.stage_vectors(sources.breakdown(encoding))
     stage = within(s.grid_stage, stages, next(iter(stages)))
     shape = _shape(s, sources)
     try:
-        found = sources.nearest(stages[stage], GRID_K, shape, s.filters(), each=True)
+        k = limits.whole_number(s.grid_k, "The grid's neighbours per token", 1, 10)
+        found = sources.nearest(stages[stage], k, shape, s.filters(), each=True)
     except ExplorerError as problem:
         return Grid(problem=Note(str(problem), ERROR))
     columns: dict[str, list] = {"token": list(encoding.labels)}
@@ -125,11 +126,11 @@ def grid(s: Settings, sources: Sources) -> Grid:
     described = views.described(shape)
     return Grid(
         table=Table(
-            columns, f"{sources.model.name} top 5 of each token at {stage} ({described})", key="nb_grid"
+            columns, f"{sources.model.name} top {k} of each token at {stage} ({described})", key="nb_grid"
         ),
         caption=Note(
-            f"Top 5 of each token by cosine in the {described} geometry, with the filters above; one matrix "
-            "product for all."
+            f"Top {k} of each token by cosine in the {described} geometry, with the filters above; one "
+            "matrix product for all."
         ),
     )
 

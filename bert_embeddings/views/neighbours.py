@@ -64,6 +64,13 @@ class Settings(fields.PageSettings):
     include: str = linked("only", "", "the 'Only pieces matching' pattern", link_text.pattern)
     exclude: str = linked("not", "", "the 'Leave out pieces matching' pattern", link_text.pattern)
     grid_stage: str = linked("grid", decompose.STAGES[0], "the grid's stage", *fields.STAGES)
+    grid_k: float = linked(
+        "grid_k",
+        5.0,
+        "the grid's neighbours per token",
+        link_text.whole_number(1, 10, "The grid's neighbours per token"),
+        link_text.whole_text,
+    )
     geometry: str = shared(fields.GEOMETRY)
     geometry_removed: int | None = shared(fields.GEOMETRY_REMOVED)
     sentence_a: str = shared(fields.SENTENCE_A_KEY)

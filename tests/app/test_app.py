@@ -325,6 +325,36 @@ def test_grid_has_every_token_of_the_sentence():
     grid = at.dataframe[-1].value
     assert list(grid["token"]) == ["0 · [CLS]", "1 · dogs", "2 · and", "3 · cats", "4 · [SEP]"]
     assert grid["#1"][1].startswith("dogs")  # at the token-row stage a piece is its own nearest row
+    assert list(grid.columns) == ["token", "#1", "#2", "#3", "#4", "#5"]
+
+
+def test_the_grid_shows_as_many_neighbours_per_token_as_asked_and_a_link_keeps_it():
+    """Its box takes 1 to 10; the grid's columns, its caption and the link follow it, and a number
+    it cannot take is said under it while the search above keeps working."""
+    from bert_embeddings.analysis import decompose, geometry
+    from bert_embeddings.models import glyphs
+    from bert_embeddings.views import neighbours
+    from bert_embeddings.views.sources import Sources
+
+    at = open_link({"grid_k": "3", "a": "dogs and cats", "b": ""}, "pages/neighbours.py")
+    grid = at.dataframe[-1].value
+    assert list(grid.columns) == ["token", "#1", "#2", "#3"]
+    assert "Top 3 of each token" in " ".join(c.value for c in at.caption)
+    assert at.query_params["grid_k"] == "3"
+    # the cells are the core's own top 3, to the shown two places
+    sources = Sources(checkpoints.load_bundled())
+    values = {
+        settings.SENTENCE_A_KEY: "dogs and cats",
+        settings.SENTENCE_B_KEY: "",
+        settings.SPECIAL_TOKENS_KEY: True,
+    }
+    rows = decompose.stage_vectors(sources.breakdown(sources.encoding(values)))[decompose.STAGES[0]]
+    index = sources.index()
+    found = vocab_search.nearest_for_each(index, rows, 3, geometry.fit(index.table, "raw", 0))
+    assert list(grid["#3"]) == [f"{glyphs.legible(f.pieces[2])}  {f.scores[2]:.2f}" for f in found]
+    at.number_input(key=neighbours.Settings.key("grid_k")).set_value(11.0).run()
+    assert "The grid's neighbours per token must be from 1 to 10; 11 is outside" in messages(at)
+    assert len(at.dataframe) == 1 and "piece" in at.dataframe[0].value  # the search keeps its table
 
 
 BAD_QUERIES = {

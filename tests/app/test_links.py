@@ -158,6 +158,7 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
         ("k", "\uff11\uff12", settings.NB_K),  # full-width digits: int() reads 12
         ("k", "1e1", settings.NB_K),
         ("id", "2_054", settings.NB_ID),
+        ("grid_k", "11", neighbours.Settings.key("grid_k")),
         ("z", "1.5", settings.PCA_Z),
         ("map", "4", settings.PCA_DIMS),
         ("highlight", "[a-", settings.PCA_HIGHLIGHT),
