@@ -147,9 +147,9 @@ def floor_figures(checkpoint: Path, folder: Path) -> None:
     """Each step's figures as the explorer's page composes them for the step's view, as Plotly
     JSON in ``folder``, for the bare app (bench/lesson_floor_app.py)."""
     from bert_embeddings import api
-    from bert_embeddings.figures import handout_pages
+    from bert_embeddings.figures import check, handout_pages
     from bert_embeddings.figures.handout_parts import Chart
-    from bert_embeddings.views import check, pages
+    from bert_embeddings.views import pages
     from bert_embeddings.views.sources import Sources
 
     sources = Sources(api.load(str(checkpoint)))

@@ -53,9 +53,9 @@ from playwright.async_api import async_playwright
 from bench import full_or_quick
 from bench.memory import bert_base_shaped
 from bert_embeddings.analysis import geometry, vocab_search
+from bert_embeddings.figures import neighbours_page
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.glyphs import legible
-from bert_embeddings.views import neighbours
 from testkit.browser import APP_IDLE, CHROMIUM_ARGS, ROOT, chromium_path, rss_mb, streamlit_server
 
 WAIT_LIMIT_MS = 30_000
@@ -102,7 +102,7 @@ def sessions_for(count: int, offset: int = 0) -> list[Session]:
 
 def expected_bars(model, index, word: str) -> list[str]:
     """What the Neighbours page must list for ``word`` with its default settings."""
-    options = neighbours.Settings()  # the page's own options, as a fresh page has them
+    options = neighbours_page.Settings()  # the page's own options, as a fresh page has them
     query = vocab_search.word_query(index, model.tokenizer, word)
     space = geometry.fit(index.table, options.geometry, 0)  # D counts only for all-but-the-top
     found = vocab_search.nearest(index, query.vector, options.k, space, options.filters(query.ids))

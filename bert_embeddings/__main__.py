@@ -215,7 +215,7 @@ def lesson_command(args: argparse.Namespace) -> int:
 def _handout(found, out, spec: str | None) -> int:
     """The lesson's handout written to ``out`` with the model ``spec`` (checked writable first:
     the figures take seconds to build)."""
-    from bert_embeddings.figures import handout
+    from bert_embeddings.lessons import handout
 
     if problem := _unwritable(out):
         print(f"error: the handout cannot be written to {out}: {problem}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The Streamlit glue between the pages and the core, by concern:
 
 view_state/  what a person sets and where it lives: links and their text (through the core's
-             table of settings, bert_embeddings/views/settings.py), settings held across pages,
+             table of settings, bert_embeddings/figures/settings.py), settings held across pages,
              the sidebar's inputs as one value, the last search
 caches/    every st.cache_* wrapper: models and per-input results (model_caches), maps (map_state),
            What moved's spaces (spaces), Your own axes' cards and WEAT (axis_tests)

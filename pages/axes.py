@@ -4,8 +4,7 @@ import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, axis_card, decompose, word_tests
-from bert_embeddings.figures import axes_page
-from bert_embeddings.views import settings
+from bert_embeddings.figures import axes_page, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, echo, exports, filters, widgets

@@ -3,8 +3,7 @@ sentence 1's vectors after a layer of the reader's choice."""
 
 import streamlit as st
 
-from bert_embeddings.figures import layer_pages
-from bert_embeddings.views import settings
+from bert_embeddings.figures import layer_pages, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, widgets

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import layer_pages, page_figures
-from bert_embeddings.views import settings
+from bert_embeddings.figures import layer_pages, page_figures, settings
+from bert_embeddings.views import link_text
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, widgets
@@ -42,7 +42,7 @@ values[settings.LAYER_STAGE] = st.segmented_control(
 every = page_figures.every_dimension(model)
 links.keep_within(
     settings.DIMENSIONS,
-    links.Span(*every),
+    link_text.Span(*every),  # the (first, last) pairs a range slider offers
     every,
     "Dimensions",
     name=lambda span: f"the range of dimensions {span[0]}-{span[1]}",

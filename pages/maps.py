@@ -3,8 +3,7 @@
 import streamlit as st
 
 from bert_embeddings.errors import ExplorerError, MapStorageError
-from bert_embeddings.figures import maps_page, views
-from bert_embeddings.views import settings
+from bert_embeddings.figures import maps_page, settings, views
 from components.caches import map_state, model_caches
 from components.frame import routing
 from components.parts import draw, echo, job_panel, widgets

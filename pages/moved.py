@@ -4,10 +4,9 @@ they share, exactly."""
 import streamlit as st
 
 from bert_embeddings import config
-from bert_embeddings.figures import moved_page, moved_pieces
+from bert_embeddings.figures import moved_page, moved_pieces, settings
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import pair, stages
-from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, echo, filters, job_panel, models, widgets

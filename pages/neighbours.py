@@ -4,9 +4,8 @@ import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import decompose, vocab_search
-from bert_embeddings.figures import neighbours_page
+from bert_embeddings.figures import neighbours_page, settings
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import neighbours, settings
 from components.caches import model_caches
 from components.frame import routing, runs
 from components.parts import draw, echo, filters, widgets
@@ -89,7 +88,7 @@ QUERY_UIS = {
 }
 
 
-def grid_inputs(shown: neighbours.Settings) -> tuple:
+def grid_inputs(shown: neighbours_page.Settings) -> tuple:
     """What the sentence grid is drawn with besides its own stage (the search reruns alone)."""
     return shown.geometry, shown.geometry_removed, shown.filters()
 
@@ -129,7 +128,7 @@ def search() -> bool:
         "BERT's token rows share a common direction, which crowds raw cosine scores together; the other "
         "geometries take it out in different ways. The Geometry page measures why and how much."
     )
-    values, shown = widgets.chosen(neighbours.Settings), neighbours_page.Search()
+    values, shown = widgets.chosen(neighbours_page.Settings), neighbours_page.Search()
     if asked and valid:
         with model_caches.friendly_errors(stop=False):
             shown = neighbours_page.search(values, sources)
@@ -145,7 +144,7 @@ def search() -> bool:
 
 
 valid = search()
-memory.remember_grid_options(grid_inputs(widgets.chosen(neighbours.Settings)))
+memory.remember_grid_options(grid_inputs(widgets.chosen(neighbours_page.Settings)))
 
 st.header("Every token of your sentence at once")
 encoding = model_caches.require_encoding()
@@ -154,11 +153,14 @@ with model_caches.friendly_errors():
 left, right = st.columns([2, 1])
 left.selectbox("Stage", list(stages), **widgets.seeded(settings.NB_GRID_STAGE, None))
 widgets.whole_number_box(
-    "Neighbours per token", right, **widgets.seeded(neighbours.Settings.key("grid_k")), help="From 1 to 10."
+    "Neighbours per token",
+    right,
+    **widgets.seeded(neighbours_page.Settings.key("grid_k")),
+    help="From 1 to 10.",
 )
 if not valid:
     st.info("The grid uses the same filters: it appears again once the pattern above is fixed.")
     st.stop()
 with model_caches.friendly_errors(stop=False):
-    grid = neighbours_page.grid(widgets.chosen(neighbours.Settings), sources)
+    grid = neighbours_page.grid(widgets.chosen(neighbours_page.Settings), sources)
     draw.shown(grid.problem, grid.table, grid.caption)

@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import input_pages
-from bert_embeddings.views import settings
+from bert_embeddings.figures import input_pages, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, widgets

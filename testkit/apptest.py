@@ -36,7 +36,7 @@ def messages(at: AppTest) -> str:
 
 def run_page(page: str, **inputs) -> AppTest:
     """Open app.py, set sidebar inputs (by widget key), then switch to ``page``."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     at = AppTest.from_file(str(APP), default_timeout=120).run()
     if "model" in inputs:
@@ -217,7 +217,7 @@ def bar_text(at: AppTest) -> str:
 
 def started(name: str = "embeddings") -> AppTest:
     """A new session that starts the built-in lesson ``name`` from the first page."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     at = session()
     at.switch_page("pages/concepts.py").run()

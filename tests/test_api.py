@@ -193,7 +193,7 @@ def test_the_api_the_links_and_the_command_line_say_the_same_of_d():
     from bert_embeddings import __main__ as command
     from bert_embeddings.analysis import geometry
     from bert_embeddings.errors import OutOfRangeError
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     for text in ("0", "21", "-4"):
         with pytest.raises(OutOfRangeError) as by_api:

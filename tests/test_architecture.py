@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import re
 import subprocess
@@ -60,13 +61,14 @@ def test_the_import_reader_sees_every_form(tmp_path):
 # downloads use it; it knows none of them), models under the
 # analyses, the analyses under the maps, the maps
 # under the spaces (compared by their exact neighbour lists); rooms on
-# the foundation alone; the notebook API on the computations; the figures on top (their
-# notebook functions take the API's answers), imported by nothing else in the core but the
-# host's command, which stands on the computations and the figures: it writes a lesson's
-# handout, whose figures are the pages' own. Nothing imports upward.
+# the foundation alone; the notebook API on the computations; the figures on them (their
+# notebook functions take the API's answers), with each page's settings and composition and the
+# table of settings built from them; the lessons on the figures (a step's view is checked against
+# that table, and a handout's figures are the pages' own); the host's command on top.
+# Nothing imports upward.
 FOUNDATION = {"config", "config_values", "errors", "limits"}
 ENTRY = {"api": "api", "__main__": "command"}
-COMPUTATION = {"foundation", "jobs", "models", "analysis", "maps", "spaces", "views", "lessons"}
+COMPUTATION = {"foundation", "jobs", "models", "analysis", "maps", "spaces", "views"}
 CORE_LAYERS = {
     "foundation": set(),
     "jobs": {"foundation"},
@@ -75,11 +77,11 @@ CORE_LAYERS = {
     "maps": {"foundation", "jobs", "models", "analysis"},
     "spaces": {"foundation", "jobs", "models", "analysis", "maps"},
     "views": {"foundation", "jobs", "models", "analysis"},
-    "lessons": {"foundation", "jobs", "models", "analysis", "maps", "spaces", "views"},
     "rooms": {"foundation"},
     "api": COMPUTATION,
-    "command": COMPUTATION | {"figures"},
     "figures": COMPUTATION | {"api"},
+    "lessons": COMPUTATION | {"api", "figures"},
+    "command": COMPUTATION | {"api", "figures", "lessons"},
 }
 
 
@@ -123,12 +125,13 @@ def test_the_core_is_in_folders_by_concern_and_imports_one_way():
 
 
 def test_the_layers_import_one_way():
-    """Pure core (no Plotly, no Streamlit, not the figures; only the host's command may import
-    the figures, for a lesson's handout), then the figures (Plotly, no Streamlit, no glue), then
-    the Streamlit glue (components; the room's glue on the rest, never the other way), then the
-    pages."""
+    """Pure core (no Plotly, no Streamlit, not the figures; only the lessons and the host's
+    command may import the figures), then the figures and the lessons (Plotly, no Streamlit, no
+    glue), then the Streamlit glue (components; the room's glue on the rest, never the other way),
+    then the pages."""
     everything = sorted((ROOT / "bert_embeddings").rglob("*.py"))
     figures = sorted((ROOT / "bert_embeddings" / "figures").glob("*.py"))
+    figures += sorted((ROOT / "bert_embeddings" / "lessons").glob("*.py"))
     core = [p for p in everything if p not in figures]
     glue = sorted((ROOT / "components").rglob("*.py"))
     assert len(core) > 30 and len(figures) >= 5
@@ -311,7 +314,7 @@ def test_a_setting_is_cleared_only_through_the_one_that_holds_them():
 def _setting_widgets(tree) -> list[tuple[str, bool]]:
     """(where, whether it persists) for each widget call keyed by a setting (``key=settings.X``
     or ``**seeded(...)``) in ``tree``; actions (cleared by their own callback) left out."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     actions = {"NB_NEXT", "MV_NEXT", "AX_WEAT_CLASSIC"}
     found = []
@@ -354,7 +357,7 @@ def test_every_widget_of_a_setting_keeps_its_value_for_the_session(monkeypatch):
             assert persists, f"{path.relative_to(ROOT)} {where}"
             checked += 1
     assert checked >= 40
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     monkeypatch.setattr(widgets.st, "session_state", {})
     assert widgets.seeded(settings.NB_K)["persist_state"] == "session"
@@ -405,12 +408,12 @@ INPUT_WIDGETS = (
 
 
 def test_every_input_on_every_page_is_a_setting_of_the_table(monkeypatch):
-    """Each input widget on each page has its key in bert_embeddings.views.settings, and, where the table
+    """Each input widget on each page has its key in bert_embeddings.figures.settings, and, where the table
     gives a default, the widget starts at exactly that default: no key or default is made up
     anywhere else."""
     from streamlit.testing.v1 import AppTest
 
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
     from testkit.stand_in_hub import go_offline
 
     go_offline(monkeypatch)
@@ -483,11 +486,11 @@ def _dotted(node) -> str:
 
 
 def _keys_in(value) -> set[str]:
-    """The setting keys a value of bert_embeddings.views.settings holds: a key, or keys in a dict, tuple or
+    """The setting keys a value of bert_embeddings.figures.settings holds: a key, or keys in a dict, tuple or
     FilterKeys (flattened)."""
     from dataclasses import astuple
 
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     if isinstance(value, str):
         return {value}
@@ -556,12 +559,17 @@ class _Scan:
         return None
 
     def _resolve(self, expr, scope) -> set[str]:
-        """The keys an expression may hold: literal text, anything of bert_embeddings.views.settings, a
+        """The keys an expression may hold: literal text, anything of bert_embeddings.figures.settings, a
         FilterKeys field, or a name bound in the same function to an expression of those."""
-        from bert_embeddings.views import settings
+        from bert_embeddings.figures import settings
 
         if isinstance(expr, ast.Constant):
             return _keys_in(expr.value)
+        called = _dotted(expr.func).split(".") if isinstance(expr, ast.Call) else []
+        if called[1:] == ["Settings", "key"] and expr.args and isinstance(expr.args[0], ast.Constant):
+            # a typed page's field, by its name: the page's own composer module keys it
+            module = importlib.import_module(f"bert_embeddings.figures.{called[0]}")
+            return {module.Settings.key(expr.args[0].value)}
         if isinstance(expr, ast.Subscript):
             return self._resolve(expr.value, scope)
         if isinstance(expr, ast.Attribute) and _dotted(expr.value) == "settings":
@@ -616,7 +624,7 @@ class _Scan:
 
 def unlinked_inputs(sources: dict[str, str], allowed: set[str]) -> list[str]:
     """Each input (file:line) whose key is missing, not in the table, or not in ``allowed``."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     problems = (scan := _Scan(sources).run()).problems
     for where, keys in scan.found:
@@ -633,7 +641,7 @@ def _app_sources() -> dict[str, str]:
 
 
 def _allowed() -> set[str]:
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     return {s.key for s in settings.LINKED} | set(settings.NOT_IN_VIEW)
 
@@ -649,7 +657,7 @@ def test_every_input_travels_in_links_unless_it_is_not_part_of_the_view():
 def test_the_input_check_finds_an_unlinked_input():
     """The scan above fails on an input with no key, a key not in the table, or a key of a
     setting that links leave out (here k, as if its row had no link name), with file and line."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     page = (
         "import streamlit as st\n"
@@ -686,7 +694,7 @@ def test_the_input_check_finds_an_unlinked_input():
 def test_every_setting_has_a_link_name_or_a_reason_to_stay_out():
     """Each row of the table is carried by links (and has a label for what a room leaves out)
     or is listed in NOT_IN_VIEW; none is both."""
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
 
     linked = {s.key for s in settings.LINKED}
     assert linked | set(settings.NOT_IN_VIEW) == set(settings.BY_KEY)

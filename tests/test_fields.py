@@ -7,9 +7,10 @@ import dataclasses
 
 import pytest
 
-from bert_embeddings.views import check, fields, neighbours, settings
+from bert_embeddings.figures import check, neighbours_page, settings
+from bert_embeddings.views import fields
 
-TYPED = (neighbours.Settings,)
+TYPED = (neighbours_page.Settings,)
 
 
 @pytest.mark.parametrize("kind", TYPED, ids=lambda kind: kind.PAGE)
@@ -30,7 +31,7 @@ def test_each_field_is_one_row_of_the_table_under_its_pages_key(kind):
 
 def test_a_view_is_read_into_the_settings_as_a_link_is_read():
     view = {"page": "neighbours", "q": "river", "k": "7", "geometry": "centred", "only": "^r", "a": "A b."}
-    read = neighbours.Settings.of(check.values(view))
+    read = neighbours_page.Settings.of(check.values(view))
     assert (read.word, read.k, read.geometry, read.include, read.sentence_a) == (
         "river",
         7.0,
@@ -38,14 +39,14 @@ def test_a_view_is_read_into_the_settings_as_a_link_is_read():
         "^r",
         "A b.",
     )
-    untouched = neighbours.Settings()
+    untouched = neighbours_page.Settings()
     assert (read.mode, read.hide_special, read.grid_stage) == (
         untouched.mode,
         untouched.hide_special,
         untouched.grid_stage,
     )
     # a value its reader refuses keeps the default, as a link's does
-    assert neighbours.Settings.of(check.values({"page": "neighbours", "k": "1.5"})).k == untouched.k
+    assert neighbours_page.Settings.of(check.values({"page": "neighbours", "k": "1.5"})).k == untouched.k
 
 
 def test_the_settings_are_read_by_session_key_and_given_back_so():
@@ -55,18 +56,18 @@ def test_the_settings_are_read_by_session_key_and_given_back_so():
         settings.GEOMETRY: "standardised",
         "other": 1,
     }
-    read = neighbours.Settings.of(state)
+    read = neighbours_page.Settings.of(state)
     assert (read.k, read.mode, read.geometry) == (25.0, "arithmetic", "standardised")
     assert {key: read.values()[key] for key in state if key != "other"} == {
         key: value for key, value in state.items() if key != "other"
     }
-    assert set(read.values()) == {neighbours.Settings.key(f.name) for f in dataclasses.fields(read)}
+    assert set(read.values()) == {neighbours_page.Settings.key(f.name) for f in dataclasses.fields(read)}
     with pytest.raises(dataclasses.FrozenInstanceError):
         read.k = 3.0
 
 
 def test_filters_follow_the_settings():
-    chosen = neighbours.Settings(hide_continuation=True, leave_out=False, include="^a", exclude="b$")
+    chosen = neighbours_page.Settings(hide_continuation=True, leave_out=False, include="^a", exclude="b$")
     got = chosen.filters((1, 2))
     assert (got.hide_continuation, got.hide_special, got.include, got.exclude, got.exclude_ids) == (
         True,
@@ -75,4 +76,4 @@ def test_filters_follow_the_settings():
         "b$",
         (),
     )
-    assert neighbours.Settings().filters((1, 2)).exclude_ids == (1, 2)
+    assert neighbours_page.Settings().filters((1, 2)).exclude_ids == (1, 2)

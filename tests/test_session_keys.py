@@ -1,5 +1,5 @@
 """Every use of st.session_state in the app, and what it names: a setting (a widget's value, a row
-of bert_embeddings/views/settings.py), another widget's own key, or one of the session's own
+of bert_embeddings/figures/settings.py), another widget's own key, or one of the session's own
 entries (components/view_state/session_entries.py), of which there are at most eight.
 
 A key that is not written where it is used (a function's argument) is named below with the reason
@@ -167,7 +167,7 @@ def _widget_keys(keys: Keys) -> set[str]:
 
 
 def test_every_use_of_session_state_names_a_setting_a_widget_or_one_of_eight_entries():
-    from bert_embeddings.views import settings
+    from bert_embeddings.figures import settings
     from components.view_state import session_entries
 
     keys = Keys()

@@ -14,7 +14,7 @@ from bert_embeddings.analysis import (
     word_tests,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import views
+from bert_embeddings.figures import settings, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
     ERROR,
@@ -33,7 +33,6 @@ from bert_embeddings.figures.handout_parts import (
     within,
 )
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 
 

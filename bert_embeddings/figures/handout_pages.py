@@ -1,6 +1,6 @@
 """Which composer gives a page's parts for a lesson's handout: every page is composed once
 (bert_embeddings.figures.input_pages, layer_pages, vocabulary_pages and moved_page), from the
-view's values (bert_embeddings.views.check.values: a view stands alone, every setting it does not
+view's values (bert_embeddings.figures.check.values: a view stands alone, every setting it does not
 name at its default, as a link opens it) and ``Sources``, which computes what the app's caches
 hold in the same way, once each per model. ``shown(page, values, sources)`` gives a page's parts
 in the page's order; a page's own message (a word the model lacks, a position beyond its table)
@@ -12,7 +12,6 @@ from __future__ import annotations
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import input_pages, layer_pages, moved_page, neighbours_page, vocabulary_pages
 from bert_embeddings.figures.handout_parts import ERROR, Note, Part
-from bert_embeddings.views import neighbours
 from bert_embeddings.views.sources import Sources
 
 # The composers, by page: each gives the page's parts, for the page and the handout.
@@ -23,7 +22,7 @@ COMPOSERS = {
     **moved_page.COMPOSERS,
 }
 # The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
-SLICES = {neighbours.Settings.PAGE: neighbours_page}
+SLICES = {neighbours_page.Settings.PAGE: neighbours_page}
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:

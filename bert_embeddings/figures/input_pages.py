@@ -2,7 +2,7 @@
 once, for the page and for a lesson's handout.
 
 Each composer is a function of the view's values (as the page's widgets read them, or as
-bert_embeddings.views.check.values reads a step's view: every setting it does not name at its
+bert_embeddings.figures.check.values reads a step's view: every setting it does not name at its
 default) and the ``Sources`` of the model (the app's caches on a page, computed alike for a
 handout). It returns the page's parts by name, in the page's order (handout_parts): the page
 draws them where its layout puts them (components/parts/draw.parts), the handout writes them one
@@ -20,7 +20,7 @@ import numpy as np
 
 from bert_embeddings.analysis import concepts, cosine, decompose, positions
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import page_figures, views
+from bert_embeddings.figures import page_figures, settings, views
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INFO,
@@ -34,7 +34,6 @@ from bert_embeddings.figures.handout_parts import (
     named_notices,
 )
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from bert_embeddings.analysis import contextual, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import export, page_figures
+from bert_embeddings.figures import export, page_figures, settings
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INFO,
@@ -33,7 +33,7 @@ from bert_embeddings.figures.handout_parts import (
     within,
 )
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import link_text, settings
+from bert_embeddings.views import link_text
 from bert_embeddings.views.sources import Sources
 
 # --- Embedding layer -----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from bert_embeddings.analysis import (
     projection,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import map_charts, map_marks, views
+from bert_embeddings.figures import map_charts, map_marks, settings, views
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INFO,
@@ -33,7 +33,6 @@ from bert_embeddings.figures.handout_parts import (
 from bert_embeddings.jobs import files
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 
 MARKS_CAPTION = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import moved_pieces, space_charts, views
+from bert_embeddings.figures import moved_pieces, settings, space_charts, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
     INK,
@@ -26,7 +26,7 @@ from bert_embeddings.figures.handout_parts import (
 )
 from bert_embeddings.figures.moved_pieces import Compared
 from bert_embeddings.spaces import aligned_jobs, compare, pair, space_jobs, stages
-from bert_embeddings.views import link_text, settings
+from bert_embeddings.views import link_text
 from bert_embeddings.views.sources import Sources
 
 

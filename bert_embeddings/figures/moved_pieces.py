@@ -12,11 +12,10 @@ import numpy as np
 
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import charts, export, space_charts
+from bert_embeddings.figures import charts, export, settings, space_charts
 from bert_embeddings.figures.handout_parts import ERROR, TEXT, WARNING, Chart, Download, Note, Parts, Table
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, compare, pair, space_jobs
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 
 SHOWN = 200  # movers sent to the browser (and a handout); the download holds them all

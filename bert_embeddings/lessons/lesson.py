@@ -40,8 +40,8 @@ import tomli_w
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
+from bert_embeddings.figures import check
 from bert_embeddings.lessons import answers, figures
-from bert_embeddings.views import check
 
 STEP_FIELDS = ("title", "text", "question", "answer", "key", "notes", "view")
 REQUIRED = ("title", "text", "view")

@@ -4,7 +4,7 @@ its writer and its label; the field's name makes its session key (the page's pre
 The settings every page shares (sentences A and B, the special tokens, the geometry) are rows of
 their own, and a page that reads one declares a field that points to it (``shared``).
 
-bert_embeddings/views/settings.py builds the app's table of settings from these rows, so links,
+bert_embeddings/figures/settings.py builds the app's table of settings from these rows, so links,
 rooms, lessons and handouts read and write a new field with no other edit.
 """
 
@@ -133,7 +133,7 @@ class PageSettings:
     @classmethod
     def of(cls, values: Mapping[str, object]) -> Self:
         """The settings held in ``values`` by session key (a session's state, or a view read as a link
-        is read: bert_embeddings.views.check.values); a field missing there has its default."""
+        is read: bert_embeddings.figures.check.values); a field missing there has its default."""
         found = {}
         for f in dataclasses.fields(cls):
             key = cls.key(f.name)

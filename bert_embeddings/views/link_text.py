@@ -1,5 +1,5 @@
 """How a link's text becomes a setting's value, and back: the readers each setting in
-bert_embeddings/views/settings.py names (raising ValueError with the reason a link is refused) and their
+bert_embeddings/figures/settings.py names (raising ValueError with the reason a link is refused) and their
 writers. Every reader checks a size limit before any work."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A lesson's handout made on the server, from the very results the pages read.
 
 The handout's figures are drawn by the pages' own figure functions
-(bert_embeddings.figures.handout). Here their inputs come from the caches of
+(bert_embeddings.lessons.handout). Here their inputs come from the caches of
 components/caches/store.py (through model_caches.sources_of), for the model in use, so a handout
 adds no second vocabulary index, geometry or whole model to the server's memory, and its numbers
 are the pages' to the bit. One
@@ -16,8 +16,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from bert_embeddings.figures import handout
-from bert_embeddings.lessons import lesson
+from bert_embeddings.lessons import handout, lesson
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.views.sources import Sources
 from components.caches import model_caches

@@ -9,8 +9,8 @@ import streamlit as st
 
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints, tokenize
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 from components.caches import store
 from components.caches.app_sources import Cached

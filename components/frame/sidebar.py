@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bert_embeddings import config, limits
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from components.frame import host_secrets
 from components.parts import echo, models
 from components.parts.draw import FOCUS_STYLE, NARROW_STYLE, PRESENTER_SCALE

@@ -16,8 +16,8 @@ import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
 from bert_embeddings.errors import ExplorerError
+from bert_embeddings.figures import settings
 from bert_embeddings.lessons import answers, figures, lesson
-from bert_embeddings.views import settings
 from components.caches import lesson_figures, model_caches
 from components.parts import cookie, echo, widgets
 from components.view_state import session_entries

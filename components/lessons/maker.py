@@ -13,8 +13,8 @@ import dataclasses
 import streamlit as st
 
 from bert_embeddings.errors import LessonError
+from bert_embeddings.figures import check, settings
 from bert_embeddings.lessons import lesson
-from bert_embeddings.views import check, settings
 from bert_embeddings.views import pages as registry
 from components.lessons import player
 from components.parts import echo, exports

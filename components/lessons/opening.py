@@ -8,8 +8,8 @@ import streamlit as st
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
+from bert_embeddings.figures import settings
 from bert_embeddings.lessons import builtin, lesson
-from bert_embeddings.views import settings
 from components.lessons import player
 from components.parts import echo
 from components.view_state import links

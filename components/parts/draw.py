@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import charts, settings
 from bert_embeddings.figures import handout_parts as kinds
-from bert_embeddings.views import settings
 from components.parts import echo, exports
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
+from bert_embeddings.figures import settings
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
 from components.parts import echo, widgets
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
 

@@ -11,10 +11,10 @@ import streamlit as st
 
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints
 from bert_embeddings.models.architectures import CURATED
 from bert_embeddings.spaces import stages
-from bert_embeddings.views import settings
 from components.caches import model_caches, store
 from components.frame import host_secrets
 from components.parts import echo, widgets

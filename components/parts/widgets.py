@@ -11,7 +11,8 @@ import streamlit as st
 from bert_embeddings import limits
 from bert_embeddings.analysis import patterns
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.views import fields, settings
+from bert_embeddings.figures import settings
+from bert_embeddings.views import fields
 from components.parts import echo
 from components.view_state import inputs, session_entries
 

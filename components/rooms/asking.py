@@ -17,8 +17,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import tally_chart
-from bert_embeddings.lessons import answers, lesson, tally
+from bert_embeddings.lessons import answers, lesson, tally, tally_chart
 from bert_embeddings.rooms import RoomError, Tally
 from components.frame import runs
 from components.lessons import answering, player

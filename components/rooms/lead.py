@@ -13,8 +13,8 @@ from __future__ import annotations
 import streamlit as st
 
 from bert_embeddings import config, rooms
+from bert_embeddings.figures import settings
 from bert_embeddings.rooms import NoRoomsNowError, RoomError, RoomsUnavailableError, forwarded
-from bert_embeddings.views import settings
 from components.frame import host_secrets, runs
 from components.parts import cookie, echo
 from components.rooms import follow, room_watch, voter

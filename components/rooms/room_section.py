@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from components.parts import echo
 from components.rooms import follow, lead
 from components.rooms.follow import FOLLOW, LEAD, PROBLEM, SAVED, USED

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.figures import moved_page, moved_pieces
+from bert_embeddings.figures import moved_page, moved_pieces, settings
 from bert_embeddings.jobs import backend
 from bert_embeddings.spaces import aligned, aligned_jobs
-from bert_embeddings.views import settings
 from bert_embeddings.views.sources import Sources
 from components.caches import model_caches, spaces
 from components.parts import draw, job_panel, widgets

@@ -13,8 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import axis_card, weat, word_tests
+from bert_embeddings.figures import settings
 from bert_embeddings.figures.handout_parts import Parts, Table
-from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.parts import draw, exports, widgets
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from bert_embeddings.analysis import geometry, geometry_lab
-from bert_embeddings.figures import geometry_page, views
+from bert_embeddings.figures import geometry_page, settings, views
 from bert_embeddings.figures.handout_parts import Table
 from bert_embeddings.jobs import backend
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages
-from bert_embeddings.views import settings
 from components.caches import model_caches
 from components.parts import job_panel, widgets
 from components.sections import space_view

@@ -16,11 +16,10 @@ import numpy as np
 import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
-from bert_embeddings.figures import map_charts, map_marks
+from bert_embeddings.figures import map_charts, map_marks, settings
 from bert_embeddings.figures.handout_parts import Chart, Table
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models.glyphs import legible
-from bert_embeddings.views import settings
 from components.caches import map_state, model_caches
 from components.parts import draw, echo, exports, filters, job_panel, widgets
 from components.view_state import memory

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from bert_embeddings.figures import moved_pieces
+from bert_embeddings.figures import moved_pieces, settings
 from bert_embeddings.figures.handout_parts import Table
 from bert_embeddings.jobs import backend
 from bert_embeddings.models import glyphs
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import space_jobs, stages
-from bert_embeddings.views import settings
 from components.caches import spaces
 from components.parts import echo
 from components.view_state import links

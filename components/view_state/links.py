@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import stages
-from bert_embeddings.views import link_text, settings
+from bert_embeddings.views import link_text
 from components.caches import model_caches
 from components.parts import echo, models, widgets
 from components.view_state import session_entries
@@ -338,9 +339,6 @@ def share_hint() -> None:
     if too_long:
         hint += f" Over {LINK_TEXT_LIMIT:,} characters, {' and '.join(too_long)} stay out of the link."
     st.sidebar.caption(hint)
-
-
-Span = link_text.Span  # the (first, last) pairs a range slider offers (for keep_within)
 
 
 def keep_within(

@@ -1,6 +1,6 @@
 """What a session remembers between its runs and pages, apart from its widgets' values.
 
-Widget values live under the keys of the settings table (bert_embeddings/views/settings.py); these
+Widget values live under the keys of the settings table (bert_embeddings/figures/settings.py); these
 records are kept in the session's memory entry, so they survive page switches: the Neighbours
 page's latest search, which the Maps page marks, and the options its sentence grid was drawn with,
 which its search (rerun alone, as a fragment) compares with its own; and each map's clicks

@@ -22,7 +22,7 @@ from bert_embeddings.errors import (
     UnknownWordError,
     ZeroVectorError,
 )
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from testkit import brute
 from testkit.apptest import ROOT, array, figures, messages
 

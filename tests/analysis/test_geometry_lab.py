@@ -15,11 +15,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import decompose, geometry_lab, vocab_search
-from bert_embeddings.figures import geometry_page
+from bert_embeddings.figures import geometry_page, settings
 from bert_embeddings.jobs import local
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import space_jobs, stages
-from bert_embeddings.views import settings
 from components.sections import geometry_view
 from testkit import brute
 from testkit.apptest import ROOT, figures, messages, run_page, shown

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bert_embeddings.figures import settings
 from bert_embeddings.lessons import builtin
-from bert_embeddings.views import settings
 from components.lessons import answering, player
 from testkit.apptest import button, click, lesson_fields, messages, shown, started
 

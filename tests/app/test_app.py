@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import settings
 from components.parts import draw
 from testkit.apptest import (
     PAGES,
@@ -332,8 +332,8 @@ def test_the_grid_shows_as_many_neighbours_per_token_as_asked_and_a_link_keeps_i
     """Its box takes 1 to 10; the grid's columns, its caption and the link follow it, and a number
     it cannot take is said under it while the search above keeps working."""
     from bert_embeddings.analysis import decompose, geometry
+    from bert_embeddings.figures import neighbours_page
     from bert_embeddings.models import glyphs
-    from bert_embeddings.views import neighbours
     from bert_embeddings.views.sources import Sources
 
     at = open_link({"grid_k": "3", "a": "dogs and cats", "b": ""}, "pages/neighbours.py")
@@ -352,7 +352,7 @@ def test_the_grid_shows_as_many_neighbours_per_token_as_asked_and_a_link_keeps_i
     index = sources.index()
     found = vocab_search.nearest_for_each(index, rows, 3, geometry.fit(index.table, "raw", 0))
     assert list(grid["#3"]) == [f"{glyphs.legible(f.pieces[2])}  {f.scores[2]:.2f}" for f in found]
-    at.number_input(key=neighbours.Settings.key("grid_k")).set_value(11.0).run()
+    at.number_input(key=neighbours_page.Settings.key("grid_k")).set_value(11.0).run()
     assert "The grid's neighbours per token must be from 1 to 10; 11 is outside" in messages(at)
     assert len(at.dataframe) == 1 and "piece" in at.dataframe[0].value  # the search keeps its table
 

@@ -8,7 +8,7 @@ import pytest
 
 from bert_embeddings import api
 from bert_embeddings.analysis import word_tests
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from testkit.apptest import figures, messages, open_link, run_page, shown
 
 pytestmark = [pytest.mark.usefixtures("offline"), pytest.mark.xdist_group("axes_card")]

@@ -72,8 +72,8 @@ def test_a_handout_draws_its_figures_with_the_same_config_and_never_as_a_picture
         for path in [*(ROOT / "bert_embeddings").rglob("*.py"), *_app_files()]
     }
     writing = sorted(name for name, text in sources.items() if "to_html(" in text or "write_html(" in text)
-    assert writing == ["bert_embeddings/figures/handout.py"]
-    assert "config=charts.CHART_CONFIG" in sources["bert_embeddings/figures/handout.py"]
+    assert writing == ["bert_embeddings/lessons/handout.py"]
+    assert "config=charts.CHART_CONFIG" in sources["bert_embeddings/lessons/handout.py"]
     pictures = sorted(name for name, text in sources.items() if "to_image(" in text or "write_image(" in text)
     assert pictures == []
 

@@ -12,8 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from bert_embeddings.figures import notebook
-from bert_embeddings.views import settings
+from bert_embeddings.figures import notebook, settings
 from testkit.apptest import ROOT
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once

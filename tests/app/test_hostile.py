@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import cosine
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from testkit.apptest import ROOT, messages
 
 CATASTROPHIC = ("((.*)*)*!", "(.*){1,20}!", r"(\w|\w)*!")

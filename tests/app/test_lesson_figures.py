@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from bert_embeddings import api
+from bert_embeddings.figures import settings
 from bert_embeddings.lessons import builtin, expressions, figure_kit, figures
 from bert_embeddings.spaces import stages
-from bert_embeddings.views import settings
 from components.lessons import step_text
 from components.parts import echo
 from testkit.apptest import session, shown

@@ -10,7 +10,7 @@ import pytest
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils import script_requests
 
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from components.lessons import player
 from testkit.apptest import button, lesson_fields, open_link
 

@@ -9,8 +9,8 @@ import pytest
 
 from bert_embeddings import limits
 from bert_embeddings.errors import LessonError
+from bert_embeddings.figures import settings
 from bert_embeddings.lessons import builtin, lesson
-from bert_embeddings.views import settings
 from components.lessons import opening, player
 from components.rooms import follow
 from testkit.apptest import (

@@ -234,9 +234,10 @@ def test_a_file_the_browser_refuses_is_said_in_words_with_the_labels_limit(
 
 def test_the_lesson_bar_downloads_the_lessons_handout(server, browser, bundled, tmp_path):
     """ "Download a handout" in the bar gives the lesson as one HTML file: its title and step as
-    text, and the very figures bert_embeddings.figures.handout draws for the same lesson, each
+    text, and the very figures bert_embeddings.lessons.handout draws for the same lesson, each
     downloading from its toolbar as a PNG and as an SVG."""
-    from bert_embeddings.figures import charts, handout, toolbar
+    from bert_embeddings.figures import charts, toolbar
+    from bert_embeddings.lessons import handout
 
     made = lesson.Lesson(
         "Cats <i>and</i> dogs",

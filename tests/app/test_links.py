@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry
+from bert_embeddings.figures import neighbours_page, settings
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import neighbours, settings
 from components.parts import models
 from components.view_state import links, session_entries
 from testkit.apptest import ROOT, figures, messages, open_link, shown
@@ -158,7 +158,7 @@ def test_a_sentence_too_long_for_a_link_is_left_out():
         ("k", "\uff11\uff12", settings.NB_K),  # full-width digits: int() reads 12
         ("k", "1e1", settings.NB_K),
         ("id", "2_054", settings.NB_ID),
-        ("grid_k", "11", neighbours.Settings.key("grid_k")),
+        ("grid_k", "11", neighbours_page.Settings.key("grid_k")),
         ("z", "1.5", settings.PCA_Z),
         ("map", "4", settings.PCA_DIMS),
         ("highlight", "[a-", settings.PCA_HIGHLIGHT),
@@ -258,6 +258,7 @@ def test_every_parameter_reads_back_what_it_writes():
         settings.NB_TOKEN: 3,
         settings.NB_STAGE: "+ segment",
         settings.NB_K: 100,
+        neighbours_page.Settings.key("grid_k"): 10,
         settings.GEOMETRY: "standardised",
         settings.GEOMETRY_REMOVED: 12,
         settings.NB_HIDE_CONTINUATION: True,
@@ -328,7 +329,7 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
     at = open_link({}, "pages/neighbours.py")
     model = checkpoints.load_bundled()
     index = vocab_search.build_index(model.tables.word_embeddings, model.tokenizer)
-    options = neighbours.Settings()
+    options = neighbours_page.Settings()
     query = vocab_search.word_query(index, model.tokenizer, options.word)
     space = geometry.fit(index.table, options.geometry, 0)  # D counts only for all-but-the-top
     found = vocab_search.nearest(index, query.vector, options.k, space, options.filters(query.ids))
@@ -337,7 +338,7 @@ def test_a_fresh_neighbours_page_uses_the_default_search_options():
 
 # The settings a link gives as a whole number, with a value each accepts.
 WHOLE_NUMBER_PARAMS = {
-    **dict.fromkeys(("id", "k", "x", "y", "z", "token", "cmp_k", "mv_k"), "7"),
+    **dict.fromkeys(("id", "k", "grid_k", "x", "y", "z", "token", "cmp_k", "mv_k"), "7"),
     **dict.fromkeys(("piece", "p1", "p2", "layer"), "7"),
 }
 

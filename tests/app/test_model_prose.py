@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import settings
 from testkit.apptest import run_page, session, shown
 
 pytestmark = [

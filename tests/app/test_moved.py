@@ -13,9 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from bert_embeddings.figures import export, handout_parts, moved_page, moved_pieces
+from bert_embeddings.figures import export, handout_parts, moved_page, moved_pieces, settings
 from bert_embeddings.jobs import local
-from bert_embeddings.views import settings
 from components.parts import echo
 from components.sections import space_view
 from testkit.apptest import every_file_builds, messages, run_page, select_row, shown

@@ -9,8 +9,9 @@ import re
 import pytest
 
 from bert_embeddings import limits
+from bert_embeddings.figures import check, settings
 from bert_embeddings.lessons import builtin, lesson, text
-from bert_embeddings.views import check, pages, settings
+from bert_embeddings.views import pages
 
 
 @pytest.fixture(scope="module", params=builtin.NAMES)

@@ -17,9 +17,9 @@ import plotly.offline
 import pytest
 
 from bert_embeddings import __main__ as command
-from bert_embeddings.figures import handout, toolbar
-from bert_embeddings.lessons import answers, builtin, figures, lesson, text
-from bert_embeddings.views import pages, settings
+from bert_embeddings.figures import settings, toolbar
+from bert_embeddings.lessons import answers, builtin, figures, handout, lesson, text
+from bert_embeddings.views import pages
 from testkit import apptest
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bert_embeddings.figures import handout_pages, handout_parts, layer_pages, neighbours_page
-from bert_embeddings.views import check, neighbours
+from bert_embeddings.figures import check, handout_pages, handout_parts, layer_pages, neighbours_page
 from bert_embeddings.views.sources import Sources
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -53,7 +52,7 @@ def sources(bundled) -> Sources:
 def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Part]:
     """The page's parts from its own composer."""
     if page == "neighbours":
-        return neighbours_page.compose(neighbours.Settings.of(values), sources).in_order()
+        return neighbours_page.compose(neighbours_page.Settings.of(values), sources).in_order()
     return list(layer_pages.COMPOSERS[page](values, sources).values())
 
 

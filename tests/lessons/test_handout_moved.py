@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from bert_embeddings import api
-from bert_embeddings.figures import handout_pages, handout_parts, moved_page, moved_pieces
+from bert_embeddings.figures import check, handout_pages, handout_parts, moved_page, moved_pieces, settings
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import check, settings
 from bert_embeddings.views.sources import Sources
 from testkit.random_models import keep_first_pieces, write_random_bert
 

@@ -10,8 +10,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from bert_embeddings.figures import handout
-from bert_embeddings.lessons import figures, lesson, text
+from bert_embeddings.lessons import figures, handout, lesson, text
 from bert_embeddings.lessons.text import BOLD, CODE, PLAIN, Span
 from components.lessons import step_text
 from components.parts import echo

@@ -193,7 +193,7 @@ def test_sigterm_while_the_handout_is_written_exits_143_and_leaves_no_part(tmp_p
         """
         import pathlib, sys, time, types
         from bert_embeddings import __main__ as command
-        from bert_embeddings.figures import handout
+        from bert_embeddings.lessons import handout
 
         class Slow(type(pathlib.Path())):
             def write_bytes(self, data):

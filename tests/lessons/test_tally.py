@@ -34,7 +34,7 @@ def test_numbers_are_read_again_sorted_and_judged_within_the_margin():
     assert tally.count(NUMBER, given).right is None  # no truth here: nothing judged
 
 
-# --- the tally as a chart (bert_embeddings.figures.tally_chart) ----------------------------------
+# --- the tally as a chart (bert_embeddings.lessons.tally_chart) ----------------------------------
 
 
 def _bars(figure):
@@ -43,7 +43,7 @@ def _bars(figure):
 
 
 def test_the_chart_keeps_the_right_answer_secret_until_it_is_revealed():
-    from bert_embeddings.figures import tally_chart
+    from bert_embeddings.lessons import tally_chart
 
     given = ["the jet", "the helicopter", "the jet"]
     hidden = tally_chart.chart(tally.count(CHOICE, given), None, "#111111")
@@ -57,7 +57,7 @@ def test_the_chart_keeps_the_right_answer_secret_until_it_is_revealed():
 
 
 def test_pieces_are_shown_literally_and_numbers_as_a_histogram_with_the_answer_marked():
-    from bert_embeddings.figures import tally_chart
+    from bert_embeddings.lessons import tally_chart
 
     labels, counts, _ = _bars(tally_chart.chart(tally.count(PIECE, ["<b>", "<b>", "$x$"]), None, "#111111"))
     assert labels == ["&lt;b&gt;", "&#36;x&#36;"] and counts == [2, 1]
@@ -72,7 +72,7 @@ def test_pieces_are_shown_literally_and_numbers_as_a_histogram_with_the_answer_m
 
 
 def test_a_number_s_bar_is_never_too_thin_to_see_nor_wider_than_its_neighbours_allow():
-    from bert_embeddings.figures import tally_chart
+    from bert_embeddings.lessons import tally_chart
 
     def width(given):
         return tally_chart.chart(tally.count(NUMBER, given), None, "#111111").data[0].width

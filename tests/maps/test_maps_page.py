@@ -12,11 +12,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import geometry, vocab_search
-from bert_embeddings.figures import charts, map_marks
+from bert_embeddings.figures import charts, map_marks, settings
 from bert_embeddings.jobs import files, local
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
-from bert_embeddings.views import settings
 from testkit import apptest
 from testkit.apptest import ROOT, figures, messages
 

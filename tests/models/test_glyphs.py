@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bert_embeddings.figures import settings
 from bert_embeddings.models.glyphs import legible
-from bert_embeddings.views import settings
 from testkit.apptest import figures, neighbours_page, shown
 
 pytestmark = pytest.mark.usefixtures("offline")  # the default model resolves offline at once

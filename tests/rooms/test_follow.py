@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import rooms
-from bert_embeddings.views import settings
+from bert_embeddings.figures import settings
 from components.rooms import follow
 from components.rooms import lead as lead_module
 from testkit.apptest import ROOT, lead, messages, page_title, room_fields, session, shown

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bert_embeddings.figures import settings
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import pages, settings
+from bert_embeddings.views import pages
 
 PAGE, MODEL = "page", "model"  # a view's page (its address) and model: not rows of the table
 

@@ -1,12 +1,13 @@
-"""Every setting a person or a link can change, declared once.
+"""The table of every setting a person or a link can change.
 
 Each row gives a setting's session key, its default, the page it belongs to and, for the
 settings a shareable link carries (all but those in NOT_IN_VIEW), its name in the URL with the
 parser that checks a link's text (raising ValueError with the reason) and the writer that
-turns a value back into text.
-Widgets take their keys and defaults from here (``widgets.seeded``), links read and write
-through here (components/view_state/links.py), and so will the presenter's broadcast. No other module
-defines a setting's key or default.
+turns a value back into text. A typed page declares its own rows as the fields of its settings
+(bert_embeddings/views/fields.py; Neighbours so far), the settings pages share are declared
+there too, and the rest are declared here.
+Widgets take their keys and defaults from the table (``widgets.seeded``), and links, rooms,
+lessons and handouts read and write through it (components/view_state/links.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
+from bert_embeddings.figures import neighbours_page
 from bert_embeddings.models import checkpoints
-from bert_embeddings.views import fields, link_text, neighbours
+from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
 
 # --- keys --------------------------------------------------------------------------------
@@ -29,8 +31,8 @@ SENTENCE_A_KEY, SENTENCE_B_KEY = fields.SENTENCE_A_KEY, fields.SENTENCE_B_KEY
 SPECIAL_TOKENS_KEY = fields.SPECIAL_TOKENS_KEY
 GEOMETRY, GEOMETRY_REMOVED, GEOMETRY_PAGES = fields.GEOMETRY, fields.GEOMETRY_REMOVED, fields.GEOMETRY_PAGES
 GEOMETRIES = geometry.GEOMETRIES
-# The Neighbours page's settings are declared with the page (bert_embeddings/views/neighbours.py).
-_NB = neighbours.Settings.key
+# The Neighbours page's settings are declared with the page (bert_embeddings/figures/neighbours_page.py).
+_NB = neighbours_page.Settings.key
 NB_MODE, NB_WORD, NB_PIECE, NB_ID = _NB("mode"), _NB("word"), _NB("piece"), _NB("id")
 NB_TOKEN, NB_STAGE, NB_EXPRESSION, NB_K = _NB("token"), _NB("stage"), _NB("expression"), _NB("k")
 NB_GRID_STAGE = _NB("grid_stage")
@@ -98,7 +100,7 @@ MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 SAME = "same"  # the second-model pickers' "the sidebar's model": two stages of one model, whichever it is
-QUERY_MODES = neighbours.QUERY_MODES
+QUERY_MODES = neighbours_page.QUERY_MODES
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
 MAP_METHODS = ("PCA", "t-SNE")
@@ -170,7 +172,7 @@ TABLE = (
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    *neighbours.Settings.rows(),
+    *neighbours_page.Settings.rows(),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     *fields.GEOMETRY_SHARED,
     _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *coded(_MAP_DIMS)),

@@ -27,7 +27,15 @@ import plotly.offline
 
 from bert_embeddings.analysis import concepts, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import charts, handout_pages, handout_parts, page_figures, toolbar
+from bert_embeddings.figures import (
+    charts,
+    check,
+    handout_pages,
+    handout_parts,
+    page_figures,
+    settings,
+    toolbar,
+)
 from bert_embeddings.lessons import answers, figure_kit
 from bert_embeddings.lessons import figures as lesson_figures
 from bert_embeddings.lessons import text as lesson_text
@@ -35,7 +43,7 @@ from bert_embeddings.lessons.lesson import Lesson, Step
 from bert_embeddings.models import checkpoints, threads
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import stages as space_stages
-from bert_embeddings.views import check, link_text, pages, settings
+from bert_embeddings.views import link_text, pages
 from bert_embeddings.views.sources import Sources
 
 Loader = Callable[[str], LoadedModel]  # a model named by a step, by its spec
