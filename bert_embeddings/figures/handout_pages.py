@@ -10,7 +10,14 @@ becomes a note, as the page shows it instead of a figure.
 from __future__ import annotations
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import input_pages, layer_pages, moved_page, neighbours_page, vocabulary_pages
+from bert_embeddings.figures import (
+    context_page,
+    input_pages,
+    layer_pages,
+    moved_page,
+    neighbours_page,
+    vocabulary_pages,
+)
 from bert_embeddings.figures.handout_parts import ERROR, Note, Part
 from bert_embeddings.views.sources import Sources
 
@@ -22,7 +29,7 @@ COMPOSERS = {
     **moved_page.COMPOSERS,
 }
 # The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
-SLICES = {neighbours_page.Settings.PAGE: neighbours_page}
+SLICES = {typed.Settings.PAGE: typed for typed in (neighbours_page, context_page)}
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:

@@ -100,11 +100,14 @@ class Composed:
         """Every part shown, in the page's order (a handout writes them so)."""
         found = []
         for field in dataclasses.fields(self):
-            part = getattr(self, field.name)
-            found.extend(
-                part.in_order() if isinstance(part, Composed) else [part] if part is not None else []
-            )
+            for part in _each(getattr(self, field.name)):
+                found.extend(part.in_order() if isinstance(part, Composed) else [part])
         return found
+
+
+def _each(value) -> tuple:
+    """A field's parts: none for None, each of a tuple (the notices, however many), else itself."""
+    return () if value is None else value if isinstance(value, tuple) else (value,)
 
 
 def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Table:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bert_embeddings.analysis import contextual, vocab_search
+from bert_embeddings.analysis import vocab_search
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import export, page_figures, settings
 from bert_embeddings.figures.handout_parts import (
@@ -140,68 +140,6 @@ def embedding_layer_proof(values: dict, sources: Sources) -> Parts:
     }
 
 
-# --- Context -------------------------------------------------------------------------------------
-
-CONTEXT_PROBLEM = "ctx_problem"  # the word is not in a sentence: the page stops after it
-
-
-def context_layers(sources: Sources) -> int:
-    """The last layer the Context page offers: the whole model's last encoder layer."""
-    return sources.full_model().config.num_hidden_layers
-
-
-def context_page(values: dict, sources: Sources) -> Parts:
-    model, index = sources.model, sources.index()
-    first, second, word = values[settings.CTX_FIRST], values[settings.CTX_SECOND], values[settings.CTX_WORD]
-    encodings = [model.encode(text) for text in (first, second)]
-    found: Parts = {}
-    for number, encoding in enumerate(encodings, start=1):
-        found |= named_notices(
-            encoding, f"Sentence {number}"
-        )  # e.g. that it was cut at the model's positions
-    try:
-        piece_ids = vocab_search.word_ids(index, model.tokenizer, word)
-        where = [
-            contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)
-        ]
-    except ExplorerError as problem:
-        return found | {CONTEXT_PROBLEM: Note(str(problem), ERROR)}
-    if first.strip() == second.strip():
-        found["ctx_same"] = Note(
-            "The two sentences are the same, so the word has the same vector at every layer (cosine 1). "
-            "Change one sentence to see context at work.",
-            INFO,
-        )
-    states = [sources.hidden_states(text) for text in (first, second)]
-    in_context = page_figures.word_in_context(model, encodings, where, states)
-    last = len(in_context.states) - 1
-    layer = within(values[settings.CTX_LAYER], range(last + 1), last)
-    return found | {
-        "ctx_similarity": Chart("ctx_similarity", page_figures.context_similarity(in_context, word)),
-        "ctx_similarity_download": Download(
-            (model.name, export.Verbatim(word), "cosine by layer"),
-            in_context.similarity,
-            in_context.stages,
-            ["cosine"],
-            "stage",
-        ),
-        "ctx_similarity_caption": Note(
-            "At the token row the two vectors are identical. The embedding output adds each one's position "
-            f"row (the word is at position {where[0][0]} in sentence 1 and {where[1][0]} in sentence 2; both "
-            "sentences are segment A); each encoder layer then mixes in the rest of its sentence."
-        ),
-        "ctx_heatmap": Chart(
-            "ctx_heatmap", page_figures.context_layer(in_context, encodings[0].labels, layer)
-        ),
-        "ctx_heatmap_download": Download(
-            f"{model.name} sentence 1 layer {layer}",
-            in_context.states[layer],
-            encodings[0].labels,
-            corner="token",
-        ),
-    }
-
-
 # --- Compare models ------------------------------------------------------------------------------
 
 
@@ -261,6 +199,5 @@ def compare_page(values: dict, sources: Sources, other: Sources | None = None) -
 
 COMPOSERS = {
     "embedding_layer": embedding_layer_page,
-    "context": context_page,
     "compare": compare_page,
 }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.figures import neighbours_page
+from bert_embeddings.figures import context_page, neighbours_page
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
@@ -60,7 +60,8 @@ LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT = (
 )
 LESSON_MAKING = (LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY, LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT)
 POS_FIRST, POS_SECOND, POS_SPAN = "pos_first", "pos_second", "pos_span"
-CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = "ctx_first", "ctx_second", "ctx_word", "ctx_layer"
+_CTX = context_page.Settings.key  # the Context page declares its settings with its composer
+CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = _CTX("first"), _CTX("second"), _CTX("word"), _CTX("layer")
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
 # What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
 MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
@@ -221,11 +222,7 @@ TABLE = (
     _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
     _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
     _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *coded(_POS_SPANS)),
-    _linked("s1", CTX_FIRST, "He sat on the bank of the river.", "context", "sentence 1", _SENTENCE),
-    _linked("s2", CTX_SECOND, "She paid the cash into her bank account.", "context", "sentence 2", _SENTENCE),
-    _linked("word", CTX_WORD, "bank", "context", "the word to follow", link_text.text_of(limits.WORD)),
-    # None: the model's last layer (the page works it out, and links leave it out).
-    _linked("layer", CTX_LAYER, None, "context", "the layer to show", _LAYER),
+    *context_page.Settings.rows(),
     _linked(
         "cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", "the model to compare with", link_text.listed_model
     ),

@@ -1,5 +1,5 @@
-"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Context, Compare
-models) and Neighbours (bert_embeddings.figures.neighbours_page): a handout writes the very parts
+"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Compare models),
+Neighbours and Context (their own modules, typed): a handout writes the very parts
 the page's own composer gives for a step's view, in the page's order, and at least the figures it
 wrote before they were composed."""
 
@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from bert_embeddings.figures import check, handout_pages, handout_parts, layer_pages, neighbours_page
+from bert_embeddings.figures import (
+    check,
+    context_page,
+    handout_pages,
+    handout_parts,
+    layer_pages,
+    neighbours_page,
+)
 from bert_embeddings.views.sources import Sources
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -51,15 +58,15 @@ def sources(bundled) -> Sources:
 
 def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Part]:
     """The page's parts from its own composer."""
-    if page == "neighbours":
-        return neighbours_page.compose(neighbours_page.Settings.of(values), sources).in_order()
+    if typed := {"neighbours": neighbours_page, "context": context_page}.get(page):
+        return typed.compose(typed.Settings.of(values), sources).in_order()
     return list(layer_pages.COMPOSERS[page](values, sources).values())
 
 
 def test_every_page_of_the_module_is_composed_for_the_handout():
-    assert set(layer_pages.COMPOSERS) == set(BEFORE) - {"neighbours"}
+    assert set(layer_pages.COMPOSERS) == set(BEFORE) - {"neighbours", "context"}
     assert all(handout_pages.COMPOSERS[page] is layer_pages.COMPOSERS[page] for page in layer_pages.COMPOSERS)
-    assert handout_pages.SLICES["neighbours"] is neighbours_page
+    assert handout_pages.SLICES == {"neighbours": neighbours_page, "context": context_page}
 
 
 @pytest.mark.parametrize("page", sorted(BEFORE))
