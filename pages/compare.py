@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import config
-from bert_embeddings.figures import layer_pages, settings
+from bert_embeddings.figures import compare_page, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, models, widgets
@@ -27,22 +27,19 @@ if (alone := models.no_second_model(left_model, right_model)) is not None:
     st.info(alone, icon=":material/compare_arrows:")
 
 a, b = st.columns([3, 1])
-values = model_caches.sentence_values() | {
-    settings.CMP_WORD: a.text_input("Word", **widgets.seeded(settings.CMP_WORD)),
-    settings.CMP_K: widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K)),
-}
+a.text_input("Word", **widgets.seeded(settings.CMP_WORD))
+widgets.whole_number_box("k", b, **widgets.seeded(settings.CMP_K))
 other = None if alone else model_caches.sources_of(right_model.spec, config.revision())
 with model_caches.friendly_errors():
-    shown = layer_pages.compare_page(values, model_caches.sources(), other)
-sides = ("left",) if alone else ("left", "right")
-for side, column in zip(sides, st.columns(2), strict=False):
+    shown = compare_page.compose(widgets.chosen(compare_page.Settings), model_caches.sources(), other)
+for side, column in zip(shown.sides, st.columns(2), strict=False):
     with column:
-        draw.parts(shown, f"{side}_model", f"{side}_problem", f"{side}_neighbours")
+        draw.shown(side)
 if alone:
     st.stop()
-draw.parts(shown, "shared", "shared_caption")
+draw.shown(shown.shared, shown.shared_caption)
 
 st.header("Your sentence, as each tokenizer splits it")
-for side, column in zip(sides, st.columns(2), strict=True):
+for split, column in zip(shown.splits, st.columns(2), strict=True):
     with column:
-        draw.parts(shown, f"{side}_split_problem", f"{side}_split", f"{side}_pieces")
+        draw.shown(split)

@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from bert_embeddings.figures import check, context_page, neighbours_page, settings
+from bert_embeddings.figures import check, compare_page, context_page, neighbours_page, settings
 from bert_embeddings.views import fields
 
-TYPED = (neighbours_page.Settings, context_page.Settings)
+TYPED = (neighbours_page.Settings, context_page.Settings, compare_page.Settings)
 
 
 @pytest.mark.parametrize("kind", TYPED, ids=lambda kind: kind.PAGE)

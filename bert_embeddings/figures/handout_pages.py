@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import (
+    compare_page,
     context_page,
     input_pages,
     layer_pages,
@@ -29,7 +30,7 @@ COMPOSERS = {
     **moved_page.COMPOSERS,
 }
 # The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
-SLICES = {typed.Settings.PAGE: typed for typed in (neighbours_page, context_page)}
+SLICES = {typed.Settings.PAGE: typed for typed in (neighbours_page, context_page, compare_page)}
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:

@@ -14,25 +14,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from bert_embeddings.analysis import vocab_search
-from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import export, page_figures, settings
+from bert_embeddings.figures import page_figures, settings
 from bert_embeddings.figures.handout_parts import (
     ERROR,
     INFO,
     SUCCESS,
-    TEXT,
     Chart,
     Download,
     Metric,
     Note,
     Parts,
-    Table,
     named_notices,
-    ranked,
     within,
 )
-from bert_embeddings.models import glyphs
 from bert_embeddings.views import link_text
 from bert_embeddings.views.sources import Sources
 
@@ -140,64 +134,6 @@ def embedding_layer_proof(values: dict, sources: Sources) -> Parts:
     }
 
 
-# --- Compare models ------------------------------------------------------------------------------
-
-
-def compare_page(values: dict, sources: Sources, other: Sources | None = None) -> Parts:
-    """The word's neighbours in the sidebar's model and in ``other``, what they share, and the
-    sentence as each tokenizer splits it. Without ``other`` (one model's files, or a handout,
-    which loads no second model), the sidebar model's neighbours, and a note saying so."""
-    word, k = values[settings.CMP_WORD], values[settings.CMP_K]
-    sides = [("left", sources)] + ([("right", other)] if other is not None else [])
-    found: Parts = {}
-    results = []
-    for side, each in sides:
-        model, index = each.model, each.index()
-        found[f"{side}_model"] = Note(
-            f"{model.name} ({model.family.label}, {model.vocab_size:,} x {model.hidden_size})",
-            TEXT,
-            model.name,
-        )
-        try:
-            query = vocab_search.word_query(index, model.tokenizer, word)
-            result = vocab_search.nearest(
-                index, query.vector, k, filters=vocab_search.Filters(exclude_ids=query.ids)
-            )
-        except ExplorerError as problem:  # the other side is drawn all the same
-            found[f"{side}_problem"], result = Note(str(problem), ERROR), None
-        else:
-            name = (f"{side} {model.name} neighbours of", export.Verbatim(word), f"(k {len(result.pieces)})")
-            found[f"{side}_neighbours"] = ranked(name, result)
-        results.append(result)
-    if other is None:
-        return found | {
-            "cmp_alone": Note(
-                "Compare models loads a second model beside this one: open the page to see the two side by "
-                "side."
-            )
-        }
-    if all(result is not None for result in results):
-        shared = [piece for piece in results[0].pieces if piece in set(results[1].pieces)]
-        n = len(results[0].pieces)
-        found["shared"] = Metric(f"Neighbours in common at k = {n}", f"{len(shared)} of {n}")
-        found["shared_caption"] = Note(
-            "Shared: " + (", ".join(map(glyphs.legible, shared)) if shared else "none")
-        )
-    for side, each in sides:
-        model = each.model
-        try:
-            encoding = each.encoding(values)
-        except ExplorerError as problem:
-            found[f"{side}_split_problem"] = Note(str(problem), ERROR)
-            continue
-        found[f"{side}_split"] = Note(f"{model.name}: {len(encoding)} pieces", TEXT, model.name)
-        columns = {"piece": encoding.pieces, "id": encoding.ids, "segment": encoding.segment_ids}
-        legible = {**columns, "piece": [glyphs.legible(piece) for piece in encoding.pieces]}
-        found[f"{side}_pieces"] = Table(columns, f"{side} {model.name} pieces", legible)
-    return found
-
-
 COMPOSERS = {
     "embedding_layer": embedding_layer_page,
-    "compare": compare_page,
 }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.figures import context_page, neighbours_page
+from bert_embeddings.figures import compare_page, context_page, neighbours_page
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
@@ -62,7 +62,8 @@ LESSON_MAKING = (LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY, LESSON_EDIT_STEP, LESSON
 POS_FIRST, POS_SECOND, POS_SPAN = "pos_first", "pos_second", "pos_span"
 _CTX = context_page.Settings.key  # the Context page declares its settings with its composer
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = _CTX("first"), _CTX("second"), _CTX("word"), _CTX("layer")
-CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = "cmp_model", "cmp_custom", "cmp_word", "cmp_k"
+_CMP = compare_page.Settings.key  # Compare models declares its settings with its composer
+CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = _CMP("model"), _CMP("custom"), _CMP("word"), _CMP("k")
 # What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
 MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
 MV_CUSTOM = "mv_custom"
@@ -223,13 +224,7 @@ TABLE = (
     _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
     _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *coded(_POS_SPANS)),
     *context_page.Settings.rows(),
-    _linked(
-        "cmp", CMP_MODEL, checkpoints.BUNDLED, "compare", "the model to compare with", link_text.listed_model
-    ),
-    # Only where the host allows any model.
-    _linked("cmp_id", CMP_CUSTOM, "", "compare", "the other model to compare with", link_text.hub_id),
-    _linked("cmp_word", CMP_WORD, "bank", "compare", "the word to compare", link_text.text_of(limits.WORD)),
-    _linked("cmp_k", CMP_K, 10.0, "compare", "k", _K, link_text.whole_text),
+    *compare_page.Settings.rows(),
     _linked(
         "vs",
         MV_MODEL,

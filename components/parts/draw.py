@@ -77,12 +77,12 @@ def parts(found: kinds.Parts, *names: str) -> None:
             part(found[name])
 
 
-def shown(*found: kinds.Part | None) -> None:
-    """Draw each part of a typed composition given, in order; None (nothing to show there) is
-    passed over."""
+def shown(*found: kinds.Part | kinds.Composed | None) -> None:
+    """Draw each part of a typed composition given, in order (a group of parts, each of its own);
+    None (nothing to show there) is passed over."""
     for one in found:
-        if one is not None:
-            part(one)
+        for each in one.in_order() if isinstance(one, kinds.Composed) else () if one is None else (one,):
+            part(each)
 
 
 def each(found: kinds.Parts, prefix: str) -> None:

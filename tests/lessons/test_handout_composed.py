@@ -9,6 +9,7 @@ import pytest
 
 from bert_embeddings.figures import (
     check,
+    compare_page,
     context_page,
     handout_pages,
     handout_parts,
@@ -58,15 +59,19 @@ def sources(bundled) -> Sources:
 
 def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Part]:
     """The page's parts from its own composer."""
-    if typed := {"neighbours": neighbours_page, "context": context_page}.get(page):
+    if (typed := handout_pages.SLICES.get(page)) is not None:
         return typed.compose(typed.Settings.of(values), sources).in_order()
     return list(layer_pages.COMPOSERS[page](values, sources).values())
 
 
 def test_every_page_of_the_module_is_composed_for_the_handout():
-    assert set(layer_pages.COMPOSERS) == set(BEFORE) - {"neighbours", "context"}
+    assert set(layer_pages.COMPOSERS) == {"embedding_layer"}
     assert all(handout_pages.COMPOSERS[page] is layer_pages.COMPOSERS[page] for page in layer_pages.COMPOSERS)
-    assert handout_pages.SLICES == {"neighbours": neighbours_page, "context": context_page}
+    assert handout_pages.SLICES == {
+        "neighbours": neighbours_page,
+        "context": context_page,
+        "compare": compare_page,
+    }
 
 
 @pytest.mark.parametrize("page", sorted(BEFORE))
