@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import layer_pages, page_figures, settings
+from bert_embeddings.figures import embedding_layer_page, page_figures, settings
 from bert_embeddings.views import link_text
 from components.caches import model_caches
 from components.frame import routing
@@ -23,16 +23,16 @@ draw.formula(  # on a phone, the sum named, a term per line
     + r" \\ &\quad + ".join(terms)
     + r"\end{aligned}",
 )
-sources, values = model_caches.sources(), model_caches.sentence_values()
+sources = model_caches.sources()
 with model_caches.friendly_errors():
-    stages = layer_pages.layer_stages(values, sources)  # the stage control's choices
+    stages = embedding_layer_page.stages(widgets.chosen(embedding_layer_page.Settings), sources)
 # The check needs torch and transformers, which take seconds to import on a cold start, so
 # its panel is placed here but filled at the end, after the heatmaps are drawn.
 notices, proof, overview = st.container(), st.container(border=True), st.container()
 
 # Every stage at a glance, as colours only; then one stage in full, every value exact on hover.
 links.keep_within(settings.LAYER_STAGE, list(stages), next(iter(stages)), "Stage")
-values[settings.LAYER_STAGE] = st.segmented_control(
+st.segmented_control(
     "Stage in full",
     list(stages),
     format_func=lambda c: stages[c].title,
@@ -48,33 +48,31 @@ links.keep_within(
     name=lambda span: f"the range of dimensions {span[0]}-{span[1]}",
     by_model=True,
 )
-dims = widgets.dimension_range(model.hidden_size)
-values[settings.DIMENSIONS] = (dims[0], dims[-1])
+widgets.dimension_range(model.hidden_size)
+chosen = widgets.chosen(embedding_layer_page.Settings)
 with model_caches.friendly_errors():
-    shown = layer_pages.embedding_layer_page(values, sources, proof=False)
+    shown = embedding_layer_page.compose(chosen, sources, proof=False)
 with notices:
-    for name in shown:
-        if name.startswith("notice"):
-            draw.part(shown[name])
+    draw.shown(*shown.notices)
 with overview:
-    draw.parts(shown, "no_segment", "stage_overview", "stage_overview_caption")
-draw.parts(shown, "stage_detail", "stage_detail_caption")
+    draw.shown(shown.no_segment, shown.overview, shown.overview_caption)
+draw.shown(shown.detail, shown.detail_caption)
 with st.popover("Download every stage", icon=":material/download:"):
-    for code, each in stages.items():
+    for each, download in zip(stages.values(), shown.downloads, strict=True):
         st.markdown(each.title)
-        draw.parts(shown, f"stage_download {code}")
+        draw.shown(download)
 
 st.header("Inside LayerNorm")
-draw.parts(shown, "token_stats", "token_stats_download", "token_stats_caption")
-draw.parts(shown, "layer_norm_params", "layer_norm_params_caption", "layer_norm_params_download")
+draw.shown(shown.token_stats, shown.token_stats_download, shown.token_stats_caption)
+draw.shown(shown.params, shown.params_caption, shown.params_download)
 
 with proof:
     st.markdown("**Proof: this page's output equals the model's own embedding module**")
     with st.spinner("Running the same input through transformers' own embedding module..."):
         with model_caches.friendly_errors():
-            checked = layer_pages.embedding_layer_proof(values, sources)
+            checked = embedding_layer_page.checked(chosen, sources)
     left, right = st.columns([1, 2])
     with left:
-        draw.parts(checked, "proof_error")
+        draw.shown(checked.error)
     with right:
-        draw.parts(checked, "proof_verdict", "proof_caption")
+        draw.shown(checked.verdict, checked.caption)

@@ -15,12 +15,12 @@ from bert_embeddings.figures import export
 from bert_embeddings.figures.handout_parts import ERROR, TEXT, Composed, Metric, Note, Table, ranked
 from bert_embeddings.models import checkpoints, glyphs
 from bert_embeddings.views import fields, link_text
-from bert_embeddings.views.fields import linked, shared
+from bert_embeddings.views.fields import linked
 from bert_embeddings.views.sources import Sources
 
 
 @dataclass(frozen=True)
-class Settings(fields.PageSettings):
+class Settings(fields.WithSentences):
     PAGE = "compare"
     PREFIX = "cmp_"
 
@@ -31,9 +31,6 @@ class Settings(fields.PageSettings):
     k: float = linked(
         "cmp_k", 10.0, "k", link_text.whole_number(1, vocab_search.MAX_K, "k"), link_text.whole_text
     )
-    sentence_a: str = shared(fields.SENTENCE_A_KEY)
-    sentence_b: str = shared(fields.SENTENCE_B_KEY)
-    special_tokens: bool = shared(fields.SPECIAL_TOKENS_KEY)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Which composer gives a page's parts for a lesson's handout: every page is composed once
-(bert_embeddings.figures.input_pages, layer_pages, vocabulary_pages and moved_page), from the
+(bert_embeddings.figures.input_pages, vocabulary_pages, moved_page and each typed page's
+module), from the
 view's values (bert_embeddings.figures.check.values: a view stands alone, every setting it does not
 name at its default, as a link opens it) and ``Sources``, which computes what the app's caches
 hold in the same way, once each per model. ``shown(page, values, sources)`` gives a page's parts
@@ -13,8 +14,8 @@ from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import (
     compare_page,
     context_page,
+    embedding_layer_page,
     input_pages,
-    layer_pages,
     moved_page,
     neighbours_page,
     vocabulary_pages,
@@ -25,12 +26,14 @@ from bert_embeddings.views.sources import Sources
 # The composers, by page: each gives the page's parts, for the page and the handout.
 COMPOSERS = {
     **input_pages.COMPOSERS,
-    **layer_pages.COMPOSERS,
     **vocabulary_pages.COMPOSERS,
     **moved_page.COMPOSERS,
 }
 # The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
-SLICES = {typed.Settings.PAGE: typed for typed in (neighbours_page, context_page, compare_page)}
+SLICES = {
+    typed.Settings.PAGE: typed
+    for typed in (neighbours_page, context_page, compare_page, embedding_layer_page)
+}
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:

@@ -37,7 +37,7 @@ _K = link_text.whole_number(1, vocab_search.MAX_K, "k")
 
 
 @dataclass(frozen=True)
-class Settings(fields.PageSettings):
+class Settings(fields.WithSentences):
     PAGE = "neighbours"
     PREFIX = "nb_"
 
@@ -92,9 +92,6 @@ class Settings(fields.PageSettings):
     )
     geometry: str = shared(fields.GEOMETRY)
     geometry_removed: int | None = shared(fields.GEOMETRY_REMOVED)
-    sentence_a: str = shared(fields.SENTENCE_A_KEY)
-    sentence_b: str = shared(fields.SENTENCE_B_KEY)
-    special_tokens: bool = shared(fields.SPECIAL_TOKENS_KEY)
 
     def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
         """The search's filters; the query's own pieces ``own_ids`` left out if asked."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bert_embeddings import limits
 from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.figures import compare_page, context_page, neighbours_page
+from bert_embeddings.figures import compare_page, context_page, embedding_layer_page, neighbours_page
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
@@ -47,7 +47,11 @@ PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
 PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
 MAP_METHOD, MAP_TAB = "map_method", "map_tab"
 MAP_COLOUR, MAP_LABELS = "map_colour", "map_labels"
-DIMENSIONS, LAYER_STAGE = "dims", "layer_stage"
+# The Embedding layer page declares its settings with its composer.
+DIMENSIONS, LAYER_STAGE = (
+    embedding_layer_page.Settings.key("dims"),
+    embedding_layer_page.Settings.key("layer_stage"),
+)
 TOY_ITEMS = "toy_items"
 LESSON_CHOICE = "lesson_choice"  # the first page's lesson offer
 LESSON_ANSWER = "lesson_answer"  # the lesson bar's answer to a step's question
@@ -109,8 +113,7 @@ MAP_METHODS = ("PCA", "t-SNE")
 MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's tabs, by label
 # What colours the t-SNE map's points.
 MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
-# The Embedding layer page's stages, by code; "projected" only for ALBERT and ELECTRA.
-LAYER_STAGES = ("token", "position", "segment", "sum", "output", "projected")
+LAYER_STAGES = embedding_layer_page.STAGES
 # How many positions the Positions page's cosine maps show, from position 0 (None: every one).
 POS_SPANS = {"all": None, "first 128": 128, "first 32": 32}
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
@@ -196,24 +199,7 @@ TABLE = (
     ),
     _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
     _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *coded(_BASES)),
-    # None: every dimension of the model in use (the page works it out, and links leave it out).
-    _linked(
-        "dims",
-        DIMENSIONS,
-        None,
-        "embedding_layer",
-        "the dimensions to show",
-        link_text.span,
-        link_text.span_text,
-    ),
-    _linked(
-        "detail",
-        LAYER_STAGE,
-        LAYER_STAGES[0],
-        "embedding_layer",
-        "the stage in full",
-        link_text.one_of({c: c for c in LAYER_STAGES}),
-    ),
+    *embedding_layer_page.Settings.rows(),
     _linked(
         "items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", "the items", link_text.text_of(limits.TOY_TEXT)
     ),

@@ -146,5 +146,14 @@ class PageSettings:
         return {type(self).key(f.name): getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
+@dataclass(frozen=True)
+class WithSentences(PageSettings):
+    """The settings of a page that reads the sidebar's sentences."""
+
+    sentence_a: str = shared(SENTENCE_A_KEY)
+    sentence_b: str = shared(SENTENCE_B_KEY)
+    special_tokens: bool = shared(SPECIAL_TOKENS_KEY)
+
+
 def _row(field: dataclasses.Field) -> Setting:
     return field.metadata[_ROW]

@@ -1,5 +1,5 @@
-"""The pages composed in bert_embeddings.figures.layer_pages (Embedding layer, Compare models),
-Neighbours and Context (their own modules, typed): a handout writes the very parts
+"""The pages whole in a module each (Embedding layer, Context, Neighbours, Compare models: typed
+settings, typed parts): a handout writes the very parts
 the page's own composer gives for a step's view, in the page's order, and at least the figures it
 wrote before they were composed."""
 
@@ -11,9 +11,9 @@ from bert_embeddings.figures import (
     check,
     compare_page,
     context_page,
+    embedding_layer_page,
     handout_pages,
     handout_parts,
-    layer_pages,
     neighbours_page,
 )
 from bert_embeddings.views.sources import Sources
@@ -57,21 +57,22 @@ def sources(bundled) -> Sources:
     return Sources(bundled)
 
 
+TYPED = {
+    "embedding_layer": embedding_layer_page,
+    "context": context_page,
+    "neighbours": neighbours_page,
+    "compare": compare_page,
+}
+
+
 def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Part]:
     """The page's parts from its own composer."""
-    if (typed := handout_pages.SLICES.get(page)) is not None:
-        return typed.compose(typed.Settings.of(values), sources).in_order()
-    return list(layer_pages.COMPOSERS[page](values, sources).values())
+    return TYPED[page].compose(TYPED[page].Settings.of(values), sources).in_order()
 
 
 def test_every_page_of_the_module_is_composed_for_the_handout():
-    assert set(layer_pages.COMPOSERS) == {"embedding_layer"}
-    assert all(handout_pages.COMPOSERS[page] is layer_pages.COMPOSERS[page] for page in layer_pages.COMPOSERS)
-    assert handout_pages.SLICES == {
-        "neighbours": neighbours_page,
-        "context": context_page,
-        "compare": compare_page,
-    }
+    assert handout_pages.SLICES == TYPED
+    assert not set(TYPED) & set(handout_pages.COMPOSERS)  # one composer a page
 
 
 @pytest.mark.parametrize("page", sorted(BEFORE))
