@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.figures import input_pages, settings
+from bert_embeddings.figures import concepts_page, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.lessons import opening
@@ -27,17 +27,17 @@ st.markdown(
     "have no names: their numbers were learned from text."
 )
 opening.take_a_lesson()
-text = st.text_area(
+st.text_area(
     "Items: a header line, then one item per line (name, then one number per dimension). Edit or add lines.",
     height=230,
     **widgets.seeded(settings.TOY_ITEMS),
     help=f"Up to {limits.TOY_ITEMS.most} items; names up to {limits.TOY_NAME.most} characters.",
 )
 with model_caches.friendly_errors():
-    shown = input_pages.concepts_page({settings.TOY_ITEMS: text})
+    shown = concepts_page.compose(widgets.chosen(concepts_page.Settings))
 left, right = st.columns([3, 2])
 with left:
-    draw.parts(shown, "toy_space", "toy_space_caption", "toy_space_download")
+    draw.shown(shown.space, shown.space_caption, shown.space_download)
 with right:
-    draw.parts(shown, "toy_similarity", "toy_similarity_download", "toy_similarity_caption")
+    draw.shown(shown.similarity, shown.similarity_download, shown.similarity_caption)
 st.page_link("pages/overview.py", label="Now see how BERT embeds a sentence", icon=":material/arrow_forward:")

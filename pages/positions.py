@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import input_pages, settings
+from bert_embeddings.figures import positions_page, settings
 from components.caches import model_caches
 from components.frame import routing
 from components.parts import draw, widgets
@@ -15,7 +15,7 @@ st.markdown(
 )
 
 model_caches.require_model()
-span = st.segmented_control(
+st.segmented_control(
     "Positions in the cosine maps",
     settings.POS_SPANS,
     required=True,
@@ -25,21 +25,16 @@ span = st.segmented_control(
 tables = st.container()  # the tables' figures, above the boxes they are composed with
 st.header("Compare two positions")
 a, b = st.columns(2)
-values = {settings.POS_SPAN: span} | {
-    key: widgets.whole_number_box(label, column, **widgets.seeded(key))
-    for key, label, column in (
-        (settings.POS_FIRST, "First position", a),
-        (settings.POS_SECOND, "Second position", b),
-    )
-}
+widgets.whole_number_box("First position", a, **widgets.seeded(settings.POS_FIRST))
+widgets.whole_number_box("Second position", b, **widgets.seeded(settings.POS_SECOND))
 with model_caches.friendly_errors():
-    shown = input_pages.positions_page(values, model_caches.sources())
+    shown = positions_page.compose(widgets.chosen(positions_page.Settings), model_caches.sources())
 with tables:
-    for column, name in zip(st.columns(2), input_pages.COSINES, strict=True):
+    for column, cosines in zip(st.columns(2), shown.cosines, strict=True):
         with column:
-            draw.parts(shown, name, f"{name}_download")
-    draw.parts(shown, "pos_cosine_caption", "pos_norms", "pos_norms_caption", "pos_norms_download")
-for column, name in ((a, "pos_learned"), (b, "pos_sinusoid")):
+            draw.shown(cosines)
+    draw.shown(shown.cosine_caption, shown.norms, shown.norms_caption, shown.norms_download)
+for column, metric in ((a, shown.learned), (b, shown.sinusoid)):
     with column:
-        draw.parts(shown, name)
-draw.parts(shown, "pos_problem", "pos_pair", "pos_pair_download")
+        draw.shown(metric)
+draw.shown(shown.problem, shown.pair, shown.pair_download)

@@ -13,11 +13,13 @@ from __future__ import annotations
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import (
     compare_page,
+    concepts_page,
     context_page,
     embedding_layer_page,
     input_pages,
     moved_page,
     neighbours_page,
+    positions_page,
     vocabulary_pages,
 )
 from bert_embeddings.figures.handout_parts import ERROR, Note, Part
@@ -32,7 +34,14 @@ COMPOSERS = {
 # The pages whose settings and parts are typed (bert_embeddings.views.fields), by page.
 SLICES = {
     typed.Settings.PAGE: typed
-    for typed in (neighbours_page, context_page, compare_page, embedding_layer_page)
+    for typed in (
+        concepts_page,
+        positions_page,
+        embedding_layer_page,
+        context_page,
+        neighbours_page,
+        compare_page,
+    )
 }
 
 

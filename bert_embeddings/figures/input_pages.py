@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bert_embeddings.analysis import concepts, cosine, decompose, positions
+from bert_embeddings.analysis import decompose
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import page_figures, settings, views
 from bert_embeddings.figures.handout_parts import (
@@ -35,24 +35,6 @@ from bert_embeddings.figures.handout_parts import (
 )
 from bert_embeddings.models import glyphs
 from bert_embeddings.views.sources import Sources
-
-
-def concepts_page(values: dict, sources: Sources | None = None) -> Parts:
-    """The toy space of the Concepts page (it needs no model)."""
-    space = concepts.parse(values[settings.TOY_ITEMS])
-    similarity = cosine.matrix(space.vectors)
-    return {
-        "toy_space": Chart("toy_space", page_figures.toy_space(space)),
-        "toy_space_caption": Note("Each item is an arrow from the origin. Drag to turn the space around."),
-        "toy_space_download": Download(
-            "toy space items", space.vectors, space.names, space.dimensions, "item"
-        ),
-        "toy_similarity": Chart("toy_similarity", page_figures.toy_similarity(space, similarity)),
-        "toy_similarity_download": Download(
-            "toy space cosine similarity", similarity, space.names, space.names
-        ),
-        "toy_similarity_caption": Note(page_figures.toy_caption(space, similarity)),
-    }
 
 
 def overview_page(values: dict, sources: Sources) -> Parts:
@@ -133,64 +115,8 @@ def segments_page(values: dict, sources: Sources) -> Parts:
     }
 
 
-COSINES = ("pos_learned_cosine", "pos_sinusoid_cosine")  # the names of the two cosine charts
-
-
-def positions_page(values: dict, sources: Sources) -> Parts:
-    model = sources.model
-    learned, formula = page_figures.position_tables(model)  # each (positions, hidden)
-    n, hidden = learned.shape
-    cosines = (cosine.matrix(learned), cosine.matrix(formula))
-    names = (f"{model.name} position cosine", f"sinusoid {n}x{hidden} position cosine")
-    found: Parts = {}
-    shown_n = min(n, settings.POS_SPANS[values[settings.POS_SPAN]] or n)
-    charts = page_figures.position_cosine_charts(model, *(matrix[:shown_n, :shown_n] for matrix in cosines))
-    for shown, (key, figure), matrix, name in zip(COSINES, charts, cosines, names, strict=True):
-        found[shown] = Chart(key, figure)
-        found[f"{shown}_download"] = Download(name, matrix, corner="position")
-    every_second = (
-        "Every second position is drawn (a screen shows no more); hover gives each one's exact value, "
-        "and the downloads hold all of them."
-    )
-    norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
-    found |= {
-        "pos_cosine_caption": Note(
-            (
-                f"Cosine similarity of every position with every other ({n} x {n}); "
-                if shown_n == n
-                else f"Cosine similarity of each of the first {shown_n} positions (of {n}) with the others; "
-            )
-            + "position 0 is top left. "
-            + (every_second if shown_n > 256 else "")
-        ),
-        "pos_norms": Chart("pos_norms", page_figures.position_norms(learned, formula)),
-        "pos_norms_caption": Note(page_figures.position_norms_caption(learned, formula)),
-        "pos_norms_download": Download(
-            f"{model.name} position norms", norms, columns=["learned", "sinusoid"], corner="position"
-        ),
-    }
-    try:
-        p, q = (positions.check_position(values[key], n) for key in (settings.POS_FIRST, settings.POS_SECOND))
-    except ExplorerError as problem:
-        return {**found, "pos_problem": Note(str(problem), ERROR)}
-    pair = cosine.matrix(np.stack([learned[p], learned[q], formula[p], formula[q]]))
-    return found | {
-        "pos_learned": Metric(f"cosine, learned rows {p} and {q}", f"{pair[0, 1]:.3f}"),
-        "pos_sinusoid": Metric(f"cosine, sinusoid rows {p} and {q}", f"{pair[2, 3]:.3f}"),
-        "pos_pair": Chart("pos_pair", page_figures.position_pair(learned, p, q)),
-        "pos_pair_download": Download(
-            f"{model.name} position rows {p} and {q}",
-            np.stack([learned[p], learned[q]], axis=1),
-            columns=[f"position {p}", f"position {q}"],
-            corner="dim",
-        ),
-    }
-
-
 COMPOSERS = {
-    "concepts": concepts_page,
     "overview": overview_page,
     "tokens": tokens_page,
     "segments": segments_page,
-    "positions": positions_page,
 }

@@ -15,8 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, concepts, decompose, geometry, vocab_search, word_tests
-from bert_embeddings.figures import compare_page, context_page, embedding_layer_page, neighbours_page
+from bert_embeddings.analysis import axes, decompose, geometry, vocab_search, word_tests
+from bert_embeddings.figures import (
+    compare_page,
+    concepts_page,
+    context_page,
+    embedding_layer_page,
+    neighbours_page,
+    positions_page,
+)
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
@@ -52,7 +59,7 @@ DIMENSIONS, LAYER_STAGE = (
     embedding_layer_page.Settings.key("dims"),
     embedding_layer_page.Settings.key("layer_stage"),
 )
-TOY_ITEMS = "toy_items"
+TOY_ITEMS = concepts_page.Settings.key("items")  # declared with its composer, as the next
 LESSON_CHOICE = "lesson_choice"  # the first page's lesson offer
 LESSON_ANSWER = "lesson_answer"  # the lesson bar's answer to a step's question
 # Making a lesson (the sidebar): the lesson's title and summary, the step edited, its title and text.
@@ -63,7 +70,8 @@ LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT = (
     "lesson_edit_text",
 )
 LESSON_MAKING = (LESSON_EDIT_NAME, LESSON_EDIT_SUMMARY, LESSON_EDIT_STEP, LESSON_EDIT_TITLE, LESSON_EDIT_TEXT)
-POS_FIRST, POS_SECOND, POS_SPAN = "pos_first", "pos_second", "pos_span"
+_POS = positions_page.Settings.key
+POS_FIRST, POS_SECOND, POS_SPAN = _POS("first"), _POS("second"), _POS("span")
 _CTX = context_page.Settings.key  # the Context page declares its settings with its composer
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = _CTX("first"), _CTX("second"), _CTX("word"), _CTX("layer")
 _CMP = compare_page.Settings.key  # Compare models declares its settings with its composer
@@ -115,7 +123,7 @@ MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's ta
 MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 LAYER_STAGES = embedding_layer_page.STAGES
 # How many positions the Positions page's cosine maps show, from position 0 (None: every one).
-POS_SPANS = {"all": None, "first 128": 128, "first 32": 32}
+POS_SPANS = positions_page.SPANS
 NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
 
 # --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
@@ -132,7 +140,6 @@ _K = link_text.whole_number(1, vocab_search.MAX_K, "k")
 _LAYER = link_text.integer(0, link_text.MOST_LAYERS, "The layer")
 _SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
-_POS_SPANS = dict(zip(("all", "128", "32"), POS_SPANS, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
 
 
@@ -200,15 +207,11 @@ TABLE = (
     _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
     _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *coded(_BASES)),
     *embedding_layer_page.Settings.rows(),
-    _linked(
-        "items", TOY_ITEMS, concepts.DEFAULT_TEXT, "concepts", "the items", link_text.text_of(limits.TOY_TEXT)
-    ),
+    *concepts_page.Settings.rows(),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
-    _linked("p1", POS_FIRST, 5.0, "positions", "the first position", _POSITION, link_text.whole_text),
-    _linked("p2", POS_SECOND, 6.0, "positions", "the second position", _POSITION, link_text.whole_text),
-    _linked("upto", POS_SPAN, "all", "positions", "the positions in the cosine maps", *coded(_POS_SPANS)),
+    *positions_page.Settings.rows(),
     *context_page.Settings.rows(),
     *compare_page.Settings.rows(),
     _linked(

@@ -1,5 +1,5 @@
-"""The pages whole in a module each (Embedding layer, Context, Neighbours, Compare models: typed
-settings, typed parts): a handout writes the very parts
+"""The pages whole in a module each (Concepts, Positions, Embedding layer, Context, Neighbours,
+Compare models: typed settings, typed parts): a handout writes the very parts
 the page's own composer gives for a step's view, in the page's order, and at least the figures it
 wrote before they were composed."""
 
@@ -10,11 +10,13 @@ import pytest
 from bert_embeddings.figures import (
     check,
     compare_page,
+    concepts_page,
     context_page,
     embedding_layer_page,
     handout_pages,
     handout_parts,
     neighbours_page,
+    positions_page,
 )
 from bert_embeddings.views.sources import Sources
 
@@ -27,6 +29,8 @@ BEFORE = {
     "context": {"ctx_similarity", "ctx_heatmap"},
     "neighbours": {"nb_bars"},
     "compare": set(),
+    "concepts": {"toy_space", "toy_similarity"},
+    "positions": {"pos_norms", "pos_pair"},
 }
 
 VIEWS = {  # a view of each page, as a lesson's step names it
@@ -34,6 +38,8 @@ VIEWS = {  # a view of each page, as a lesson's step names it
     "context": {"page": "context", "layer": "2"},
     "neighbours": {"page": "neighbours", "q": "river", "k": "7", "geometry": "centred"},
     "compare": {"page": "compare", "cmp_word": "river"},
+    "concepts": {"page": "concepts", "items": "item, a, b, c\nant, 1, 0, 0\nwhale, 9, 1, 2"},
+    "positions": {"page": "positions", "p1": "3", "upto": "32"},
 }
 
 
@@ -58,6 +64,8 @@ def sources(bundled) -> Sources:
 
 
 TYPED = {
+    "concepts": concepts_page,
+    "positions": positions_page,
     "embedding_layer": embedding_layer_page,
     "context": context_page,
     "neighbours": neighbours_page,
