@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import input_pages
+from bert_embeddings.figures import overview_page
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import draw, echo
+from components.parts import draw, echo, widgets
 
 routing.through_app()
 st.title("BERT's embedding layer")
@@ -38,8 +38,8 @@ sentence in the sidebar and follow it through the pages.
 )
 
 with model_caches.friendly_errors():
-    shown = input_pages.overview_page(model_caches.sentence_values(), model_caches.sources())
-draw.parts(shown)
+    shown = overview_page.compose(widgets.chosen(overview_page.Settings), model_caches.sources())
+draw.shown(shown)
 st.page_link("pages/tokens.py", label="See how your text is split into pieces", icon=":material/segment:")
 st.page_link(
     "pages/embedding_layer.py", label="See every stage in full, and the proof", icon=":material/stacks:"

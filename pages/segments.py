@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from bert_embeddings.figures import input_pages
+from bert_embeddings.figures import segments_page
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import draw
+from components.parts import draw, widgets
 
 routing.through_app()
 st.title("Segments: sentence A or sentence B")
@@ -17,14 +17,14 @@ st.markdown(
 
 model_caches.require_model()
 with model_caches.friendly_errors():
-    shown = input_pages.segments_page(model_caches.sentence_values(), model_caches.sources())
-draw.parts(shown, "no_segments", "seg_rows", "seg_rows_download")
-if "seg_rows" not in shown:  # a model without two segment rows: nothing more to compare
+    shown = segments_page.compose(widgets.chosen(segments_page.Settings), model_caches.sources())
+draw.shown(shown.missing)
+if shown.rows is None:  # a model without two segment rows: nothing more to compare
     st.stop()
-for column, name in zip(st.columns(3), ("norm_a", "norm_b", "norm_difference"), strict=True):
+draw.shown(shown.rows.chart, shown.rows.download)
+for column, norm in zip(st.columns(3), shown.rows.norms, strict=True):
     with column:
-        draw.parts(shown, name)
+        draw.shown(norm)
 
 st.header("How far the segment moves each token")
-names = list(shown)
-draw.parts(shown, *names[names.index("norm_difference") + 1 :])  # the sentence's notices, the swap
+draw.shown(shown.problem, *shown.notices, shown.no_b, shown.swap, shown.swap_download, shown.swap_caption)

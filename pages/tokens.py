@@ -4,11 +4,11 @@ import html
 
 import streamlit as st
 
-from bert_embeddings.figures import charts, handout_parts, input_pages
+from bert_embeddings.figures import charts, tokens_page
 from bert_embeddings.models import glyphs
 from components.caches import model_caches
 from components.frame import routing
-from components.parts import draw
+from components.parts import draw, widgets
 
 routing.through_app()
 st.title("Tokens")
@@ -56,9 +56,7 @@ def pieces(encoding) -> None:
 
 model_caches.require_model()
 with model_caches.friendly_errors():
-    shown = input_pages.tokens_page(model_caches.sentence_values(), model_caches.sources())
-for part in shown.values():
-    if isinstance(part, handout_parts.Pieces):
-        pieces(part.encoding)
-    else:
-        draw.part(part)
+    shown = tokens_page.compose(widgets.chosen(tokens_page.Settings), model_caches.sources())
+draw.shown(*shown.notices)
+pieces(shown.pieces.encoding)
+draw.shown(shown.table)

@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from bert_embeddings.figures import check, compare_page, context_page, neighbours_page, settings
+from bert_embeddings.figures import check, neighbours_page, settings
 from bert_embeddings.views import fields
 
-TYPED = (neighbours_page.Settings, context_page.Settings, compare_page.Settings)
+TYPED = tuple(page.Settings for page in settings.TYPED_PAGES.values() if page.Settings.rows())
 
 
 @pytest.mark.parametrize("kind", TYPED, ids=lambda kind: kind.PAGE)
@@ -27,6 +27,15 @@ def test_each_field_is_one_row_of_the_table_under_its_pages_key(kind):
         row.key for row in (*fields.SHARED, *fields.GEOMETRY_SHARED)
     }
     assert len(settings.TABLE) == len(settings.BY_KEY)  # no key declared twice
+
+
+def test_every_typed_page_is_in_the_navigation_with_its_settings():
+    from bert_embeddings.views import pages
+
+    assert set(settings.TYPED_PAGES) <= set(pages.BY_URL)
+    assert len(TYPED) >= 6  # Concepts, Positions, Embedding layer, Neighbours, Compare models, Context
+    for page, module in settings.TYPED_PAGES.items():
+        assert module.Settings.PAGE == page and callable(module.compose)
 
 
 def test_a_view_is_read_into_the_settings_as_a_link_is_read():

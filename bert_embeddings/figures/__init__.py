@@ -4,8 +4,8 @@ The layering runs one way: the pure core (bert_embeddings, numpy only, no Plotly
 Streamlit), then these figures (Plotly, no Streamlit), then the Streamlit glue (components),
 then the pages. They live in the installed package, beside the core they draw, so that a
 notebook gets the very figures the app draws with `pip install .` and without importing
-Streamlit; the core itself never imports them, but for the host's command, which writes a
-lesson's handout with them.
+Streamlit; the computing core never imports them, only the lessons (a handout draws the pages'
+own figures) and the host's command do.
 
 charts      heatmaps, bars and the shared palette (Okabe-Ito), markers and text escaping
 maps        vocabulary maps, the sentence's journey, the position path
@@ -15,7 +15,9 @@ views       whole figures as the pages arrange them (a page and a notebook call 
             the Overview and the pages over the whole vocabulary
 page_figures  the same for the pages about one input (Concepts to Context)
 notebook    those figures from a model and a sentence, for Jupyter
-input_pages  what each page about one input shows of a view, composed once for the page and a handout
-handout_pages  what the other pages show of a lesson step's view, built by those same functions
-handout     a lesson as one self-contained HTML file, its figures interactive
+<page>_page  a page whole: its settings (typed, declared once) and what it shows of them, composed
+            once for the page and a handout (Concepts to Compare models); maps_page, axes_page,
+            geometry_page and moved_page compose theirs from a view's values
+settings    the table of every setting, built from the pages' own; check a view read as a link is
+handout_pages  which composer gives a page's parts for a lesson's handout
 """

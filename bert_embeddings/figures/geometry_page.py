@@ -1,9 +1,11 @@
-"""What the Geometry page shows of a view, composed once for the page and a lesson's handout
-(bert_embeddings.figures.vocabulary_pages): how alike the vectors are in each geometry, which
-dimensions make them so, the rows' lengths, and each geometry's overlap with raw cosine once a
-background job has computed its neighbour lists."""
+"""The Geometry page in the core: its settings (the geometry and the sidebar's sentences, which it
+shares) and what it shows of them, composed once for the page and a lesson's handout: how alike
+the vectors are in each geometry, which dimensions make them so, the rows' lengths, and each
+geometry's overlap with raw cosine once a background job has computed its neighbour lists."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,7 +15,7 @@ from bert_embeddings.analysis import (
     geometry_lab,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import moved_page, views
+from bert_embeddings.figures import job_results, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
     ERROR,
@@ -21,48 +23,105 @@ from bert_embeddings.figures.handout_parts import (
     TEXT,
     WARNING,
     Chart,
+    Composed,
     Download,
     Note,
-    Parts,
     Table,
     geometry_of,
 )
 from bert_embeddings.spaces import compare, stages
+from bert_embeddings.views import fields
+from bert_embeddings.views.fields import shared
 from bert_embeddings.views.sources import Sources
 
 
-def geometry_page(values: dict, sources: Sources) -> Parts:
+@dataclass(frozen=True)
+class Settings(fields.WithSentences):
+    PAGE = "geometry"
+    PREFIX = "geometry_"
+
+    geometry: str = shared(fields.GEOMETRY)
+    geometry_removed: int | None = shared(fields.GEOMETRY_REMOVED)
+
+
+@dataclass(frozen=True)
+class Overlaps(Composed):
+    """Each geometry's overlap@10 with raw cosine, once its neighbour lists are computed."""
+
+    table: Table | None = None
+    waiting: Note | None = None  # the page's job panel says it; a handout writes it
+    unfit: tuple[Note, ...] = ()  # a geometry that could not be fitted
+
+
+@dataclass(frozen=True)
+class Dimensions(Composed):
+    """The geometry's largest parts of the mean cosine, by dimension, with LayerNorm's γ and β."""
+
+    missing: Note | None = None  # the geometry could not be fitted
+    shares: Chart | None = None
+    rogue: Note | None = None
+    gamma: Table | None = None
+    gamma_caption: Note | None = None
+    download: Download | None = None
+
+
+@dataclass(frozen=True)
+class Lengths(Composed):
+    chart: Chart
+    download: Download  # one row per id, in id order
+    said: Note
+
+
+@dataclass(frozen=True)
+class Page(Composed):
+    finding: Note
+    sentence_problem: Note | None  # the tables are measured all the same
+    cosines: Table
+    problems: tuple[Note, ...]
+    one_piece: Note | None
+    cosines_caption: Note
+    overlaps: Overlaps
+    dimensions: Dimensions
+    lengths: Lengths
+
+
+def compose(s: Settings, sources: Sources) -> Page:
     """How alike the vectors are in each geometry, which dimensions make them so, and the rows'
     lengths; each geometry's overlap with raw cosine once its neighbour lists are computed."""
     model, index = sources.model, sources.index()
-    shape = geometry_of(values, index.table.shape[1])
+    shape = geometry_of(s.values(), index.table.shape[1])
     lab = sources.lab(shape[1])
-    found: Parts = {"finding": Note(finding(model.name, lab), TEXT)}
+    encoding, sentence_problem, sentence = None, None, {}
     try:
-        encoding = sources.encoding(values)
-    except ExplorerError as problem:  # the tables are measured all the same
-        encoding, found["sentence_problem"] = None, Note(str(problem), ERROR)
-    sentence = {}
+        encoding = sources.encoding(s.values())
+    except ExplorerError as problem:
+        sentence_problem = Note(str(problem), ERROR)
     if encoding is not None:
         sentence = geometry_lab.sentence_cosines(
             lab, decompose.stage_vectors(sources.breakdown(encoding)), decompose.STAGES[-1]
         )
-    found["cosines"] = Table(
-        cosine_table(lab, sentence), f"{model.name} mean cosine by geometry (D {shape[1]})"
-    )
-    found |= {f"problem {n}": Note(said, WARNING, icon=BLOCKED) for n, said in enumerate(problems(lab))}
+    one_piece = None
     if encoding is not None and len(encoding) < 2:
-        found["one_piece"] = Note(
+        one_piece = Note(
             f"Your sentence is {len(encoding)} piece here, and a mean over pairs needs two or more, so the "
             "table has no rows for it. Type a longer sentence, or turn the special tokens on.",
             INFO,
         )
-    found["cosines_caption"] = Note(
-        "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors are "
-        "measured under the token table's geometries up to the sum, and the layer output's after LayerNorm. "
-        f"The layer output is {output_described(model)}, computed exactly."
+    return Page(
+        finding=Note(finding(model.name, lab), TEXT),
+        sentence_problem=sentence_problem,
+        cosines=Table(cosine_table(lab, sentence), f"{model.name} mean cosine by geometry (D {shape[1]})"),
+        problems=tuple(Note(said, WARNING, icon=BLOCKED) for said in problems(lab)),
+        one_piece=one_piece,
+        cosines_caption=Note(
+            "Each whole table is measured under the geometries fitted to itself. Your sentence's vectors "
+            "are measured under the token table's geometries up to the sum, and the layer output's after "
+            f"LayerNorm. The layer output is {output_described(model)}, computed exactly."
+        ),
+        overlaps=overlaps(sources, lab),
+        dimensions=dimensions(model, lab, shape),
+        lengths=lengths(model, lab, index.pieces),
     )
-    return found | overlaps(sources, lab) | dimensions(model, lab, shape) | lengths(model, lab, index.pieces)
 
 
 def finding(model_name: str, lab: geometry_lab.Lab) -> str:
@@ -119,37 +178,39 @@ def output_described(model) -> str:
 OVERLAP_COLUMN = "of the 10 nearest by raw cosine, kept"
 
 
-def overlaps(sources: Sources, lab: geometry_lab.Lab) -> Parts:
+def overlaps(sources: Sources, lab: geometry_lab.Lab) -> Overlaps:
     """Each geometry's mean overlap@10 with raw cosine over the whole vocabulary, from the token
     stage's neighbour lists (stage-space jobs, kept on disk: What moved reads the same lists),
     for each geometry whose lists and raw's are there."""
     removed, unfit = lab.removed, lab.problems[geometry_lab.TABLES[0]]
     shapes = {name: geometry.key(name, removed) for name in geometry.GEOMETRIES if name not in unfit}
-    found = {name: moved_page.stage_lists(sources, stages.TOKEN, shape) for name, shape in shapes.items()}
-    raw, parts = found.get("raw"), {}
+    found = {name: job_results.stage_lists(sources, stages.TOKEN, shape) for name, shape in shapes.items()}
+    raw, table, waiting = found.get("raw"), None, None
     rows = {
         views.described(shapes[name]): overlap_with_raw(raw, lists)
         for name, lists in found.items()
         if name != "raw" and raw is not None and lists is not None
     }
     if rows:
-        parts["overlaps"] = Table(
+        table = Table(
             {"geometry": list(rows), OVERLAP_COLUMN: list(rows.values())},
             f"{sources.model.name} mean overlap with raw cosine by geometry (D {removed})",
         )
     if any(lists is None for lists in found.values()):
-        parts["overlaps_waiting"] = Note(
+        waiting = Note(
             "How many of each piece's 10 nearest stay in each geometry is computed in the background, "
             "once, from every piece's nearest pieces: "
             + ("some geometries are not computed yet." if rows else "not computed yet.")
         )
-    for name, reason in unfit.items():
-        parts[f"unfit {name}"] = Note(
+    said = tuple(
+        Note(
             f"Could not compare {views.described((name, removed))}: {reason}",
             WARNING,
             icon=":material/error:",
         )
-    return parts
+        for name, reason in unfit.items()
+    )
+    return Overlaps(table, waiting, said)
 
 
 def overlap_with_raw(raw: np.ndarray, lists: np.ndarray) -> float:
@@ -162,31 +223,31 @@ def overlap_with_raw(raw: np.ndarray, lists: np.ndarray) -> float:
 LISTED = 5  # the leading dimensions listed beside LayerNorm's parameters
 
 
-def dimensions(model, lab: geometry_lab.Lab, shape: tuple[str, int]) -> Parts:
+def dimensions(model, lab: geometry_lab.Lab, shape: tuple[str, int]) -> Dimensions:
     """The geometry's largest parts of the mean cosine, by dimension, with LayerNorm's γ and β there."""
     choice = views.described(shape)
     contributions = views.dimension_parts(lab, shape[0])
     if contributions is None:
         said = f"The {choice} geometry could not be fitted here (see above): pick another."
-        return {"no_dimensions": Note(said, INFO, icon=BLOCKED)}
-    return {
-        "geo_shares": Chart("geo_shares", views.dimension_shares(contributions, shape)),
-        "rogue": Note(rogue_sentence(lab, shape[0]), TEXT),
-        "gamma": Table(
+        return Dimensions(missing=Note(said, INFO, icon=BLOCKED))
+    return Dimensions(
+        shares=Chart("geo_shares", views.dimension_shares(contributions, shape)),
+        rogue=Note(rogue_sentence(lab, shape[0]), TEXT),
+        gamma=Table(
             gamma_table(lab, model.tables, shape[0]),
             f"{model.name} LayerNorm gamma and beta of the leading dimensions ({choice})",
         ),
-        "gamma_caption": Note(
+        gamma_caption=Note(
             "γ and β are LayerNorm's scale and shift for each dimension. A dimension that LayerNorm scales "
             "up far beyond the median |γ| can come to decide most of every cosine after it."
         ),
-        "geo_shares_download": Download(
+        download=Download(
             f"{model.name} parts of the mean cosine ({choice})",
             np.column_stack(list(contributions.values())),
             columns=list(contributions),
             corner="dim",
         ),
-    }
+    )
 
 
 def rogue_sentence(lab: geometry_lab.Lab, name: str) -> str:
@@ -224,14 +285,12 @@ def gamma_table(lab: geometry_lab.Lab, tables, name: str) -> dict[str, np.ndarra
     }
 
 
-def lengths(model, lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> Parts:
-    return {
-        "geo_lengths": Chart("geo_lengths", views.row_lengths(lab)),
-        "geo_lengths_download": Download(
-            f"{model.name} token row lengths", lab.lengths, pieces, ["length"], "piece"
-        ),  # (one row per id, in id order)
-        "lengths_said": Note(lengths_sentence(lab, pieces), TEXT),
-    }
+def lengths(model, lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> Lengths:
+    return Lengths(
+        Chart("geo_lengths", views.row_lengths(lab)),
+        Download(f"{model.name} token row lengths", lab.lengths, pieces, ["length"], "piece"),
+        Note(lengths_sentence(lab, pieces), TEXT),
+    )
 
 
 def lengths_sentence(lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> str:

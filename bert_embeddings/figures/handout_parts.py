@@ -1,6 +1,7 @@
 """The parts a page shows of a view, in the page's order, and where their numbers come from.
 
-A page's composer (bert_embeddings.figures.input_pages) returns its parts by name, in order: a
+A page's composer (bert_embeddings.figures.<page>_page) returns its parts as the typed fields of a
+``Composed``, in the page's order (some still by name, in a dict): a
 Chart (a figure, under the key the page draws it with), a Table, a Note (plain text, drawn as
 the page draws it: a caption, an information, a warning or an error), a Metric, a Download (the
 numbers under a figure, which only the page offers) or Pieces (the sentence as coloured chips,

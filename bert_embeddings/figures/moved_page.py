@@ -24,6 +24,7 @@ from bert_embeddings.figures.handout_parts import (
     geometry_of,
     within,
 )
+from bert_embeddings.figures.job_results import model_key, stage_lists
 from bert_embeddings.figures.moved_pieces import Compared
 from bert_embeddings.spaces import aligned_jobs, compare, pair, space_jobs, stages
 from bert_embeddings.views import link_text
@@ -55,24 +56,6 @@ def shared_pieces(sources: Sources, other: Sources) -> compare.Shared:
         compare.shared_pieces,
         sources.index().pieces,
         other.index().pieces,
-    )
-
-
-def model_key(sources: Sources) -> str:
-    model = sources.model
-    return sources.kept("model key", (str(model.folder),), lambda: space_jobs.model_key(model))
-
-
-def stage_lists(
-    sources: Sources, stage: str, shape: tuple[str, int], rows: np.ndarray | None = None
-) -> np.ndarray | None:
-    """A stage's neighbour lists in ``shape`` over ``rows`` (None: every row), where a job left
-    them; else None."""
-    key = model_key(sources)
-    spec = space_jobs.Spec(str(sources.model.folder), stage, shape, space_jobs.rows_name(rows))
-    name = space_jobs.lists_name(spec.stage, spec.shape, spec.rows)
-    return sources.kept(
-        "lists", (key, name, spec), lambda: space_jobs.lists_for(space_jobs.folder_for(key), spec)
     )
 
 

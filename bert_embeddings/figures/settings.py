@@ -21,12 +21,34 @@ from bert_embeddings.figures import (
     concepts_page,
     context_page,
     embedding_layer_page,
+    geometry_page,
     neighbours_page,
+    overview_page,
     positions_page,
+    segments_page,
+    tokens_page,
 )
 from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
+
+# The pages whole in one module each (figures/<page>_page.py: their Settings and compose), by
+# page, in the navigation's order.
+TYPED_PAGES = {
+    page.Settings.PAGE: page
+    for page in (
+        concepts_page,
+        overview_page,
+        tokens_page,
+        embedding_layer_page,
+        positions_page,
+        segments_page,
+        neighbours_page,
+        geometry_page,
+        compare_page,
+        context_page,
+    )
+}
 
 # --- keys --------------------------------------------------------------------------------
 
@@ -184,7 +206,8 @@ TABLE = (
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    *neighbours_page.Settings.rows(),
+    # Each typed page's own settings, declared with its composer.
+    *(row for page in TYPED_PAGES.values() for row in page.Settings.rows()),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     *fields.GEOMETRY_SHARED,
     _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *coded(_MAP_DIMS)),
@@ -206,14 +229,9 @@ TABLE = (
     ),
     _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
     _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *coded(_BASES)),
-    *embedding_layer_page.Settings.rows(),
-    *concepts_page.Settings.rows(),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
-    *positions_page.Settings.rows(),
-    *context_page.Settings.rows(),
-    *compare_page.Settings.rows(),
     _linked(
         "vs",
         MV_MODEL,

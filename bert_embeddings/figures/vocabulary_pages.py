@@ -1,9 +1,9 @@
-"""What each page over the whole vocabulary shows of a view (Maps, Your own axes, Geometry), composed
-once, for the page and for a lesson's handout, as bert_embeddings.figures.input_pages composes the
-pages about one input: a function of the view's values and the model's ``Sources`` that returns
-the page's parts by name, in the page's order (handout_parts). Each page's composer is in a module
-of its own (maps_page, axes_page, geometry_page); a page passes what only it has as keywords (the
-Maps page its theme's text colour, the latest search and a click's marks).
+"""What each page over the whole vocabulary shows of a view (Maps, Your own axes),
+composed once, for the page and for a lesson's handout: a function of the view's values and the
+model's ``Sources`` that returns the page's parts by name, in the page's order (handout_parts).
+Each page's composer is in a module of its own (maps_page, axes_page); a page
+passes what only it has as keywords (the Maps page its theme's text colour, the latest search and
+a click's marks).
 
 A part a background job computes (a t-SNE map, a stage's neighbour lists) is read where the job
 left it and never started or waited for here: while it is not there the composition holds a note
@@ -12,10 +12,9 @@ saying so, which the page leaves out (its job panel says it) and the handout wri
 
 from __future__ import annotations
 
-from bert_embeddings.figures import axes_page, geometry_page, maps_page
+from bert_embeddings.figures import axes_page, maps_page
 
 COMPOSERS = {
     "maps": maps_page.maps_page,
     "axes": axes_page.axes_page,
-    "geometry": geometry_page.geometry_page,
 }

@@ -1,7 +1,6 @@
-"""The pages whole in a module each (Concepts, Positions, Embedding layer, Context, Neighbours,
-Compare models: typed settings, typed parts): a handout writes the very parts
-the page's own composer gives for a step's view, in the page's order, and at least the figures it
-wrote before they were composed."""
+"""The pages whole in a module each (Concepts to Compare models: typed settings, typed parts): a
+handout writes the very parts the page's own composer gives for a step's view, in the page's
+order, and at least the figures it wrote before they were composed."""
 
 from __future__ import annotations
 
@@ -13,10 +12,15 @@ from bert_embeddings.figures import (
     concepts_page,
     context_page,
     embedding_layer_page,
+    geometry_page,
     handout_pages,
     handout_parts,
     neighbours_page,
+    overview_page,
     positions_page,
+    segments_page,
+    settings,
+    tokens_page,
 )
 from bert_embeddings.views.sources import Sources
 
@@ -31,6 +35,10 @@ BEFORE = {
     "compare": set(),
     "concepts": {"toy_space", "toy_similarity"},
     "positions": {"pos_norms", "pos_pair"},
+    "overview": {"overview"},
+    "tokens": set(),
+    "segments": {"seg_rows", "seg_swap"},
+    "geometry": {"geo_shares", "geo_lengths"},
 }
 
 VIEWS = {  # a view of each page, as a lesson's step names it
@@ -40,11 +48,17 @@ VIEWS = {  # a view of each page, as a lesson's step names it
     "compare": {"page": "compare", "cmp_word": "river"},
     "concepts": {"page": "concepts", "items": "item, a, b, c\nant, 1, 0, 0\nwhale, 9, 1, 2"},
     "positions": {"page": "positions", "p1": "3", "upto": "32"},
+    "overview": {"page": "overview", "a": "Dogs bark."},
+    "tokens": {"page": "tokens", "b": ""},
+    "segments": {"page": "segments", "b": ""},
+    "geometry": {"page": "geometry", "geometry": "abtt", "d": "3"},
 }
 
 
 def said(part: handout_parts.Part) -> object:
     """A part as a handout could tell it from another: a figure by its key and its spec."""
+    if isinstance(part, handout_parts.Pieces):
+        return ("pieces", tuple(part.encoding.pieces))
     if isinstance(part, handout_parts.Chart):
         return ("chart", part.key, part.figure.to_json())
     if isinstance(part, handout_parts.Download):
@@ -64,6 +78,10 @@ def sources(bundled) -> Sources:
 
 
 TYPED = {
+    "geometry": geometry_page,
+    "overview": overview_page,
+    "tokens": tokens_page,
+    "segments": segments_page,
     "concepts": concepts_page,
     "positions": positions_page,
     "embedding_layer": embedding_layer_page,
@@ -79,7 +97,7 @@ def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Pa
 
 
 def test_every_page_of_the_module_is_composed_for_the_handout():
-    assert handout_pages.SLICES == TYPED
+    assert settings.TYPED_PAGES == TYPED
     assert not set(TYPED) & set(handout_pages.COMPOSERS)  # one composer a page
 
 
