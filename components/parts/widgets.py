@@ -13,8 +13,9 @@ from bert_embeddings.analysis import patterns
 from bert_embeddings.errors import ExplorerError
 from bert_embeddings.figures import settings
 from bert_embeddings.views import fields
+from components.caches import model_caches
 from components.parts import echo
-from components.view_state import inputs, session_entries
+from components.view_state import session_entries
 
 Chosen = TypeVar("Chosen", bound=fields.PageSettings)
 
@@ -41,15 +42,7 @@ def seeded(key: str, param: str | None = "value") -> dict[str, object]:
 def chosen(kind: type[Chosen]) -> Chosen:
     """A page's settings as its widgets hold them now, with the sidebar's sentences as this run
     uses them (components.view_state.inputs)."""
-    sidebar = inputs.current()
-    sentences = dict(
-        zip(
-            (settings.SENTENCE_A_KEY, settings.SENTENCE_B_KEY, settings.SPECIAL_TOKENS_KEY),
-            (sidebar.text_a, sidebar.text_b, sidebar.add_special_tokens),
-            strict=True,
-        )
-    )
-    return kind.of(ChainMap(sentences, st.session_state))
+    return kind.of(ChainMap(model_caches.sentence_values(), st.session_state))
 
 
 PAGE = "page"  # in the frame entry: the page of the last run (arrive)
