@@ -91,7 +91,7 @@ with furthest_tab:
         f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
         "every row scored."
     )
-    kept = filters.filter_boxes(settings.AX_FILTERS, "Leave out the pieces of the axes' own words")
+    kept = filters.filter_boxes(settings.AX_FILTERS.key, "Leave out the pieces of the axes' own words")
 values = {
     **model_caches.sentence_values(),
     **{

@@ -4,7 +4,7 @@ they share, exactly."""
 import streamlit as st
 
 from bert_embeddings import config
-from bert_embeddings.figures import moved_page, moved_pieces, settings
+from bert_embeddings.figures import moved_page, moved_pieces, moved_whole, settings
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import pair, stages
 from components.caches import model_caches
@@ -30,7 +30,7 @@ with pick[0]:
 if second is None:
     st.stop()
 model_b = second[0]
-chosen = []
+picked = []
 for key, model, column, label in (
     (settings.MV_STAGE_A, model_a, pick[1], "First space"),
     (settings.MV_STAGE_B, model_b, pick[2], "Second space"),
@@ -38,7 +38,7 @@ for key, model, column, label in (
     names = stages.stage_names(model)
     space_view.last_layer_named(key, names)
     links.keep_within(key, names, settings.default(key), label, name=lambda s: stages.stage_label(str(s)))
-    chosen.append(
+    picked.append(
         column.selectbox(
             f"{label}: stage of {model.name}",
             names,
@@ -46,29 +46,23 @@ for key, model, column, label in (
             **widgets.seeded(key, None),
         )
     )
-stage_a, stage_b = chosen
+stage_a, stage_b = picked
 
 shape = geometry_view.switch(index_a.table.shape[1])
 k_box, _ = st.columns([1, 2])
-k_typed = widgets.whole_number_box(
+widgets.whole_number_box(
     "Neighbours compared per piece (k)", k_box, **widgets.seeded(settings.MV_K), help="From 1 to 100."
 )
-values = {
-    settings.MV_STAGE_A: stage_a,
-    settings.MV_STAGE_B: stage_b,
-    settings.MV_K: k_typed,
-    settings.GEOMETRY: shape[0],
-    settings.GEOMETRY_REMOVED: shape[1],
-}
+chosen = widgets.chosen(moved_page.Settings)
 sources = model_caches.sources()
 # The second model's results come from the same caches (no second copy of it in memory).
 other = sources if model_b is model_a else model_caches.sources_of(model_b.spec, config.revision())
 with model_caches.friendly_errors():
-    found = moved_page.compared(values, sources, other)
+    found = moved_page.compared(chosen, sources, other)
     shared = moved_page.shared_pieces(sources, other)
-draw.parts(moved_page.shared_caption(shared))
-if not isinstance(found, moved_page.Compared) and "only_embeddings" in found:
-    draw.parts(found, "only_embeddings")
+draw.shown(moved_page.shared_caption(shared))
+if not isinstance(found, moved_pieces.Compared) and found.only_embeddings is not None:
+    draw.shown(found.only_embeddings)
     st.stop()
 
 sides = (
@@ -97,18 +91,17 @@ with model_caches.friendly_errors():
 if lists is None:
     st.stop()
 with model_caches.friendly_errors():
-    if not isinstance(found, moved_page.Compared):  # its lists were made since it was composed
-        found = moved_page.compared(values, sources, other)
+    if not isinstance(found, moved_pieces.Compared):  # its lists were made since it was composed
+        found = moved_page.compared(chosen, sources, other)
 k = found.result.k
 described = geometry_view.described(shape)
 
 st.header("The whole spaces")
-whole = moved_page.whole(found.result, len(shared.pieces))
-figures = [name for name in whole if name.startswith("whole ")]
-for column, name in zip(st.columns(len(figures)), figures, strict=True):
+whole = moved_whole.whole(found.result, len(shared.pieces))
+for column, metric in zip(st.columns(len(whole.metrics)), whole.metrics, strict=True):
     with column:
-        draw.parts(whole, name)
-draw.parts(whole, "whole_k_note")
+        draw.shown(metric)
+draw.shown(whole.k_note)
 with st.expander("How each figure is computed"):
     st.markdown(
         f"For each shared piece *i*, N_A(i) and N_B(i) are its exact {k} nearest other shared pieces by "
@@ -124,50 +117,48 @@ with st.expander("How each figure is computed"):
     )
 
 st.header("The movers")
-choices = filters.filter_boxes(settings.MV_FILTERS, "Leave out pieces that keep every neighbour")
-values |= choices.values(settings.MV_FILTERS)
+valid = filters.filter_boxes(moved_page.Settings.key, "Leave out pieces that keep every neighbour").valid
+chosen = widgets.chosen(moved_page.Settings)
 with model_caches.friendly_errors():
-    order, problem = moved_pieces.ranked(found, values, sources)
-if choices.valid:  # (else the boxes say what the pattern lacks)
-    draw.parts(problem)
-movers = moved_pieces.movers(found, order)
-draw.parts(movers, "movers_caption")
+    order, problem = moved_pieces.ranked(found, chosen.filters(), chosen.leave_out, sources)
+# (with a pattern that does not read, the boxes say what it lacks)
+movers = moved_pieces.movers(found, order, problem if valid else None)
+draw.shown(movers.problem, movers.caption)
 draw.table(
-    movers["movers"],
-    on_select=lambda: space_view.mover_clicked(movers["movers"].columns["piece"][: moved_pieces.SHOWN]),
+    movers.table,
+    on_select=lambda: space_view.mover_clicked(movers.table.columns["piece"][: moved_pieces.SHOWN]),
     selection_mode=["single-row", "single-cell"],  # a click on any cell of a row, or its box
 )
-draw.parts(moved_page.downloads(found))
+draw.shown(moved_whole.files(found))
 
 st.header("Side by side")
 first = moved_page.first_of(order)
-typed = st.text_input(
+st.text_input(
     "Piece",
     **widgets.seeded(settings.MV_PIECE),
     placeholder=f"e.g. {glyphs.legible(shared.pieces[first])}",
 )
 with model_caches.friendly_errors():
-    row, side = moved_page.side_of(found, values | {settings.MV_PIECE: typed}, sources, other, order)
-draw.parts(side, "sbs_problem", "sbs_caption")
+    row, side = moved_page.side_of(found, widgets.chosen(moved_page.Settings).piece, sources, other, order)
+draw.shown(side.problem, side.caption)
+for column, each in zip(st.columns(2), side.sides, strict=False):
+    with column:
+        draw.shown(each)
 if row is not None:
-    for column, which in zip(st.columns(2), "AB", strict=True):
-        with column:
-            draw.parts(side, f"sbs_label {which}")
-            draw.table(side[f"sbs {which}"])
-    space_view.next_piece_pills(side["sbs A"], side["sbs B"], k)
+    space_view.next_piece_pills(side.sides[0].table, side.sides[1].table, k)
 
 st.header("Aligned maps")
-aligned_view.section(found, values, sources, other, first if row is None else row)
+aligned_view.section(found, sources, other, first if row is None else row)
 
 st.header("The whole picture")
 left, right = st.columns(2)
-picture = moved_page.whole_picture(found)
+picture = moved_whole.picture(found)
 with left:
-    draw.parts(picture, "mv_hist", "mv_hist_download")
+    draw.shown(picture.histogram, picture.histogram_download)
 with right:
-    draw.parts(picture, "mv_kinds", "mv_kinds_download")
+    draw.shown(picture.kinds, picture.kinds_download)
 st.header("Through the layers")
-layers_view.through_the_layers(values, sources)
+layers_view.through_the_layers(found.shape, sources)
 
 st.caption(
     "Is a difference real, or what any two trainings would show? Two models that differ only in their random "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import os
 import re
@@ -570,6 +571,14 @@ class _Scan:
             # a typed page's field, by its name: the page's own composer module keys it
             module = importlib.import_module(f"bert_embeddings.figures.{called[0]}")
             return {module.Settings.key(expr.args[0].value)}
+        if called == ["key"] and expr.args and isinstance(expr.args[0], ast.Constant):
+            # a page's key function passed in (a typed page's Settings.key, a FilterKeys' key):
+            # the field of that name on each page that has one
+            name = expr.args[0].value
+            typed = [page.Settings for page in settings.TYPED_PAGES.values()]
+            keys = {kind.key(name) for kind in typed if name in {f.name for f in dataclasses.fields(kind)}}
+            groups = [v for v in vars(settings).values() if isinstance(v, settings.FilterKeys)]
+            return keys | {g.key(name) for g in groups if hasattr(g, name)}
         if isinstance(expr, ast.Subscript):
             return self._resolve(expr.value, scope)
         if isinstance(expr, ast.Attribute) and _dotted(expr.value) == "settings":

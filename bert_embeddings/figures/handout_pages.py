@@ -1,5 +1,5 @@
 """Which composer gives a page's parts for a lesson's handout: every page is composed once
-(vocabulary_pages, moved_page and each typed page's module), from the view's values
+(vocabulary_pages, and each typed page's module), from the view's values
 (bert_embeddings.figures.check.values: a view stands alone, every setting it does not name at its
 default, as a link opens it) and ``Sources``, which computes what the app's caches
 hold in the same way, once each per model. ``shown(page, values, sources)`` gives a page's parts
@@ -10,15 +10,12 @@ becomes a note, as the page shows it instead of a figure.
 from __future__ import annotations
 
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import moved_page, settings, vocabulary_pages
+from bert_embeddings.figures import settings, vocabulary_pages
 from bert_embeddings.figures.handout_parts import ERROR, Note, Part
 from bert_embeddings.views.sources import Sources
 
 # The composers, by page: each gives the page's parts, for the page and the handout.
-COMPOSERS = {
-    **vocabulary_pages.COMPOSERS,
-    **moved_page.COMPOSERS,
-}
+COMPOSERS = vocabulary_pages.COMPOSERS
 
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:

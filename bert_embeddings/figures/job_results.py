@@ -6,8 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from bert_embeddings.errors import ExplorerError
 from bert_embeddings.spaces import space_jobs
 from bert_embeddings.views.sources import Sources
+
+
+class TableMissingError(ExplorerError):
+    """A stage's table went missing after its neighbour lists were made."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "A stage's table is no longer in the cache folder (removed, or found damaged): reload the page "
+            "and compute its neighbour lists again."
+        )
 
 
 def model_key(sources: Sources) -> str:

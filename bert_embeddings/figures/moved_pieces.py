@@ -12,8 +12,8 @@ import numpy as np
 
 from bert_embeddings.analysis import geometry, vocab_search
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import charts, export, settings, space_charts
-from bert_embeddings.figures.handout_parts import ERROR, TEXT, WARNING, Chart, Download, Note, Parts, Table
+from bert_embeddings.figures import charts, export, space_charts
+from bert_embeddings.figures.handout_parts import ERROR, TEXT, WARNING, Chart, Composed, Download, Note, Table
 from bert_embeddings.models import glyphs
 from bert_embeddings.spaces import aligned, compare, pair, space_jobs
 from bert_embeddings.views.sources import Sources
@@ -38,29 +38,32 @@ class Compared:
     spaces: tuple[pair.Space, pair.Space]
 
 
-def ranked(found: Compared, values: dict, sources: Sources) -> tuple[np.ndarray, Parts]:
-    """Every shared piece the view's filters let through, least kept first (rows among the shared
-    pieces), and what the filters could not do (a pattern that does not read, nothing left),
-    said in a note, in which case every piece is ranked."""
+@dataclass(frozen=True)
+class Movers(Composed):
+    problem: Note | None  # what the filters could not do (every piece is ranked then)
+    caption: Note
+    table: Table
+
+
+def ranked(
+    found: Compared, filters: vocab_search.Filters, leave_out: bool, sources: Sources
+) -> tuple[np.ndarray, Note | None]:
+    """Every shared piece ``filters`` let through (``leave_out``: but those that keep every
+    neighbour), least kept first (rows among the shared pieces), and what the filters could not
+    do (a pattern that does not read, nothing left), in which case every piece is ranked."""
     shared, result = found.shared, found.result
-    filters = vocab_search.Filters(
-        hide_continuation=values[settings.MV_HIDE_CONTINUATION],
-        hide_special=values[settings.MV_HIDE_SPECIAL],
-        include=values[settings.MV_INCLUDE],
-        exclude=values[settings.MV_EXCLUDE],
-    )
-    allowed, said = np.ones(len(shared.pieces), dtype=bool), {}
+    allowed, said = np.ones(len(shared.pieces), dtype=bool), None
     try:
         matched = lambda index, pattern, label: sources.pattern_rows(pattern, label)  # noqa: E731
         allowed = vocab_search.allowed_rows(sources.index(), filters, matched)[shared.rows_a]
     except ExplorerError as problem:
-        said["movers_problem"] = Note(str(problem), ERROR)
-    if values[settings.MV_LEAVE_OUT]:
+        said = Note(str(problem), ERROR)
+    if leave_out:
         allowed &= result.overlap < 1
     return result.movers(allowed), said
 
 
-def movers(found: Compared, order: np.ndarray) -> Parts:
+def movers(found: Compared, order: np.ndarray, problem: Note | None = None) -> Movers:
     """The ranked pieces as a table: the first ``SHOWN`` drawn, all of them in its file."""
     pieces, result = found.shared.pieces, found.result
     kinds = compare.piece_kinds(pieces)
@@ -77,10 +80,9 @@ def movers(found: Compared, order: np.ndarray) -> Parts:
         f"{min(SHOWN, len(order))} are shown, the download has them all. Click a row to see that piece "
         "side by side."
     )
-    return {
-        "movers_caption": Note(said),
-        "movers": Table(columns, f"movers, {found.name}", shown, MOVERS, {"second-order": "%.4f"}),
-    }
+    return Movers(
+        problem, Note(said), Table(columns, f"movers, {found.name}", shown, MOVERS, {"second-order": "%.4f"})
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -98,15 +100,28 @@ def piece_row(pieces: tuple[str, ...], typed: str, first: int) -> int | None:
     return where.get(typed, where.get(typed.lower()))
 
 
-def not_shared(typed: str) -> Parts:
-    return {
-        "sbs_problem": Note(
-            f"'{typed.strip()[:60]}' is not one of the shared pieces.", WARNING, icon=SEARCH_OFF
-        )
-    }
+@dataclass(frozen=True)
+class OneSide(Composed):
+    label: Note
+    table: Table
 
 
-def side_by_side(found: Compared, sources: tuple[Sources, Sources], row: int) -> Parts:
+@dataclass(frozen=True)
+class SideBySide(Composed):
+    """One piece's neighbours in A and in B; or why not (a piece the two do not share)."""
+
+    problem: Note | None = None
+    caption: Note | None = None
+    sides: tuple[OneSide, ...] = ()
+
+
+def not_shared(typed: str) -> SideBySide:
+    return SideBySide(
+        problem=Note(f"'{typed.strip()[:60]}' is not one of the shared pieces.", WARNING, icon=SEARCH_OFF)
+    )
+
+
+def side_by_side(found: Compared, sources: tuple[Sources, Sources], row: int) -> SideBySide:
     """Piece ``row``'s k nearest in A and in B, by cosine in the view's geometry (fitted to each
     side's shared rows), each marked kept, lost or gained."""
     pieces, k, shape = found.shared.pieces, found.result.k, found.shape
@@ -115,9 +130,7 @@ def side_by_side(found: Compared, sources: tuple[Sources, Sources], row: int) ->
         for side, (source, space) in enumerate(zip(sources, found.spaces, strict=True))
     ]
     shown = compare.side_by_side(*tables, *found.lists, row, k)
-    parts: Parts = {
-        "sbs_caption": Note(f"{glyphs.legible(pieces[row])}: keeps {int(shown.kept_a.sum())} of {k}.", TEXT)
-    }
+    sides = []
     for side, label, ids, cosines, marks in (
         ("A", found.labels[0], shown.rows_a, shown.cosines_a, np.where(shown.kept_a, "kept", "lost")),
         ("B", found.labels[1], shown.rows_b, shown.cosines_b, np.where(shown.gained_b, "gained", "kept")),
@@ -126,9 +139,11 @@ def side_by_side(found: Compared, sources: tuple[Sources, Sources], row: int) ->
         legible = {**columns, "piece": [glyphs.legible(pieces[i]) for i in ids]}
         # (the marks depend on both sides: the file names the pair, the geometry and k)
         name = ("neighbours of", export.Verbatim(pieces[row]), f"in {side}, {found.name}")
-        parts[f"sbs_label {side}"] = Note(label)
-        parts[f"sbs {side}"] = Table(columns, name, legible, f"mv_sbs_{side}", {"cosine": "%.4f"})
-    return parts
+        sides.append(
+            OneSide(Note(label), Table(columns, name, legible, f"mv_sbs_{side}", {"cosine": "%.4f"}))
+        )
+    caption = Note(f"{glyphs.legible(pieces[row])}: keeps {int(shown.kept_a.sum())} of {k}.", TEXT)
+    return SideBySide(caption=caption, sides=tuple(sides))
 
 
 class _InGeometry:
@@ -153,7 +168,18 @@ def _hover(pieces: tuple[str, ...]) -> list[str]:
     return charts.texts([glyphs.legible(piece) for piece in pieces])
 
 
-def aligned_maps(found: Compared, maps: aligned.AlignedMaps, step: int, row: int | None, ink: str) -> Parts:
+@dataclass(frozen=True)
+class Aligned(Composed):
+    """The aligned maps at a step; or a note while their job has not drawn them."""
+
+    pending: Note | None = None
+    chart: Chart | None = None
+    download: Download | None = None
+    caption: Note | None = None
+    labels: Note | None = None
+
+
+def aligned_maps(found: Compared, maps: aligned.AlignedMaps, step: int, row: int | None, ink: str) -> Aligned:
     """The aligned maps at ``step`` percent of the way from A's map to B's, coloured by how many
     neighbours each piece keeps, with the path of piece ``row`` (None: no path), its numbers and
     each map's recall."""
@@ -171,18 +197,18 @@ def aligned_maps(found: Compared, maps: aligned.AlignedMaps, step: int, row: int
         f"Colour: how many of its {k} neighbours a piece keeps from A to B (vermillion: none, sky blue: "
         "all). Click a piece to show it side by side and draw its path (circle: in A, square: in B)."
     )
-    return {
-        "aligned": Chart(ALIGNED, figure),
-        "aligned_download": Download(
+    return Aligned(
+        chart=Chart(ALIGNED, figure),
+        download=Download(
             f"aligned maps at {step}% from A to B, {found.name}",
             np.column_stack([points, maps.a, maps.b, result.overlap]),  # (pieces, 7), float64
             pieces,
             [f"x at {step}%", f"y at {step}%", "x in A", "y in A", "x in B", "y in B", f"overlap@{k}"],
             "piece",
         ),
-        "aligned_caption": Note(said),
-        "aligned_labels": Note(f"{found.labels[0]}. {found.labels[1]}."),
-    }
+        caption=Note(said),
+        labels=Note(f"{found.labels[0]}. {found.labels[1]}."),
+    )
 
 
 def _gap_words(gap: float) -> str:

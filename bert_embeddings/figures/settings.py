@@ -22,13 +22,13 @@ from bert_embeddings.figures import (
     context_page,
     embedding_layer_page,
     geometry_page,
+    moved_page,
     neighbours_page,
     overview_page,
     positions_page,
     segments_page,
     tokens_page,
 )
-from bert_embeddings.models import checkpoints
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import Setting, coded
 
@@ -46,6 +46,7 @@ TYPED_PAGES = {
         neighbours_page,
         geometry_page,
         compare_page,
+        moved_page,
         context_page,
     )
 }
@@ -98,16 +99,15 @@ _CTX = context_page.Settings.key  # the Context page declares its settings with 
 CTX_FIRST, CTX_SECOND, CTX_WORD, CTX_LAYER = _CTX("first"), _CTX("second"), _CTX("word"), _CTX("layer")
 _CMP = compare_page.Settings.key  # Compare models declares its settings with its composer
 CMP_MODEL, CMP_CUSTOM, CMP_WORD, CMP_K = _CMP("model"), _CMP("custom"), _CMP("word"), _CMP("k")
-# What moved: the other model, each side's stage, k, the piece side by side, the movers' filters.
-MV_MODEL, MV_STAGE_A, MV_STAGE_B, MV_K, MV_PIECE = "mv_model", "mv_stage_a", "mv_stage_b", "mv_k", "mv_piece"
-MV_CUSTOM = "mv_custom"
+_MV = moved_page.Settings.key  # What moved declares its settings with its composer
+MV_MODEL, MV_CUSTOM, MV_STAGE_A, MV_STAGE_B = _MV("model"), _MV("custom"), _MV("stage_a"), _MV("stage_b")
+MV_K, MV_PIECE, MV_STEP = _MV("k"), _MV("piece"), _MV("step")
+MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = _MV("hide_continuation"), _MV("hide_special")
+MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = _MV("leave_out"), _MV("include"), _MV("exclude")
+MV_NEXT = "mv_next"  # the neighbour pills: an action, not a view
+MV_STEPS = moved_page.STEPS
 # The second model named by a Hub id (offered only where the host allows any model): per page.
 OTHER_MODEL_FIELDS = {"compare": (CMP_MODEL, CMP_CUSTOM), "moved": (MV_MODEL, MV_CUSTOM)}
-MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL = "mv_hide_continuation", "mv_hide_special"
-MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE = "mv_leave_out", "mv_include", "mv_exclude"
-MV_NEXT = "mv_next"
-MV_STEP = "mv_step"  # how far from A's aligned map to B's, in percent
-MV_STEPS = {step: step for step in ("0", "25", "50", "75", "100")}  # percent, as text
 # The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
 AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
 AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
@@ -127,15 +127,17 @@ class FilterKeys:
     include: str
     exclude: str
 
+    def key(self, name: str) -> str:
+        """The session key of filter ``name``, as a typed page's ``Settings.key`` gives it."""
+        return getattr(self, name)
 
-NB_FILTERS = FilterKeys(NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT, NB_INCLUDE, NB_EXCLUDE)
+
 AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE)
-MV_FILTERS = FilterKeys(MV_HIDE_CONTINUATION, MV_HIDE_SPECIAL, MV_LEAVE_OUT, MV_INCLUDE, MV_EXCLUDE)
 
 # --- choices -----------------------------------------------------------------------------
 
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
-SAME = "same"  # the second-model pickers' "the sidebar's model": two stages of one model, whichever it is
+SAME = moved_page.SAME
 QUERY_MODES = neighbours_page.QUERY_MODES
 JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
 MAP_DIMS = ("2-D", "3-D")
@@ -232,22 +234,6 @@ TABLE = (
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
-    _linked(
-        "vs",
-        MV_MODEL,
-        checkpoints.BUNDLED,
-        "moved",
-        "the model to compare with",
-        link_text.listed_model_or(SAME),
-    ),
-    # Only where the host allows any model.
-    _linked("vs_id", MV_CUSTOM, "", "moved", "the other model to compare with", link_text.hub_id),
-    _linked("from", MV_STAGE_A, "token", "moved", "the first space's stage", link_text.stage),
-    _linked("to", MV_STAGE_B, "output", "moved", "the second space's stage", link_text.stage),
-    _linked("mv_k", MV_K, 10.0, "moved", "k", link_text.whole_number(1, 100, "k"), link_text.whole_text),
-    _linked("mv_piece", MV_PIECE, "", "moved", "the piece side by side", link_text.text_of(limits.WORD)),
-    *_filter_settings(MV_FILTERS, "mv_", "moved", leave_out=False, own="pieces that keep every neighbour"),
-    _linked("mv_step", MV_STEP, "0", "moved", "how far from A's map to B's", link_text.one_of(MV_STEPS)),
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
     *(
         _linked(

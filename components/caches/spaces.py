@@ -14,11 +14,9 @@ import streamlit as st
 
 from bert_embeddings import config
 from bert_embeddings.analysis import geometry
-from bert_embeddings.figures import moved_page
+from bert_embeddings.figures.job_results import TableMissingError
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.spaces import aligned, aligned_jobs, compare, pair, space_jobs, stages
-
-TableMissingError = moved_page.TableMissingError  # (a stage's table gone from the cache folder)
 
 
 class NotOnDiskError(Exception):

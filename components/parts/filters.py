@@ -4,12 +4,13 @@ of filters), and the Neighbours page's query widgets and its ways to the next qu
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
 from bert_embeddings.analysis import vocab_search
-from bert_embeddings.figures import settings
+from bert_embeddings.figures import neighbours_page, settings
 from bert_embeddings.models import glyphs
 from components.parts import echo, widgets
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
@@ -28,7 +29,7 @@ class FilterChoices:
 
     def values(self, keys: settings.FilterKeys) -> dict[str, object]:
         """The choices as a view's values, under the page's own setting keys ``keys``."""
-        return {getattr(keys, field.name): getattr(self, field.name) for field in dataclasses.fields(keys)}
+        return {keys.key(field.name): getattr(self, field.name) for field in dataclasses.fields(keys)}
 
 
 def query_mode() -> str:
@@ -58,19 +59,20 @@ def search_options() -> bool:
     whole_number_box(
         "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
     )
-    return filter_boxes(settings.NB_FILTERS, "Leave out the query's own pieces").valid
+    return filter_boxes(neighbours_page.Settings.key, "Leave out the query's own pieces").valid
 
 
-def filter_boxes(keys: settings.FilterKeys, leave_out_label: str) -> FilterChoices:
-    """Which vocabulary rows a search may return: an expander of toggles and two patterns."""
+def filter_boxes(key: Callable[[str], str], leave_out_label: str) -> FilterChoices:
+    """Which vocabulary rows a search may return: an expander of toggles and two patterns, each
+    keyed by the page's ``key`` of its field (``Settings.key``)."""
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(keys.hide_continuation))
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(keys.hide_special))
-        leave_out = c.toggle(leave_out_label, **seeded(keys.leave_out))
+        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(key("hide_continuation")))
+        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(key("hide_special")))
+        leave_out = c.toggle(leave_out_label, **seeded(key("leave_out")))
         a, b = st.columns(2)
-        include = pattern_box("Only pieces matching (pattern)", keys.include, a, "e.g. ^un")
-        exclude = pattern_box("Leave out pieces matching (pattern)", keys.exclude, b, "e.g. \\d")
+        include = pattern_box("Only pieces matching (pattern)", key("include"), a, "e.g. ^un")
+        exclude = pattern_box("Leave out pieces matching (pattern)", key("exclude"), b, "e.g. \\d")
         pattern_syntax()
         valid = patterns_valid({"Only": include, "Leave out": exclude})
     return FilterChoices(hide_continuation, hide_special, leave_out, include, exclude, valid)

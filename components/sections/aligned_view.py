@@ -41,7 +41,7 @@ def _found(spec: aligned_jobs.PairSpec, rows, start: bool) -> aligned.AlignedMap
     return aligned_jobs.start(spec, rows)
 
 
-def section(found: moved_page.Compared, values: dict, sources: Sources, other: Sources, row: int) -> None:
+def section(found: moved_pieces.Compared, sources: Sources, other: Sources, row: int) -> None:
     """The aligned maps of the two sides over their shared pieces, once made; ``row``: the piece
     side by side, whose path is drawn."""
     spec = moved_page.aligned_spec(found, sources, other)
@@ -61,7 +61,10 @@ def section(found: moved_page.Compared, values: dict, sources: Sources, other: S
         format_func=lambda p: {"0": "A", "100": "B"}.get(p, f"{p}%"),
         **widgets.seeded(settings.MV_STEP),
     )
-    shown = moved_page.aligned_of(found, values | {settings.MV_STEP: step}, sources, other, row, draw.ink())
+    shown = moved_page.aligned_of(found, step, sources, other, row, draw.ink())
+    if shown.chart is None:  # (the maps went from disk since the panel found them)
+        draw.shown(shown.pending)
+        return
     pieces = found.shared.pieces
-    draw.chart(shown["aligned"].figure, key=moved_pieces.ALIGNED, on_select=lambda: _clicked(pieces))
-    draw.parts(shown, "aligned_download", "aligned_caption", "aligned_labels")
+    draw.chart(shown.chart.figure, key=moved_pieces.ALIGNED, on_select=lambda: _clicked(pieces))
+    draw.shown(shown.download, shown.caption, shown.labels)

@@ -1,13 +1,12 @@
 """What moved, through the layers, in the page: the job panel that asks for every stage's
-neighbour lists of the sidebar's model, then what bert_embeddings.figures.moved_page composes of
+neighbour lists of the sidebar's model, then what bert_embeddings.figures.moved_whole composes of
 them (one point per stage: its mean overlap@10 with the token rows and its anisotropy)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bert_embeddings.figures import moved_page
-from bert_embeddings.figures.handout_parts import geometry_of
+from bert_embeddings.figures import moved_whole
 from bert_embeddings.spaces import stages
 from bert_embeddings.views.sources import Sources
 from components.caches import model_caches
@@ -15,13 +14,13 @@ from components.parts import draw, echo, job_panel
 from components.sections import space_view
 
 
-def through_the_layers(values: dict, sources: Sources) -> None:
+def through_the_layers(shape: tuple[str, int], sources: Sources) -> None:
+    """The sidebar's model stage by stage, in geometry ``shape``."""
     model = sources.model
     names = stages.stage_names(model)
     if len(names) > 2 and not stages.has_whole_model(model):
-        draw.parts(moved_page.through_the_layers(values, sources))
+        draw.shown(moved_whole.through_the_layers(shape, sources))
         return
-    shape = geometry_of(values, sources.index().table.shape[1])
     sides = [space_view.Side(model, stage, None) for stage in names]
     offer = job_panel.Offer(
         "Compute every stage",
@@ -45,5 +44,4 @@ def through_the_layers(values: dict, sources: Sources) -> None:
     if found is None:  # (the panel, or a message, is shown)
         return
     with model_caches.friendly_errors(stop=False):
-        shown = moved_page.through_the_layers(values, sources)
-        draw.parts(shown, "layers_pending", "layers_chart", "layers_download", "layers_caption")
+        draw.shown(moved_whole.through_the_layers(shape, sources))

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import api
-from bert_embeddings.figures import export, handout_parts, moved_page, moved_pieces, settings
+from bert_embeddings.figures import export, moved_pieces, moved_whole, settings
 from bert_embeddings.jobs import local
 from components.parts import echo
 from components.sections import space_view
@@ -305,16 +305,14 @@ def test_with_nine_shared_pieces_the_whole_overlap_names_the_k_it_is_computed_at
     lists = compare.neighbour_lists(a), compare.neighbour_lists(b)
     at_8 = compare.overlap(*lists, 8).mean()
     figures = {
-        part.label: part.value
-        for part in moved_page.whole(compare.compare(a, b, *lists, 5), 9).values()
-        if isinstance(part, handout_parts.Metric)
+        part.label: part.value for part in moved_whole.whole(compare.compare(a, b, *lists, 5), 9).metrics
     }
     assert [label for label in figures if "overlap" in label] == ["Mean overlap@5", "Mean overlap@8"]
     assert figures["Mean overlap@8"] == f"{at_8:.3f}"
-    at_k_8 = moved_page.whole(compare.compare(a, b, *lists, 8), 9)
-    said = at_k_8["whole_k_note"].text
+    at_k_8 = moved_whole.whole(compare.compare(a, b, *lists, 8), 9)
+    said = at_k_8.k_note.text
     assert "at least 11 shared pieces" in said and "with 9" in said and "k = 8" in said
-    assert [part.label for part in at_k_8.values() if "@" in getattr(part, "label", "")] == ["Mean overlap@8"]
+    assert [part.label for part in at_k_8.metrics if "@" in part.label] == ["Mean overlap@8"]
 
 
 def test_the_cost_of_a_one_layer_model_says_one_layer(tiny_bert_dir):

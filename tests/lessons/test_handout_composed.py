@@ -15,6 +15,7 @@ from bert_embeddings.figures import (
     geometry_page,
     handout_pages,
     handout_parts,
+    moved_page,
     neighbours_page,
     overview_page,
     positions_page,
@@ -88,6 +89,7 @@ TYPED = {
     "context": context_page,
     "neighbours": neighbours_page,
     "compare": compare_page,
+    "moved": moved_page,  # (its own figures are tested in test_handout_moved.py)
 }
 
 
