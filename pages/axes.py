@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import axes, axis_card, decompose, word_tests
+from bert_embeddings.analysis import axes, axis_card
 from bert_embeddings.figures import axes_page, settings
 from components.caches import model_caches
 from components.frame import routing
@@ -24,7 +24,6 @@ model = model_caches.require_model()
 index = model_caches.vocab_index()
 
 st.header("Axes and words")
-ends = {}
 for name in axes.NAMES:
     left, right = st.columns(2)
     start_key, end_key = settings.AX_ENDS[name]
@@ -33,24 +32,19 @@ for name in axes.NAMES:
         f"Words separated by commas, up to {limits.AXIS_END_WORDS.most}. A word split into several "
         "pieces counts as their mean; the end is the mean of its words."
     )
-    ends[name] = (
-        left.text_input(f"Axis {name}{optional}: from", **widgets.seeded(start_key), help=end_help),
-        right.text_input(f"Axis {name}{optional}: to", **widgets.seeded(end_key), help=end_help),
-    )
-text = st.text_area(
+    left.text_input(f"Axis {name}{optional}: from", **widgets.seeded(start_key), help=end_help)
+    right.text_input(f"Axis {name}{optional}: to", **widgets.seeded(end_key), help=end_help)
+st.text_area(
     "Words to place",
     **widgets.seeded(settings.AX_WORDS),
     height=90,
     help=f"Separated by commas or new lines, up to {limits.AXIS_WORDS.most} words.",
 )
 shape = geometry_view.switch(index.table.shape[1])
-# The sentence is read only when its pieces are asked for; a family without segment rows
-# has no "+ segment" stage.
-choices = [settings.NO_SENTENCE, *decompose.STAGES]
-if model.tables.token_type_embeddings is None:
-    choices.remove(decompose.STAGES[2])
+# The sentence is read only when its pieces are asked for.
+choices = axes_page.sentence_stages(model)
 links.keep_within(settings.AX_STAGE, choices, settings.NO_SENTENCE, "Stage")
-stage = st.selectbox(
+st.selectbox(
     "Add your sentence's pieces",
     choices,
     key=settings.AX_STAGE,
@@ -85,46 +79,31 @@ with weat_tab:
         "**token rows** (a split word: its pieces' mean), not the model reading the word in a sentence. "
         "Words are the same when their pieces are (ROSE and rose): each may be in one group, once."
     )
-    weat_texts = card_view.weat_boxes()
+    card_view.weat_boxes()
 with furthest_tab:
     st.markdown(
         f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
         "every row scored."
     )
-    kept = filters.filter_boxes(settings.AX_FILTERS.key, "Leave out the pieces of the axes' own words")
-values = {
-    **model_caches.sentence_values(),
-    **{
-        key: typed
-        for name in axes.NAMES
-        for key, typed in zip(settings.AX_ENDS[name], ends[name], strict=True)
-    },
-    **dict(zip((settings.AX_WEAT[g] for g in word_tests.WEAT_GROUPS), weat_texts, strict=True)),
-    **kept.values(settings.AX_FILTERS),
-    settings.AX_WORDS: text,
-    settings.AX_STAGE: stage,
-    settings.GEOMETRY: shape[0],
-    settings.GEOMETRY_REMOVED: shape[1],
-}
+    valid = filters.filter_boxes(axes_page.Settings.key, "Leave out the pieces of the axes' own words").valid
+chosen = widgets.chosen(axes_page.Settings)
 shown = None
 with notes, model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
-    shown = axes_page.axes_page(values, model_caches.sources())
+    shown = axes_page.compose(chosen, model_caches.sources())
 if shown is None:
     tabs.empty()
     st.stop()
 with notes:
-    draw.parts(shown, "left_off")
-    draw.each(shown, "parallel ")
+    draw.shown(shown.left_off, shown.parallel)
 described = geometry_view.described(shape)
 
 with chart_tab:
-    draw.parts(shown, "sentence_problem")
-    draw.each(shown, "notice ")
-    draw.parts(shown, "ax_chart", "ax_chart_caption", "ax_chart_download")
+    words = shown.words
+    draw.shown(words.sentence_problem, words.notices, words.chart, words.caption, words.download)
     left, right = st.columns([1, 3])
     with left:
-        draw.parts(shown, "between_title")
-        between = shown["between"]
+        draw.shown(words.between_title)
+        between = words.between
         exports.matrix_dataframe(
             between.name,
             between.values,
@@ -132,9 +111,9 @@ with chart_tab:
             between.columns,
             column_config={n: st.column_config.NumberColumn(format="%.3f") for n in between.columns},
         )
-        draw.parts(shown, "between_caption")
+        draw.shown(words.between_caption)
     with right:
-        draw.parts(shown, "ax_words_cosine", "ax_words_cosine_download")
+        draw.shown(words.words_cosine, words.words_cosine_download)
 
 with cards_tab:
     st.markdown(
@@ -154,27 +133,25 @@ with cards_tab:
             "pairs. An end of one word can be neither held out nor resampled, and one word at each end "
             "leaves no spread to compare with chance: the card then says so and gives no verdict."
         )
-    placeable = axes_page.placeable(values, model_caches.sources())
-    for name in axes.NAMES:
+    placeable = axes_page.placeable(chosen, model_caches.sources())
+    for name, card in zip(axes.NAMES, shown.cards, strict=True):
         stem = f"{model.name} axis {name} report card ({described})"
-        card_view.card(shown, name, (*ends[name], placeable), shape, stem)
+        card_view.card(card, name, (*chosen.ends(name), placeable), shape, stem)
 
 with weat_tab:
-    card_view.weat_section(shown, weat_texts, model.name)
+    card_view.weat_section(shown.weat, chosen.groups(), model.name)
 
 with furthest_tab:
-    for name in axes.NAMES if kept.valid else []:
-        if f"furthest {name}" not in shown:
+    for furthest in shown.furthest if valid else ():
+        if furthest is None:
             continue
-        st.subheader(echo.plain(shown[f"furthest {name}"].text))
-        draw.parts(shown, f"furthest {name} problem")
-        for column, side in zip(st.columns(2), ("to", "from"), strict=True):
-            if f"furthest {name} {side}" in shown:
-                with column:
-                    draw.parts(shown, f"furthest {name} {side} title")
-                    found = shown[f"furthest {name} {side}"]
-                    draw.table(
-                        found,
-                        column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
-                        height=36 * (len(found.columns["id"]) + 1),  # all twenty rows, without a scroll bar
-                    )
+        st.subheader(echo.plain(furthest.title.text))
+        draw.shown(furthest.problem)
+        for column, end in zip(st.columns(2), furthest.ends, strict=False):
+            with column:
+                draw.shown(end.title)
+                draw.table(
+                    end.table,
+                    column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
+                    height=36 * (len(end.table.columns["id"]) + 1),  # all twenty rows, without a scroll bar
+                )

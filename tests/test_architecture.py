@@ -487,16 +487,10 @@ def _dotted(node) -> str:
 
 
 def _keys_in(value) -> set[str]:
-    """The setting keys a value of bert_embeddings.figures.settings holds: a key, or keys in a dict, tuple or
-    FilterKeys (flattened)."""
-    from dataclasses import astuple
-
-    from bert_embeddings.figures import settings
-
+    """The setting keys a value of bert_embeddings.figures.settings holds: a key, or keys in a dict or
+    tuple (flattened)."""
     if isinstance(value, str):
         return {value}
-    if isinstance(value, settings.FilterKeys):
-        value = astuple(value)
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, tuple | list):
@@ -561,7 +555,7 @@ class _Scan:
 
     def _resolve(self, expr, scope) -> set[str]:
         """The keys an expression may hold: literal text, anything of bert_embeddings.figures.settings, a
-        FilterKeys field, or a name bound in the same function to an expression of those."""
+        typed page's field by name, or a name bound in the same function to an expression of those."""
         from bert_embeddings.figures import settings
 
         if isinstance(expr, ast.Constant):
@@ -572,20 +566,15 @@ class _Scan:
             module = importlib.import_module(f"bert_embeddings.figures.{called[0]}")
             return {module.Settings.key(expr.args[0].value)}
         if called == ["key"] and expr.args and isinstance(expr.args[0], ast.Constant):
-            # a page's key function passed in (a typed page's Settings.key, a FilterKeys' key):
-            # the field of that name on each page that has one
+            # a page's key function passed in (a typed page's Settings.key): the field of that
+            # name on each page that has one
             name = expr.args[0].value
             typed = [page.Settings for page in settings.TYPED_PAGES.values()]
-            keys = {kind.key(name) for kind in typed if name in {f.name for f in dataclasses.fields(kind)}}
-            groups = [v for v in vars(settings).values() if isinstance(v, settings.FilterKeys)]
-            return keys | {g.key(name) for g in groups if hasattr(g, name)}
+            return {kind.key(name) for kind in typed if name in {f.name for f in dataclasses.fields(kind)}}
         if isinstance(expr, ast.Subscript):
             return self._resolve(expr.value, scope)
         if isinstance(expr, ast.Attribute) and _dotted(expr.value) == "settings":
             return _keys_in(getattr(settings, expr.attr, None))
-        if isinstance(expr, ast.Attribute):  # a FilterKeys field: each page's own
-            groups = [v for v in vars(settings).values() if isinstance(v, settings.FilterKeys)]
-            return {getattr(g, expr.attr) for g in groups if hasattr(g, expr.attr)}
         if isinstance(expr, ast.Name):
             keys = set()
             for node in ast.walk(scope):

@@ -107,8 +107,11 @@ class Composed:
 
 
 def _each(value) -> tuple:
-    """A field's parts: none for None, each of a tuple (the notices, however many), else itself."""
-    return () if value is None else value if isinstance(value, tuple) else (value,)
+    """A field's parts: none for None, each of a tuple (the notices, however many; None in it
+    stands for nothing there), else itself."""
+    if isinstance(value, tuple):
+        return tuple(each for each in value if each is not None)
+    return () if value is None else (value,)
 
 
 def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Table:

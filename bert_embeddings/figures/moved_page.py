@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import vocab_search
 from bert_embeddings.figures import moved_pieces, moved_whole, views
 from bert_embeddings.figures.handout_parts import BLOCKED, INK, WARNING, Composed, Note, geometry_of, within
 from bert_embeddings.figures.job_results import TableMissingError, model_key, stage_lists
@@ -31,7 +30,7 @@ STEPS = {step: step for step in ("0", "25", "50", "75", "100")}  # from A's alig
 
 
 @dataclass(frozen=True)
-class Settings(fields.PageSettings):
+class Settings(fields.PageSettings, fields.Filtered):
     PAGE = "moved"
     PREFIX = "mv_"
 
@@ -54,15 +53,6 @@ class Settings(fields.PageSettings):
     step: str = linked("mv_step", "0", "how far from A's map to B's", link_text.one_of(STEPS))
     geometry: str = shared(fields.GEOMETRY)
     geometry_removed: int | None = shared(fields.GEOMETRY_REMOVED)
-
-    def filters(self) -> vocab_search.Filters:
-        """The movers' filters (leaving out the pieces that keep every neighbour is the page's own)."""
-        return vocab_search.Filters(
-            hide_continuation=self.hide_continuation,
-            hide_special=self.hide_special,
-            include=self.include,
-            exclude=self.exclude,
-        )
 
 
 _DEFAULT = Settings()

@@ -37,7 +37,7 @@ _K = link_text.whole_number(1, vocab_search.MAX_K, "k")
 
 
 @dataclass(frozen=True)
-class Settings(fields.WithSentences):
+class Settings(fields.WithSentences, fields.Filtered):
     PAGE = "neighbours"
     PREFIX = "nb_"
 
@@ -92,16 +92,6 @@ class Settings(fields.WithSentences):
     )
     geometry: str = shared(fields.GEOMETRY)
     geometry_removed: int | None = shared(fields.GEOMETRY_REMOVED)
-
-    def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
-        """The search's filters; the query's own pieces ``own_ids`` left out if asked."""
-        return vocab_search.Filters(
-            hide_continuation=self.hide_continuation,
-            hide_special=self.hide_special,
-            include=self.include,
-            exclude=self.exclude,
-            exclude_ids=own_ids if self.leave_out else (),
-        )
 
 
 COMPARED = 10  # "k of the 10 nearest change from raw"

@@ -12,11 +12,9 @@ lessons and handouts read and write through it (components/view_state/links.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from bert_embeddings import limits
-from bert_embeddings.analysis import axes, decompose, geometry, vocab_search, word_tests
+from bert_embeddings.analysis import axes, geometry, vocab_search, word_tests
 from bert_embeddings.figures import (
+    axes_page,
     compare_page,
     concepts_page,
     context_page,
@@ -44,6 +42,7 @@ TYPED_PAGES = {
         positions_page,
         segments_page,
         neighbours_page,
+        axes_page,
         geometry_page,
         compare_page,
         moved_page,
@@ -108,31 +107,13 @@ MV_NEXT = "mv_next"  # the neighbour pills: an action, not a view
 MV_STEPS = moved_page.STEPS
 # The second model named by a Hub id (offered only where the host allows any model): per page.
 OTHER_MODEL_FIELDS = {"compare": (CMP_MODEL, CMP_CUSTOM), "moved": (MV_MODEL, MV_CUSTOM)}
-# The Axes page: (from, to) for x, y and z, then the words, the origin and the sentence's stage.
-AX_ENDS = {name: (f"ax_{name}_from", f"ax_{name}_to") for name in axes.NAMES}
-AX_WORDS, AX_STAGE = "ax_words", "ax_stage"
-AX_WEAT = {group: f"ax_weat_{group.lower()}" for group in word_tests.WEAT_GROUPS}  # WEAT's four groups
+_AX = axes_page.Settings.key  # Your own axes declares its settings with its composer
+AX_ENDS = {name: (_AX(f"{name}_from"), _AX(f"{name}_to")) for name in axes.NAMES}
+AX_WORDS, AX_STAGE = _AX("words"), _AX("stage")
+AX_WEAT = {group: _AX(f"weat_{group.lower()}") for group in word_tests.WEAT_GROUPS}  # WEAT's four groups
 AX_WEAT_CLASSIC = "ax_weat_classic"  # an action: fills the four groups with a classic test
-AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = "ax_hide_continuation", "ax_hide_special"
-AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = "ax_leave_out", "ax_include", "ax_exclude"
-
-
-@dataclass(frozen=True)
-class FilterKeys:
-    """The keys of one page's vocabulary filters (Neighbours and Axes each have their own)."""
-
-    hide_continuation: str
-    hide_special: str
-    leave_out: str
-    include: str
-    exclude: str
-
-    def key(self, name: str) -> str:
-        """The session key of filter ``name``, as a typed page's ``Settings.key`` gives it."""
-        return getattr(self, name)
-
-
-AX_FILTERS = FilterKeys(AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL, AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE)
+AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = _AX("hide_continuation"), _AX("hide_special")
+AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = _AX("leave_out"), _AX("include"), _AX("exclude")
 
 # --- choices -----------------------------------------------------------------------------
 
@@ -148,55 +129,21 @@ MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
 LAYER_STAGES = embedding_layer_page.STAGES
 # How many positions the Positions page's cosine maps show, from position 0 (None: every one).
 POS_SPANS = positions_page.SPANS
-NO_SENTENCE = "no"  # the Axes page's sentence stage when the sentence is left off the chart
+NO_SENTENCE = axes_page.NO_SENTENCE
 
 # --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
 
-_STAGES = dict(zip(("token", "position", "segment", "layernorm"), decompose.STAGES, strict=True))
 _MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
 _MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
 _MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
 _MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
 _COMPONENT = link_text.whole_number(1, 10, "A component")
-_SENTENCE = link_text.text_of(limits.SENTENCE)
-_POSITION = link_text.whole_number(0, None, "A position")
-_K = link_text.whole_number(1, vocab_search.MAX_K, "k")
-_LAYER = link_text.integer(0, link_text.MOST_LAYERS, "The layer")
-_SENTENCE_STAGES = {"none": NO_SENTENCE, **_STAGES}
 _BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
 _KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
 
 
 def _linked(url, key, default, page, label, read, write=str, mode=None) -> Setting:
     return Setting(key, default, page, url, read, write, mode, label)
-
-
-def _filter_settings(
-    keys: FilterKeys, prefix: str, page: str, leave_out: bool, own: str
-) -> tuple[Setting, ...]:
-    """One page's vocabulary filters, named in links with the page's ``prefix``; ``own``: the
-    pieces its "leave out" switch leaves out."""
-    flags = fields.FLAGS
-    return (
-        _linked(
-            f"{prefix}hide_pieces", keys.hide_continuation, False, page, "hide ## continuation pieces", *flags
-        ),
-        _linked(
-            f"{prefix}hide_special", keys.hide_special, True, page, "hide [CLS], [SEP], [unusedN]...", *flags
-        ),
-        _linked(f"{prefix}leave_out", keys.leave_out, leave_out, page, f"leave out {own}", *flags),
-        _linked(
-            f"{prefix}only", keys.include, "", page, "the 'Only pieces matching' pattern", link_text.pattern
-        ),
-        _linked(
-            f"{prefix}not",
-            keys.exclude,
-            "",
-            page,
-            "the 'Leave out pieces matching' pattern",
-            link_text.pattern,
-        ),
-    )
 
 
 TABLE = (
@@ -235,41 +182,6 @@ TABLE = (
     Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW
     Setting(MV_NEXT, None, "moved"),  # an action, not a view: see NOT_IN_VIEW
-    *(
-        _linked(
-            f"{name}_{end}",
-            key,
-            text,
-            "axes",
-            f"axis {name}: {said}",
-            link_text.text_of(limits.AXIS_TEXT),
-        )
-        for name in axes.NAMES
-        for end, said, key, text in zip(
-            axes.ENDS, ("from", "to"), AX_ENDS[name], axes.DEFAULT_ENDS[name], strict=True
-        )
-    ),
-    _linked(
-        "words",
-        AX_WORDS,
-        axes.DEFAULT_WORDS,
-        "axes",
-        "the words to place",
-        link_text.text_of(limits.AXIS_TEXT),
-    ),
-    _linked("pieces", AX_STAGE, NO_SENTENCE, "axes", "your sentence's pieces", *coded(_SENTENCE_STAGES)),
-    *_filter_settings(AX_FILTERS, "ax_", "axes", leave_out=True, own="the pieces of the axes' own words"),
-    *(
-        _linked(
-            f"weat_{group.lower()}",
-            AX_WEAT[group],
-            text,
-            "axes",
-            f"WEAT's group {group}",
-            link_text.text_of(limits.AXIS_TEXT),
-        )
-        for group, text in word_tests.FLOWERS_INSECTS.items()
-    ),
     Setting(AX_WEAT_CLASSIC, None, "axes"),  # an action, not a view: see NOT_IN_VIEW
 )
 # The settings that are not part of what a page shows, so that no link or room carries them

@@ -12,9 +12,8 @@ saying so, which the page leaves out (its job panel says it) and the handout wri
 
 from __future__ import annotations
 
-from bert_embeddings.figures import axes_page, maps_page
+from bert_embeddings.figures import maps_page
 
 COMPOSERS = {
     "maps": maps_page.maps_page,
-    "axes": axes_page.axes_page,
 }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Self
 
 from bert_embeddings import limits
-from bert_embeddings.analysis import decompose
+from bert_embeddings.analysis import decompose, vocab_search
 from bert_embeddings.analysis.geometry import GEOMETRIES
 from bert_embeddings.views import link_text
 
@@ -153,6 +153,21 @@ class WithSentences(PageSettings):
     sentence_a: str = shared(SENTENCE_A_KEY)
     sentence_b: str = shared(SENTENCE_B_KEY)
     special_tokens: bool = shared(SPECIAL_TOKENS_KEY)
+
+
+class Filtered:
+    """A page whose vocabulary searches are filtered: its fields ``hide_continuation``,
+    ``hide_special``, ``leave_out`` (its own pieces), ``include`` and ``exclude`` (patterns)."""
+
+    def filters(self, own_ids: tuple[int, ...] = ()) -> vocab_search.Filters:
+        """The search's filters; the page's own pieces ``own_ids`` left out if asked."""
+        return vocab_search.Filters(
+            hide_continuation=self.hide_continuation,
+            hide_special=self.hide_special,
+            include=self.include,
+            exclude=self.exclude,
+            exclude_ids=own_ids if self.leave_out else (),
+        )
 
 
 def _row(field: dataclasses.Field) -> Setting:

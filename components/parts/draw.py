@@ -77,12 +77,14 @@ def parts(found: kinds.Parts, *names: str) -> None:
             part(found[name])
 
 
-def shown(*found: kinds.Part | kinds.Composed | None) -> None:
-    """Draw each part of a typed composition given, in order (a group of parts, each of its own);
-    None (nothing to show there) is passed over."""
+def shown(*found: kinds.Part | kinds.Composed | tuple | None) -> None:
+    """Draw each part of a typed composition given, in order (a group of parts, each of its own;
+    a tuple, each of it); None (nothing to show there) is passed over."""
     for one in found:
-        for each in one.in_order() if isinstance(one, kinds.Composed) else () if one is None else (one,):
-            part(each)
+        for each in one if isinstance(one, tuple) else (one,):
+            if each is not None:
+                for drawn in each.in_order() if isinstance(each, kinds.Composed) else (each,):
+                    part(drawn)
 
 
 def each(found: kinds.Parts, prefix: str) -> None:

@@ -3,7 +3,6 @@ of filters), and the Neighbours page's query widgets and its ways to the next qu
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,10 +25,6 @@ class FilterChoices:
     include: str
     exclude: str
     valid: bool = True  # False: a pattern's problem is already shown under the boxes
-
-    def values(self, keys: settings.FilterKeys) -> dict[str, object]:
-        """The choices as a view's values, under the page's own setting keys ``keys``."""
-        return {keys.key(field.name): getattr(self, field.name) for field in dataclasses.fields(keys)}
 
 
 def query_mode() -> str:

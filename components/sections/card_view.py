@@ -1,5 +1,5 @@
 """Your own axes, can you trust them: each axis' report card and WEAT, in the page, as
-bert_embeddings.figures.axes_page composes them. Both are computed once per model, texts
+bert_embeddings.figures.axes_checks composes them. Both are computed once per model, texts
 and geometry for every session (a second or two each; components/caches/axis_tests.py), and each
 comes with its numbers as CSV and every resample's figure as .npy.
 
@@ -13,28 +13,31 @@ import pandas as pd
 import streamlit as st
 
 from bert_embeddings.analysis import axis_card, weat, word_tests
-from bert_embeddings.figures import settings
-from bert_embeddings.figures.handout_parts import Parts, Table
+from bert_embeddings.figures import axes_checks, settings
+from bert_embeddings.figures.handout_parts import Table
 from components.caches import model_caches
 from components.parts import draw, exports, widgets
 
 
-def card(shown: Parts, name: str, texts: tuple[str, str, str], shape: tuple[str, int], stem: str) -> None:
-    """Axis ``name``'s card as composed (bert_embeddings.figures.axes_page): the verdict and its figures,
-    then, folded, the words' intervals, the same card under the other geometry and the files
-    (``stem``: their names'; ``texts``: the ends and the words placed)."""
-    at = f"card {name}"
-    draw.parts(shown, f"{at} problem", f"{at} other problem")
-    if f"{at} verdict" not in shown:
+def card(
+    shown: axes_checks.Card | None, name: str, texts: tuple[str, str, str], shape: tuple[str, int], stem: str
+) -> None:
+    """Axis ``name``'s card as composed (bert_embeddings.figures.axes_checks; None: the axis is
+    left empty): the verdict and its figures, then, folded, the words' intervals, the same card
+    under the other geometry and the files (``stem``: their names'; ``texts``: the ends and the
+    words placed)."""
+    if shown is None:
         return
-    draw.parts(shown, f"{at} verdict")
-    figures = [part for part in shown if part.startswith(f"{at} figure ")]
-    for column, part in zip(st.columns(len(figures)), figures, strict=True):
+    draw.shown(shown.problem, shown.other_problem)
+    if shown.verdict is None:
+        return
+    draw.shown(shown.verdict)
+    for column, figure in zip(st.columns(len(shown.figures)), shown.figures, strict=True):
         with column:
-            draw.parts(shown, part)
-    draw.parts(shown, f"{at} missing")
+            draw.shown(figure)
+    draw.shown(shown.missing)
     with st.expander(f"Axis {name}: the words' intervals, the other geometry, the files"):
-        draw.parts(shown, f"{at} coherence", f"{at} split", f"{at} other", f"{at} intervals")
+        draw.shown(shown.coherence, shown.split, shown.other, shown.intervals)
         _downloads(stem, model_caches.sources().card(texts, shape))
 
 
@@ -75,8 +78,8 @@ def _figures(rows: list[tuple[str, object, str | None]]) -> pd.DataFrame:
     )
 
 
-def weat_boxes() -> tuple[str, ...]:
-    """The four groups of WEAT, typed, with a classic test to start from."""
+def weat_boxes() -> None:
+    """The four groups of WEAT, with a classic test to start from."""
     st.pills(
         "Start from a classic test",
         list(word_tests.CLASSIC),
@@ -85,24 +88,21 @@ def weat_boxes() -> tuple[str, ...]:
     )
     boxes = st.columns(4)
     labels = {"X": "Targets X", "Y": "Targets Y", "A": "Attributes A", "B": "Attributes B"}
-    return tuple(
+    for box, g in zip(boxes, word_tests.WEAT_GROUPS, strict=True):
         box.text_area(labels[g], **widgets.seeded(settings.AX_WEAT[g]), height=120)
-        for box, g in zip(boxes, word_tests.WEAT_GROUPS, strict=True)
-    )
 
 
-def weat_section(shown: Parts, texts: tuple[str, ...], model_name: str) -> None:
+def weat_section(shown: axes_checks.Weat, texts: tuple[str, ...], model_name: str) -> None:
     """WEAT of the four groups typed, as composed, then its files."""
-    draw.parts(shown, "weat_problem")
-    figures = [part for part in shown if part.startswith("weat figure ")]
-    if not figures:
+    draw.shown(shown.problem)
+    if not shown.figures:
         return
-    for column, part in zip(st.columns(4), figures, strict=True):
+    for column, figure in zip(st.columns(4), shown.figures, strict=True):
         with column:
-            draw.parts(shown, part)
-    draw.parts(shown, "weat_how", "weat_missing", "weat_split")
+            draw.shown(figure)
+    draw.shown(shown.how, shown.missing, shown.split)
     with st.expander("WEAT: each word's association, the bootstrap, the files"):
-        _weat_files(model_name, model_caches.sources().weat(texts), shown["weat_associations"])
+        _weat_files(model_name, model_caches.sources().weat(texts), shown.associations)
 
 
 def _weat_files(model_name: str, found: word_tests.WeatResult, associations: Table) -> None:

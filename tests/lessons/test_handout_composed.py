@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bert_embeddings.figures import (
+    axes_page,
     check,
     compare_page,
     concepts_page,
@@ -40,6 +41,7 @@ BEFORE = {
     "tokens": set(),
     "segments": {"seg_rows", "seg_swap"},
     "geometry": {"geo_shares", "geo_lengths"},
+    "axes": {"ax_chart", "ax_words_cosine"},
 }
 
 VIEWS = {  # a view of each page, as a lesson's step names it
@@ -53,6 +55,7 @@ VIEWS = {  # a view of each page, as a lesson's step names it
     "tokens": {"page": "tokens", "b": ""},
     "segments": {"page": "segments", "b": ""},
     "geometry": {"page": "geometry", "geometry": "abtt", "d": "3"},
+    "axes": {"page": "axes", "x_from": "cold", "x_to": "hot", "geometry": "centred"},
 }
 
 
@@ -90,6 +93,7 @@ TYPED = {
     "neighbours": neighbours_page,
     "compare": compare_page,
     "moved": moved_page,  # (its own figures are tested in test_handout_moved.py)
+    "axes": axes_page,
 }
 
 
