@@ -1,5 +1,7 @@
 """Maps: the whole vocabulary (PCA or t-SNE), the sentence stage by stage, and the positions."""
 
+import dataclasses
+
 import streamlit as st
 
 from bert_embeddings.errors import ExplorerError, MapStorageError
@@ -25,20 +27,20 @@ sources = model_caches.sources()
 above = st.container()  # what the sentence's reading says, above the tabs (the maps without it still draw)
 
 
-def compose(values: dict, clicks: map_view.Clicks | None = None):
-    """The open tab's parts for the values its widgets read, with this page's own marks."""
+def compose(tab: str, clicks: map_view.Clicks | None = None) -> maps_page.Page:
+    """Tab ``tab``'s parts for the values its widgets hold, with this page's own marks."""
     last = memory.last_search()
+    chosen = dataclasses.replace(widgets.chosen(maps_page.Settings), tab=tab)
     with model_caches.friendly_errors():
-        shown = maps_page.maps_page(
-            {**model_caches.sentence_values(), **values},
+        shown = maps_page.compose(
+            chosen,
             sources,
             ink=draw.ink(),
             searched=None if last is None else views.search_mark(last.description, last.ids),
             marked=clicks,
         )
     with above:
-        draw.parts(shown, "sentence_problem")
-        draw.each(shown, "notice ")
+        draw.shown(shown.sentence_problem, shown.notices)
     return shown
 
 
@@ -57,10 +59,10 @@ GEOMETRY_ON_MAPS = (
 )
 
 
-def tsne_panel(shape: tuple[str, int]) -> dict | None:
+def tsne_panel(shape: tuple[str, int]) -> bool:
     """The t-SNE map of every row in the geometry ``shape``: its progress until it is computed
     (other tabs and pages go on as usual: it runs in its own low-priority process), then its
-    options, as a view's values."""
+    options; whether it is there to draw."""
     offer = map_view.big_map_offer(index.size) if map_state.asks_first(index.size) else None
     try:
         found = job_panel.wait_for(
@@ -73,74 +75,66 @@ def tsne_panel(shape: tuple[str, int]) -> dict | None:
     except MapStorageError as problem:  # the host's cache folder: say what to fix, offer a retry
         st.error(echo.plain(problem), icon=":material/error:")
         st.button("Try again", key="map_retry")
-        return None
+        return False
     except ExplorerError as problem:  # the geometry cannot be fitted to this table (e.g. D)
         st.error(echo.plain(problem), icon=":material/error:")
-        return None
+        return False
     if found is None:
-        return None
+        return False
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        return {settings.MAP_COLOUR: map_view.colour_option(), settings.MAP_LABELS: map_view.labels_switch()}
+        map_view.colour_option()
+        map_view.labels_switch()
+    return True
 
 
 def vocabulary_section() -> None:
     """Every row of the token table: PCA, or t-SNE once computed, in the geometry chosen. The
     PCA map's 2-D / 3-D and components are shown only with PCA; in their place, t-SNE says why
     it has none."""
-    method = map_view.map_method()
+    tsne = map_view.map_method() == settings.MAP_METHODS[1]
     shape = geometry_view.switch(index.table.shape[1])
     st.caption(GEOMETRY_ON_MAPS)
-    values = {settings.MAP_METHOD: method, settings.GEOMETRY: shape[0], settings.GEOMETRY_REMOVED: shape[1]}
-    tsne = method == settings.MAP_METHODS[1]
     if tsne:
         st.caption(TSNE_AXES)
     else:
-        values |= map_view.map_axes()
-    values[settings.PCA_KINDS] = map_view.piece_kinds()
-    values[settings.PCA_HIGHLIGHT] = widgets.pattern_box(
-        "Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT
-    )
+        map_view.map_axes()
+    map_view.piece_kinds()
+    widgets.pattern_box("Highlight pieces matching (pattern)", settings.PCA_HIGHLIGHT)
     widgets.pattern_syntax()
     notes, clicks = st.container(), map_view.Clicks(index, shape)
-    options = tsne_panel(shape) if tsne else {}
-    if options is None:  # no map to draw yet: what the pattern matches all the same
-        options = {settings.MAP_COLOUR: None, settings.MAP_LABELS: False}
-        tsne = False
+    # With no t-SNE map to draw yet, what the pattern matches all the same.
+    tsne = tsne and tsne_panel(shape)
     with st.spinner("Fitting PCA on every row of the vocabulary..." if not tsne else "Reading the map..."):
-        shown = compose(values | options | {settings.MAP_TAB: settings.MAP_TABS[0]}, clicks)
+        shown = compose(settings.MAP_TABS[0], clicks).vocabulary
     with notes:
-        draw.parts(shown, "pattern_problem", "no_match")
-    if "tsne_vocabulary" in shown and tsne:
-        clicks.draw(shown["tsne_vocabulary"])
-        draw.parts(shown, "tsne_download_caption", "tsne_download")
+        draw.shown(shown.pattern_problem, shown.no_match)
+    if tsne and shown.tsne is not None and shown.tsne.chart is not None:
+        found = shown.tsne
+        clicks.draw(found.chart)
+        draw.shown(found.download_caption, found.download)
         name = f"{model.name} {views.described(shape)}"
         map_view.regions_file(
             map_state.neighbour_map_of_model(shape), index, map_state.map_labels(shape), name
         )
-        draw.parts(shown, "tsne_faithfulness", "tsne_kept_caption", "tsne_caption", "tsne_regions_caption")
-        colour = options[settings.MAP_COLOUR]
+        draw.shown(found.faithfulness, found.kept_caption, found.caption, found.regions_caption)
+        colour = widgets.chosen(maps_page.Settings).colour
         with st.expander(
             "Hubs: the pieces in the most lists of 10 nearest", expanded=colour == settings.MAP_COLOURS[2]
         ):
-            draw.parts(shown, "hubs_title", "hubs_caption")
-            map_view.hubs_table(shown["hubs"], {**links.model_params(), **links.geometry_params(shape)})
-    elif "pca_variance" in shown:
-        draw.parts(shown, "map_problem")
-        if "pca_vocabulary" in shown:
-            clicks.draw(shown["pca_vocabulary"])
-        draw.parts(
-            shown,
-            "pca_vocabulary_download",
-            "pca_vocabulary_caption",
-            "pca_variance",
-            "pca_variance_download",
-        )
+            draw.shown(found.hubs_title, found.hubs_caption)
+            map_view.hubs_table(found.hubs, {**links.model_params(), **links.geometry_params(shape)})
+    elif shown.pca is not None:
+        found = shown.pca
+        draw.shown(found.problem)
+        if found.chart is not None:
+            clicks.draw(found.chart)
+        draw.shown(found.download, found.caption, found.variance, found.variance_download)
 
 
 def positions_section() -> None:
     """The position table's rows, joined in order."""
-    shown = compose({settings.MAP_TAB: settings.MAP_TABS[2], **map_view.map_axes()})
-    draw.parts(shown, "map_problem", "pca_positions", "pca_positions_download", "pca_positions_caption")
+    map_view.map_axes()
+    draw.shown(compose(settings.MAP_TABS[2]).positions)
 
 
 def journey_section() -> None:
@@ -148,18 +142,17 @@ def journey_section() -> None:
     try:
         sources.encoding(model_caches.sentence_values())
     except ExplorerError:  # said above the tabs; the journey says what it needs
-        draw.parts(compose({settings.MAP_TAB: settings.MAP_TABS[1]}), "no_sentence")
+        draw.shown(compose(settings.MAP_TABS[1]).journey.no_sentence)
         return
-    values = {settings.MAP_TAB: settings.MAP_TABS[1], **map_view.map_axes()}
-    values[settings.PCA_JOURNEY_BASIS] = st.radio(
+    map_view.map_axes()
+    st.radio(
         "Project onto",
         settings.JOURNEY_BASES,
         horizontal=True,
         key=settings.PCA_JOURNEY_BASIS,
         persist_state="session",
     )
-    shown = compose(values)
-    draw.parts(shown, "journey_caption", "map_problem", "pca_journey", "pca_journey_download")
+    draw.shown(compose(settings.MAP_TABS[1]).journey)
 
 
 # Only the open tab runs and is sent: each map holds up to tens of thousands of points, and a

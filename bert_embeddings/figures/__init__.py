@@ -16,8 +16,8 @@ views       whole figures as the pages arrange them (a page and a notebook call 
 page_figures  the same for the pages about one input (Concepts to Context)
 notebook    those figures from a model and a sentence, for Jupyter
 <page>_page  a page whole: its settings (typed, declared once) and what it shows of them, composed
-            once for the page and a handout (Concepts to Compare models); maps_page, axes_page,
-            geometry_page and moved_page compose theirs from a view's values
+            once for the page and a handout (every page; a few with parts made beside them:
+            moved_pieces, moved_whole, axes_checks, maps_tsne)
 settings    the table of every setting, built from the pages' own; check a view read as a link is
-handout_pages  which composer gives a page's parts for a lesson's handout
+handout_pages  a page's parts for a lesson's handout, from its own compose
 """

@@ -12,7 +12,7 @@ lessons and handouts read and write through it (components/view_state/links.py).
 
 from __future__ import annotations
 
-from bert_embeddings.analysis import axes, geometry, vocab_search, word_tests
+from bert_embeddings.analysis import axes, geometry, word_tests
 from bert_embeddings.figures import (
     axes_page,
     compare_page,
@@ -20,6 +20,7 @@ from bert_embeddings.figures import (
     context_page,
     embedding_layer_page,
     geometry_page,
+    maps_page,
     moved_page,
     neighbours_page,
     overview_page,
@@ -27,8 +28,8 @@ from bert_embeddings.figures import (
     segments_page,
     tokens_page,
 )
-from bert_embeddings.views import fields, link_text
-from bert_embeddings.views.fields import Setting, coded
+from bert_embeddings.views import fields
+from bert_embeddings.views.fields import Setting
 
 # The pages whole in one module each (figures/<page>_page.py: their Settings and compose), by
 # page, in the navigation's order.
@@ -42,6 +43,7 @@ TYPED_PAGES = {
         positions_page,
         segments_page,
         neighbours_page,
+        maps_page,
         axes_page,
         geometry_page,
         compare_page,
@@ -72,10 +74,11 @@ NB_HIDE_CONTINUATION, NB_HIDE_SPECIAL, NB_LEAVE_OUT = (
 )
 NB_INCLUDE, NB_EXCLUDE = _NB("include"), _NB("exclude")
 NB_NEXT = "nb_next"  # the neighbour pills: an action, not a view
-PCA_DIMS, PCA_X, PCA_Y, PCA_Z = "pca_dims", "pca_x", "pca_y", "pca_z"
-PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = "pca_kinds", "pca_highlight", "pca_journey_basis"
-MAP_METHOD, MAP_TAB = "map_method", "map_tab"
-MAP_COLOUR, MAP_LABELS = "map_colour", "map_labels"
+_MAP = maps_page.Settings.key  # Maps declares its settings with its composer
+PCA_DIMS, PCA_X, PCA_Y, PCA_Z = _MAP("dims"), _MAP("x"), _MAP("y"), _MAP("z")
+PCA_KINDS, PCA_HIGHLIGHT, PCA_JOURNEY_BASIS = _MAP("kinds"), _MAP("highlight"), _MAP("basis")
+MAP_METHOD, MAP_TAB = _MAP("method"), _MAP("tab")
+MAP_COLOUR, MAP_LABELS = _MAP("colour"), _MAP("labels")
 # The Embedding layer page declares its settings with its composer.
 DIMENSIONS, LAYER_STAGE = (
     embedding_layer_page.Settings.key("dims"),
@@ -120,31 +123,13 @@ AX_LEAVE_OUT, AX_INCLUDE, AX_EXCLUDE = _AX("leave_out"), _AX("include"), _AX("ex
 OTHER = "__other__"  # the model picker's "any Hub id or folder" option
 SAME = moved_page.SAME
 QUERY_MODES = neighbours_page.QUERY_MODES
-JOURNEY_BASES = ("the vocabulary's components", "your sentence's own components")
-MAP_DIMS = ("2-D", "3-D")
-MAP_METHODS = ("PCA", "t-SNE")
-MAP_TABS = ("Vocabulary", "Sentence journey", "Positions")  # the Maps page's tabs, by label
-# What colours the t-SNE map's points.
-MAP_COLOURS = ("kind of piece", "how well its neighbours are kept", "hubness")
+JOURNEY_BASES = maps_page.BASES
+MAP_DIMS, MAP_METHODS, MAP_TABS = maps_page.DIMS, maps_page.METHODS, maps_page.TABS
+MAP_COLOURS = maps_page.COLOURS  # what colours the t-SNE map's points
 LAYER_STAGES = embedding_layer_page.STAGES
 # How many positions the Positions page's cosine maps show, from position 0 (None: every one).
 POS_SPANS = positions_page.SPANS
 NO_SENTENCE = axes_page.NO_SENTENCE
-
-# --- reading a link's text: bert_embeddings/views/link_text.py, by these codes -----------------------
-
-_MAP_DIMS = {"2": MAP_DIMS[0], "3": MAP_DIMS[1]}
-_MAP_METHODS = {"pca": MAP_METHODS[0], "tsne": MAP_METHODS[1]}
-_MAP_TABS = dict(zip(("vocabulary", "journey", "positions"), MAP_TABS, strict=True))
-_MAP_COLOURS = dict(zip(("kind", "kept", "hubs"), MAP_COLOURS, strict=True))
-_COMPONENT = link_text.whole_number(1, 10, "A component")
-_BASES = dict(zip(("vocabulary", "sentence"), JOURNEY_BASES, strict=True))
-_KINDS = dict(zip(("word", "continuation", "special", "number", "punctuation"), range(5), strict=True))
-
-
-def _linked(url, key, default, page, label, read, write=str, mode=None) -> Setting:
-    return Setting(key, default, page, url, read, write, mode, label)
-
 
 TABLE = (
     Setting(MODEL_KEY, None, None),  # the first listed model; a link's "model" is read apart
@@ -159,25 +144,6 @@ TABLE = (
     *(row for page in TYPED_PAGES.values() for row in page.Settings.rows()),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     *fields.GEOMETRY_SHARED,
-    _linked("map", PCA_DIMS, MAP_DIMS[0], "maps", "2-D or 3-D", *coded(_MAP_DIMS)),
-    _linked("tab", MAP_TAB, MAP_TABS[0], "maps", "the map's tab", *coded(_MAP_TABS)),
-    _linked("method", MAP_METHOD, MAP_METHODS[0], "maps", "the map's method", *coded(_MAP_METHODS)),
-    _linked("colour", MAP_COLOUR, MAP_COLOURS[0], "maps", "what colours the map", *coded(_MAP_COLOURS)),
-    _linked("labels", MAP_LABELS, True, "maps", "the map's region labels", *fields.FLAGS),
-    _linked("x", PCA_X, 1.0, "maps", "the component on x", _COMPONENT, link_text.whole_text),
-    _linked("y", PCA_Y, 2.0, "maps", "the component on y", _COMPONENT, link_text.whole_text),
-    _linked("z", PCA_Z, 3.0, "maps", "the component on z", _COMPONENT, link_text.whole_text),
-    _linked(
-        "kinds",
-        PCA_KINDS,
-        list(range(len(vocab_search.KINDS))),
-        "maps",
-        "the kinds of piece to show",
-        link_text.several_of(_KINDS, "kind of piece"),
-        link_text.codes_of(_KINDS),
-    ),
-    _linked("highlight", PCA_HIGHLIGHT, "", "maps", "the highlight pattern", link_text.pattern),
-    _linked("basis", PCA_JOURNEY_BASIS, JOURNEY_BASES[0], "maps", "the journey's projection", *coded(_BASES)),
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW
     Setting(LESSON_ANSWER, None, None),  # the lesson bar's: see NOT_IN_VIEW
     *(Setting(key, None, None) for key in LESSON_MAKING),  # the sidebar's: see NOT_IN_VIEW

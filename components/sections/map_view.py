@@ -27,8 +27,8 @@ from components.view_state import memory
 CLICKED, TRACES, SEEN = "map_clicked", "map_traces", "map_seen"  # memory's fields, each by chart key
 
 
-def colour_option() -> str:
-    choice = st.segmented_control(
+def colour_option() -> None:
+    st.segmented_control(
         "Colour points by",
         settings.MAP_COLOURS,
         **widgets.seeded(settings.MAP_COLOUR, "default"),
@@ -38,11 +38,10 @@ def colour_option() -> str:
             "Hubness: in how many other pieces' 10 nearest it is."
         ),
     )
-    return choice or settings.MAP_COLOURS[0]
 
 
-def labels_switch() -> bool:
-    return st.toggle("Label the map's regions", **widgets.seeded(settings.MAP_LABELS))
+def labels_switch() -> None:
+    st.toggle("Label the map's regions", **widgets.seeded(settings.MAP_LABELS))
 
 
 def clicked(key: str) -> int | None:
@@ -204,19 +203,16 @@ MAP_NOTE = (
 # --- the map's controls -------------------------------------------------------------------
 
 
-def map_axes() -> dict:
-    """2-D or 3-D, and which components (numbered from 1) go on each axis, as a view's values.
-    Drawn only where they act (not over a t-SNE map); while hidden, they keep their values on
-    this page."""
+def map_axes() -> None:
+    """2-D or 3-D, and which components (numbered from 1) go on each axis. Drawn only where they
+    act (not over a t-SNE map); while hidden, they keep their values on this page."""
     dims = st.segmented_control("Map", settings.MAP_DIMS, **widgets.seeded(settings.PCA_DIMS, "default"))
     names = ("x", "y", "z") if dims == settings.MAP_DIMS[1] else ("x", "y")
     columns = st.columns(3)
-    return {settings.PCA_DIMS: dims} | {
-        key: widgets.whole_number_box(f"Component on {name}", column, **widgets.seeded(key), help="1 to 10")
-        for column, name, key in zip(
-            columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
-        )
-    }
+    for column, name, key in zip(
+        columns, names, (settings.PCA_X, settings.PCA_Y, settings.PCA_Z), strict=False
+    ):
+        widgets.whole_number_box(f"Component on {name}", column, **widgets.seeded(key), help="1 to 10")
 
 
 def map_method() -> str:
@@ -232,8 +228,8 @@ def map_method() -> str:
     return method or settings.MAP_METHODS[0]
 
 
-def piece_kinds() -> list[int]:
-    shown = st.pills(
+def piece_kinds() -> None:
+    st.pills(
         "Kinds of piece to show",
         list(range(len(vocab_search.KINDS))),
         format_func=vocab_search.KINDS.__getitem__,
@@ -242,4 +238,3 @@ def piece_kinds() -> list[int]:
         key=settings.PCA_KINDS,
         persist_state="session",
     )
-    return list(shown or [])

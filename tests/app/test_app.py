@@ -419,7 +419,9 @@ def test_pca_page_draws_three_webgl_maps_and_variance():
 
 def test_pca_three_d_and_axes():
     """3-D uses Scatter3d; the axes show the chosen components."""
-    at = page_with("pages/maps.py", pca_dims="3-D", pca_x=2, pca_y=4, pca_z=7)
+    at = page_with(
+        "pages/maps.py", **{settings.PCA_DIMS: "3-D", settings.PCA_X: 2, settings.PCA_Y: 4, settings.PCA_Z: 7}
+    )
     vocabulary = chart(at, "The whole vocabulary")
     assert {t.type for t in vocabulary.data} == {"scatter3d"}
     assert vocabulary.layout.scene.xaxis.title.text.startswith("PC2")
@@ -428,7 +430,7 @@ def test_pca_three_d_and_axes():
 
 def test_pca_highlight_and_kinds():
     """A regex highlights its matches; hiding a kind removes its points."""
-    at = page_with("pages/maps.py", pca_highlight="^queen", pca_kinds=[0, 1])
+    at = page_with("pages/maps.py", **{settings.PCA_HIGHLIGHT: "^queen", settings.PCA_KINDS: [0, 1]})
     vocabulary = chart(at, "The whole vocabulary")
     names = [t.name for t in vocabulary.data]
     assert names[:2] == ["whole word", "## continuation"] and "matching ^queen" in names
@@ -455,10 +457,10 @@ def test_pca_shows_the_latest_neighbour_search():
 @pytest.mark.parametrize(
     "inputs,expected,level",
     [
-        ({"pca_highlight": "(["}, "cannot be used", "error"),
-        ({"pca_highlight": "^zzqqxx$"}, "No piece of the vocabulary matches", "warning"),
-        ({"pca_x": 11}, "from 1 to 10; 11 is outside", "error"),
-        ({"pca_y": 1}, "different component for each axis", "error"),
+        ({settings.PCA_HIGHLIGHT: "(["}, "cannot be used", "error"),
+        ({settings.PCA_HIGHLIGHT: "^zzqqxx$"}, "No piece of the vocabulary matches", "warning"),
+        ({settings.PCA_X: 11}, "from 1 to 10; 11 is outside", "error"),
+        ({settings.PCA_Y: 1}, "different component for each axis", "error"),
     ],
 )
 def test_pca_bad_inputs(inputs, expected, level):

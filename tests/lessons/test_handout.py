@@ -419,17 +419,6 @@ def test_a_handout_states_each_figure_for_its_model_and_says_which_wait(bundled,
     assert "(not computed yet)" in page and html.escape(handout.WAITING) in page
 
 
-def test_each_composed_page_is_what_its_handout_writes():
-    """A page composed once (vocabulary_pages, or its own typed module) has its handout written by
-    its own composer, and by nothing else."""
-    from bert_embeddings.figures import handout_pages, vocabulary_pages
-
-    assert set(vocabulary_pages.COMPOSERS) == {"maps"}
-    assert handout_pages.COMPOSERS == vocabulary_pages.COMPOSERS
-    assert not set(handout_pages.COMPOSERS) & set(settings.TYPED_PAGES)
-    assert {"moved", "axes"} <= set(settings.TYPED_PAGES)
-
-
 ALIKE = builtin.load("alike")
 
 

@@ -16,6 +16,7 @@ from bert_embeddings.figures import (
     geometry_page,
     handout_pages,
     handout_parts,
+    maps_page,
     moved_page,
     neighbours_page,
     overview_page,
@@ -24,6 +25,7 @@ from bert_embeddings.figures import (
     settings,
     tokens_page,
 )
+from bert_embeddings.views import pages
 from bert_embeddings.views.sources import Sources
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -42,6 +44,7 @@ BEFORE = {
     "segments": {"seg_rows", "seg_swap"},
     "geometry": {"geo_shares", "geo_lengths"},
     "axes": {"ax_chart", "ax_words_cosine"},
+    "maps": {"pca_vocabulary", "pca_variance"},
 }
 
 VIEWS = {  # a view of each page, as a lesson's step names it
@@ -56,6 +59,7 @@ VIEWS = {  # a view of each page, as a lesson's step names it
     "segments": {"page": "segments", "b": ""},
     "geometry": {"page": "geometry", "geometry": "abtt", "d": "3"},
     "axes": {"page": "axes", "x_from": "cold", "x_to": "hot", "geometry": "centred"},
+    "maps": {"page": "maps", "highlight": "^qu", "x": "3"},
 }
 
 
@@ -94,6 +98,7 @@ TYPED = {
     "compare": compare_page,
     "moved": moved_page,  # (its own figures are tested in test_handout_moved.py)
     "axes": axes_page,
+    "maps": maps_page,
 }
 
 
@@ -102,9 +107,9 @@ def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Pa
     return TYPED[page].compose(TYPED[page].Settings.of(values), sources).in_order()
 
 
-def test_every_page_of_the_module_is_composed_for_the_handout():
+def test_every_page_is_composed_for_the_handout_by_its_own_module():
     assert settings.TYPED_PAGES == TYPED
-    assert not set(TYPED) & set(handout_pages.COMPOSERS)  # one composer a page
+    assert set(TYPED) == set(pages.BY_URL)  # every page of the navigation
 
 
 @pytest.mark.parametrize("page", sorted(BEFORE))
