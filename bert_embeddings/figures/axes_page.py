@@ -188,7 +188,7 @@ def _words_on_axes(s: Settings, sources: Sources, chosen, placed, space, shape) 
         except ExplorerError as error:
             problem = Note(str(error), ERROR)
         else:
-            said = tuple(notices(encoding))
+            said = notices(encoding)
             sentence = (encoding.labels, decompose.stage_vectors(sources.breakdown(encoding))[stage])
     groups = views.axis_groups(chosen, placed, space, sentence)
     names = [a.name for a in chosen]

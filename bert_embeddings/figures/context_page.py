@@ -19,7 +19,7 @@ from bert_embeddings.figures.handout_parts import (
     Composed,
     Download,
     Note,
-    named_notices,
+    notices,
     within,
 )
 from bert_embeddings.views import fields, link_text
@@ -65,10 +65,10 @@ def last_layer(sources: Sources) -> int:
 def compose(s: Settings, sources: Sources) -> Page:
     model, index = sources.model, sources.index()
     encodings = [model.encode(text) for text in (s.first, s.second)]
-    notices = tuple(
+    said = tuple(
         note
         for number, encoding in enumerate(encodings, start=1)
-        for note in named_notices(encoding, f"Sentence {number}").values()
+        for note in notices(encoding, f"Sentence {number}")
     )
     try:
         piece_ids = vocab_search.word_ids(index, model.tokenizer, s.word)
@@ -76,7 +76,7 @@ def compose(s: Settings, sources: Sources) -> Page:
             contextual.find_word(e, piece_ids, f"sentence {n}") for n, e in enumerate(encodings, start=1)
         ]
     except ExplorerError as problem:
-        return Page(notices, problem=Note(str(problem), ERROR))
+        return Page(said, problem=Note(str(problem), ERROR))
     same = None
     if s.first.strip() == s.second.strip():
         same = Note(
@@ -89,7 +89,7 @@ def compose(s: Settings, sources: Sources) -> Page:
     last = len(in_context.states) - 1
     layer = within(s.layer, range(last + 1), last)
     return Page(
-        notices,
+        said,
         same=same,
         similarity=Chart("ctx_similarity", page_figures.context_similarity(in_context, s.word)),
         similarity_download=Download(

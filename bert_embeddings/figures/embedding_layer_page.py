@@ -20,7 +20,7 @@ from bert_embeddings.figures.handout_parts import (
     Download,
     Metric,
     Note,
-    named_notices,
+    notices,
     within,
 )
 from bert_embeddings.views import fields, link_text
@@ -99,7 +99,7 @@ def compose(s: Settings, sources: Sources, proof: bool = True) -> Page:
             Download(f"{model.name} {each.title}", each.values[:, width], labels, width, "token")
         )
     return Page(
-        notices=tuple(named_notices(encoding).values()),
+        notices=notices(encoding),
         proof=checked(s, sources) if proof else None,
         no_segment=no_segment,
         overview=Chart("stage_overview", page_figures.stage_overview(every_stage, labels)),

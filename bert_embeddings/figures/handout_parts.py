@@ -89,7 +89,6 @@ class Pieces:
 
 
 Part = Chart | Table | Note | Metric | Download | Pieces
-Parts = dict[str, Part]  # a page's parts by name, in the page's order
 
 
 @dataclass(frozen=True)
@@ -128,17 +127,12 @@ def ranked(name: export.Name, found, score: str = "score", key: str = "") -> Tab
     return Table(columns, name, shown, key, {score: "%.4f"})
 
 
-def notices(encoding: Encoding) -> list[Part]:
-    return [Note(str(notice), _kind(notice)) for notice in encoding.notices]
-
-
-def named_notices(encoding: Encoding, about: str = "") -> Parts:
+def notices(encoding: Encoding, about: str = "") -> tuple[Note, ...]:
     """What is worth knowing about an input (``about`` names it), as the page shows it:
     truncation as a warning."""
-    return {
-        f"{about} notice {n}".lstrip(): Note(f"{about}: {notice}" if about else str(notice), _kind(notice))
-        for n, notice in enumerate(encoding.notices)
-    }
+    return tuple(
+        Note(f"{about}: {notice}" if about else str(notice), _kind(notice)) for notice in encoding.notices
+    )
 
 
 def _kind(notice: Notice) -> str:

@@ -160,7 +160,7 @@ def compose(
     except ExplorerError as error:  # the maps that do not need the sentence still draw
         encoding, problem = None, Note(str(error), ERROR)
     else:
-        said = tuple(notices(encoding))
+        said = notices(encoding)
     if tab == TABS[2]:
         return Page(problem, said, positions=_positions_map(s, sources))
     if tab == TABS[1]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bert_embeddings.figures import views
-from bert_embeddings.figures.handout_parts import Chart, Composed, Download, Note, named_notices
+from bert_embeddings.figures.handout_parts import Chart, Composed, Download, Note, notices
 from bert_embeddings.views import fields
 from bert_embeddings.views.sources import Sources
 
@@ -33,7 +33,7 @@ def compose(s: Settings, sources: Sources) -> Page:
     stages = views.overview_panels(sources.breakdown(encoding), encoding.labels)
     n, d = stages[0][1].shape
     return Page(
-        notices=tuple(named_notices(encoding).values()),
+        notices=notices(encoding),
         overview=Chart("overview", views.overview(stages, encoding.labels)),
         download=Download(
             f"{model.name} overview panels",

@@ -20,7 +20,7 @@ from bert_embeddings.figures.handout_parts import (
     Download,
     Metric,
     Note,
-    named_notices,
+    notices,
 )
 from bert_embeddings.views import fields
 from bert_embeddings.views.sources import Sources
@@ -88,7 +88,7 @@ def compose(s: Settings, sources: Sources) -> Page:
     swap = decompose.segment_swap(model, encoding)
     return Page(
         rows=rows,
-        notices=tuple(named_notices(encoding).values()),
+        notices=notices(encoding),
         no_b=no_b,
         swap=Chart("seg_swap", page_figures.segment_swap(encoding, swap)),
         swap_download=Download(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bert_embeddings.figures import page_figures
-from bert_embeddings.figures.handout_parts import Composed, Note, Pieces, Table, named_notices
+from bert_embeddings.figures.handout_parts import Composed, Note, Pieces, Table, notices
 from bert_embeddings.models import glyphs
 from bert_embeddings.views import fields
 from bert_embeddings.views.sources import Sources
@@ -31,7 +31,7 @@ def compose(s: Settings, sources: Sources) -> Page:
     columns = page_figures.pieces_table(encoding)
     legible = {**columns, "piece": [glyphs.legible(piece) for piece in columns["piece"]]}
     return Page(
-        notices=tuple(named_notices(encoding).values()),
+        notices=notices(encoding),
         pieces=Pieces(encoding),
         table=Table(columns, f"{sources.model.name} pieces", legible, key="pieces_table"),
     )

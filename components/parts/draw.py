@@ -69,14 +69,6 @@ NARROW_STYLE = (
 CHART_CONFIG = charts.CHART_CONFIG
 
 
-def parts(found: kinds.Parts, *names: str) -> None:
-    """Draw the parts ``names`` of a page's composition (all of them without names), in order; a
-    name the composition does not hold (a figure it had no data for) is passed over."""
-    for name in names or found:
-        if name in found:
-            part(found[name])
-
-
 def shown(*found: kinds.Part | kinds.Composed | tuple | None) -> None:
     """Draw each part of a typed composition given, in order (a group of parts, each of its own;
     a tuple, each of it); None (nothing to show there) is passed over."""
@@ -85,14 +77,6 @@ def shown(*found: kinds.Part | kinds.Composed | tuple | None) -> None:
             if each is not None:
                 for drawn in each.in_order() if isinstance(each, kinds.Composed) else (each,):
                     part(drawn)
-
-
-def each(found: kinds.Parts, prefix: str) -> None:
-    """Draw every part whose name starts with ``prefix`` (the parts of one kind, however many:
-    each problem, each notice), in order; none if there is none."""
-    for name, shown in found.items():
-        if name.startswith(prefix):
-            part(shown)
 
 
 _NOTES = {
