@@ -25,13 +25,19 @@ def whole_number(low: int, high: int | None, label: str) -> Callable[[str], floa
         except OutOfRangeError as problem:
             raise ValueError(str(problem)) from None
 
+    read.within = (low, high)  # what it accepts, for the tests of every such setting
     return read
 
 
 def integer(low: int, high: int | None, label: str) -> Callable[[str], int]:
     """A whole number for a select box, a radio or a slider, which hold ints."""
-    read = whole_number(low, high, label)
-    return lambda text: int(read(text))
+    whole = whole_number(low, high, label)
+
+    def read(text: str) -> int:
+        return int(whole(text))
+
+    read.within = whole.within
+    return read
 
 
 def removed(text: str) -> int:
@@ -52,6 +58,7 @@ def one_of(codes: dict[str, object]) -> Callable[[str], object]:
             raise ValueError("one of " + ", ".join(codes))
         return codes[text]
 
+    read.codes = codes  # what it accepts, for the tests of every such setting
     return read
 
 
