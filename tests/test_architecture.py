@@ -555,21 +555,21 @@ class _Scan:
 
     def _resolve(self, expr, scope) -> set[str]:
         """The keys an expression may hold: literal text, anything of bert_embeddings.figures.settings, a
-        typed page's field by name, or a name bound in the same function to an expression of those."""
+        page's field by name, or a name bound in the same function to an expression of those."""
         from bert_embeddings.figures import settings
 
         if isinstance(expr, ast.Constant):
             return _keys_in(expr.value)
         called = _dotted(expr.func).split(".") if isinstance(expr, ast.Call) else []
         if called[1:] == ["Settings", "key"] and expr.args and isinstance(expr.args[0], ast.Constant):
-            # a typed page's field, by its name: the page's own composer module keys it
+            # a page's field, by its name: the page's own composer module keys it
             module = importlib.import_module(f"bert_embeddings.figures.{called[0]}")
             return {module.Settings.key(expr.args[0].value)}
         if called == ["key"] and expr.args and isinstance(expr.args[0], ast.Constant):
-            # a page's key function passed in (a typed page's Settings.key): the field of that
+            # a page's key function passed in (a page's Settings.key): the field of that
             # name on each page that has one
             name = expr.args[0].value
-            typed = [page.Settings for page in settings.TYPED_PAGES.values()]
+            typed = [page.Settings for page in settings.PAGE_MODULES.values()]
             return {kind.key(name) for kind in typed if name in {f.name for f in dataclasses.fields(kind)}}
         if isinstance(expr, ast.Subscript):
             return self._resolve(expr.value, scope)

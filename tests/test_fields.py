@@ -10,7 +10,7 @@ import pytest
 from bert_embeddings.figures import check, neighbours_page, settings
 from bert_embeddings.views import fields
 
-TYPED = tuple(page.Settings for page in settings.TYPED_PAGES.values() if page.Settings.rows())
+TYPED = tuple(page.Settings for page in settings.PAGE_MODULES.values() if page.Settings.rows())
 
 
 @pytest.mark.parametrize("kind", TYPED, ids=lambda kind: kind.PAGE)
@@ -29,13 +29,20 @@ def test_each_field_is_one_row_of_the_table_under_its_pages_key(kind):
     assert len(settings.TABLE) == len(settings.BY_KEY)  # no key declared twice
 
 
-def test_every_typed_page_is_in_the_navigation_with_its_settings():
+def test_every_page_of_the_navigation_is_whole_in_its_module_with_its_settings():
     from bert_embeddings.views import pages
 
-    assert set(settings.TYPED_PAGES) <= set(pages.BY_URL)
-    assert len(TYPED) >= 6  # Concepts, Positions, Embedding layer, Neighbours, Compare models, Context
-    for page, module in settings.TYPED_PAGES.items():
+    assert list(settings.PAGE_MODULES) == [page.url for page in pages.PAGES]
+    for page, module in settings.PAGE_MODULES.items():
         assert module.Settings.PAGE == page and callable(module.compose)
+
+
+def test_every_setting_a_link_carries_for_one_page_is_a_field_of_that_page():
+    """No page's setting is declared as a row of the table by hand: each is its page's field."""
+    for row in settings.LINKED:
+        if isinstance(row.page, str):
+            own = {field.key for field in settings.PAGE_MODULES[row.page].Settings.rows()}
+            assert row.key in own, row.url
 
 
 def test_a_view_is_read_into_the_settings_as_a_link_is_read():

@@ -1,5 +1,5 @@
 """A page's parts for a lesson's handout: every page is composed once, by its own module's
-``compose`` (settings.TYPED_PAGES), from the view's values (bert_embeddings.figures.check.values:
+``compose`` (settings.PAGE_MODULES), from the view's values (bert_embeddings.figures.check.values:
 a view stands alone, every setting it does not name at its default, as a link opens it) read into
 the page's ``Settings``, and ``Sources``, which computes what the app's caches hold in the same
 way, once each per model. A page's own message (a word the model lacks, a position beyond its
@@ -16,7 +16,7 @@ from bert_embeddings.views.sources import Sources
 
 def shown(page: str, values: dict, sources: Sources) -> list[Part]:
     """Everything a handout holds of ``page`` for a view's ``values``, in the page's order."""
-    typed = settings.TYPED_PAGES.get(page)
+    typed = settings.PAGE_MODULES.get(page)
     if typed is None:
         return [Note(f"This page cannot be drawn in a handout: open the {page} page to see it.")]
     try:

@@ -1,15 +1,15 @@
 """The parts a page shows of a view, in the page's order, and where their numbers come from.
 
 A page's composer (bert_embeddings.figures.<page>_page) returns its parts as the typed fields of a
-``Composed``, in the page's order (some still by name, in a dict): a
-Chart (a figure, under the key the page draws it with), a Table, a Note (plain text, drawn as
-the page draws it: a caption, an information, a warning or an error), a Metric, a Download (the
-numbers under a figure, which only the page offers) or Pieces (the sentence as coloured chips,
-only on the page). The Streamlit page draws them (components/parts/draw.parts) and a lesson's
-handout writes the same ones (bert_embeddings.lessons.handout). ``Sources``
-(bert_embeddings.views.sources) computes, for one model, the core results the app's caches hold,
-in the same way and each once, so that a handout's figures are the page's to the last bit. A few
-readers of a view's values, as the page's widgets read them, close the module.
+``Composed``, in the page's order: a Chart (a figure, under the key the page draws it with), a
+Table, a Note (plain text, drawn as the page draws it: a caption, an information, a warning or an
+error), a Metric, a Download (the numbers under a figure, which only the page offers) or Pieces
+(the sentence as coloured chips, only on the page). The Streamlit page draws them by field
+(components/parts/draw.shown) and a lesson's handout writes the same ones
+(bert_embeddings.lessons.handout). ``Sources`` (bert_embeddings.views.sources) computes, for one
+model, the core results the app's caches hold, in the same way and each once, so that a handout's
+figures are the page's to the last bit. A few readers of a view's values, as the page's widgets
+read them, close the module.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Each row gives a setting's session key, its default, the page it belongs to and, for the
 settings a shareable link carries (all but those in NOT_IN_VIEW), its name in the URL with the
 parser that checks a link's text (raising ValueError with the reason) and the writer that
-turns a value back into text. A typed page declares its own rows as the fields of its settings
-(bert_embeddings/views/fields.py; Neighbours so far), the settings pages share are declared
-there too, and the rest are declared here.
+turns a value back into text. Each page declares its own rows as the fields of its ``Settings``
+(bert_embeddings/views/fields.py), where the settings pages share are declared too; the sidebar's
+own and the actions that are no view (NOT_IN_VIEW) are declared here.
 Widgets take their keys and defaults from the table (``widgets.seeded``), and links, rooms,
 lessons and handouts read and write through it (components/view_state/links.py).
 """
@@ -31,9 +31,9 @@ from bert_embeddings.figures import (
 from bert_embeddings.views import fields
 from bert_embeddings.views.fields import Setting
 
-# The pages whole in one module each (figures/<page>_page.py: their Settings and compose), by
-# page, in the navigation's order.
-TYPED_PAGES = {
+# Each page's module (figures/<page>_page.py: its Settings and compose), by page, in the
+# navigation's order: the table takes each page's rows from it, and a handout its composer.
+PAGE_MODULES = {
     page.Settings.PAGE: page
     for page in (
         concepts_page,
@@ -140,8 +140,8 @@ TABLE = (
     Setting(PRESENTER_KEY, False, None),  # see NOT_IN_VIEW for why these three are never in a link
     Setting(ROOM_CODE, "", None),
     Setting(ROOM_PRESENTER_KEY, "", None),
-    # Each typed page's own settings, declared with its composer.
-    *(row for page in TYPED_PAGES.values() for row in page.Settings.rows()),
+    # Each page's own settings, declared with its composer.
+    *(row for page in PAGE_MODULES.values() for row in page.Settings.rows()),
     Setting(NB_NEXT, None, "neighbours"),  # an action, not a view: see NOT_IN_VIEW
     *fields.GEOMETRY_SHARED,
     Setting(LESSON_CHOICE, None, "concepts"),  # an action: see NOT_IN_VIEW

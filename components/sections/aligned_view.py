@@ -62,8 +62,8 @@ def section(found: moved_pieces.Compared, sources: Sources, other: Sources, row:
         **widgets.seeded(settings.MV_STEP),
     )
     shown = moved_page.aligned_of(found, step, sources, other, row, draw.ink())
-    if shown.chart is None:  # (the maps went from disk since the panel found them)
-        draw.shown(shown.pending)
+    if shown.chart is None:  # the maps went from the cache folder since the panel found them
+        st.info("The aligned maps are no longer on disk: reload the page to draw them again.")
         return
     pieces = found.shared.pieces
     draw.chart(shown.chart.figure, key=moved_pieces.ALIGNED, on_select=lambda: _clicked(pieces))

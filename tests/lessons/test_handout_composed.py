@@ -108,7 +108,7 @@ def composed(page: str, values: dict, sources: Sources) -> list[handout_parts.Pa
 
 
 def test_every_page_is_composed_for_the_handout_by_its_own_module():
-    assert settings.TYPED_PAGES == TYPED
+    assert settings.PAGE_MODULES == TYPED
     assert set(TYPED) == set(pages.BY_URL)  # every page of the navigation
 
 

@@ -49,7 +49,7 @@ def test_the_handout_is_the_moved_composers_and_says_the_lists_wait(small):
     values, sources = check.values(VIEW), Sources(small)
     written = handout_pages.shown("moved", values, sources)
     composed = composed_of(VIEW, small)
-    assert settings.TYPED_PAGES["moved"] is moved_page
+    assert settings.PAGE_MODULES["moved"] is moved_page
     assert written == composed.in_order() == [composed.shared, composed.lists_pending]
     waiting = composed.lists_pending.text
     assert "5 nearest" in waiting and "the token rows" in waiting and "the embedding output" in waiting
