@@ -13,18 +13,23 @@ follower in turn picks a choice and sends it, and the leader's screen is read un
 counts that answer (tally_p95_s, the p95 from the click on "Send my answer"); answers is how
 many of them the leader's tally counted in the end. Last, the first lesson's handout is written
 cold, in a fresh process, with the model the app uses (handout_s), and its size is handout_mb.
-And the floor: the learner's steps again on a bare Streamlit app (bench/lesson_floor_app.py)
-that draws only each step's progress bar, Next button and figures, the explorer's own as its
-pages compose them for the step's view; its p50 and the explorer's ratio to it are printed
-before the last line.
+The learner's window is 1440 x 900. On a phone: the learner's steps again at 390 x 844 with the
+CPU slowed 4x (Chromium's own throttling, Emulation.setCPUThrottlingRate), warm in the same way
+(phone_step_p50_s, and the slowest, phone_step_max_s).
+And the floors, on a bare Streamlit app (bench/lesson_floor_app.py), one page per step: with
+only each step's progress bar and Next button, the framework's own page switch
+(floor_empty_p50_s at 1440 x 900, phone_floor_empty_p50_s on the slowed phone); and with the
+step's figures too, the explorer's own as its pages compose them for the step's view, whose p50
+and the explorer's ratio to it are printed before the last line.
 
     .venv/bin/python -m bench.lesson
 
 With BENCH_QUICK=1: a small random checkpoint, one follower, the lesson's first two steps
 (one Next, from a page to another), the learner's pass timed cold (no pass before it).
 
-Last line: lesson steps=N step_p50_s=S follower_step_p95_s=F answers=C tally_p95_s=T handout_s=H
-handout_mb=M. Targets: S <= 0.3, F <= 0.5, C = FOLLOWERS, T <= 1, H <= 15, M <= 8.
+Last line: lesson steps=N step_p50_s=S floor_empty_p50_s=E phone_step_p50_s=P phone_step_max_s=X
+phone_floor_empty_p50_s=G follower_step_p95_s=F answers=C tally_p95_s=T handout_s=H handout_mb=M.
+Targets: S <= 2E, P <= 2G, X <= 3G, F <= 0.5, C = FOLLOWERS, T <= 1, H <= 15, M <= 8.
 """
 
 from __future__ import annotations
@@ -56,6 +61,9 @@ CHOICES = LESSON.steps[0].key.choices  # the first step's question: the follower
 STEPS = full_or_quick(len(LESSON.steps), 2)
 # The learner's passes through the lesson: the first warms the caches, the second is timed.
 PASSES = full_or_quick((False, True), (True,))
+DESKTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}  # tall: Streamlit scrolls inside its main block
+PHONE_SLOWDOWN = 4  # Chromium's CPU throttling on the phone
 
 
 def bar_text(number: int) -> str:
@@ -72,10 +80,13 @@ async def on_step(page, number: int, drawn: bool = True) -> None:
         await page.wait_for_function(CHARTS_DRAWN, polling="raf", timeout=120_000)
 
 
-async def alone(base: str, browser, start: str = "/?lesson=embeddings") -> list[float]:
+async def alone(base: str, browser, start: str = "/?lesson=embeddings", phone: bool = False) -> list[float]:
     """One learner, warm: the lesson once through, then each Next timed to its figures drawn
-    (PASSES: a quick run times its only pass)."""
-    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    (PASSES: a quick run times its only pass); on a desktop, or on a phone with its CPU slowed."""
+    page = await (await browser.new_context(viewport=PHONE if phone else DESKTOP)).new_page()
+    if phone:
+        cdp = await page.context.new_cdp_session(page)
+        await cdp.send("Emulation.setCPUThrottlingRate", {"rate": PHONE_SLOWDOWN})
     seconds = []
     for timed in PASSES:
         await page.goto(f"{base}{start}", wait_until="domcontentloaded")
@@ -143,9 +154,9 @@ async def seen(follower, number: int, started: float, shown: list[float]) -> Non
     shown.append(time.perf_counter() - started)
 
 
-def floor_figures(checkpoint: Path, folder: Path) -> None:
+def floor_figures(checkpoint: Path, folder: Path, empty: bool = False) -> None:
     """Each step's figures as the explorer's page composes them for the step's view, as Plotly
-    JSON in ``folder``, for the bare app (bench/lesson_floor_app.py)."""
+    JSON in ``folder``, for the bare app (bench/lesson_floor_app.py); none with ``empty``."""
     from bert_embeddings import api
     from bert_embeddings.figures import check, handout_pages
     from bert_embeddings.figures.handout_parts import Chart
@@ -155,22 +166,25 @@ def floor_figures(checkpoint: Path, folder: Path) -> None:
     sources = Sources(api.load(str(checkpoint)))
     for number, step in enumerate(LESSON.steps[:STEPS], 1):
         parts = handout_pages.shown(pages.current(step.page), check.values(dict(step.view)), sources)
-        charts = [part.figure.to_json() for part in parts if isinstance(part, Chart)]
+        charts = [] if empty else [part.figure.to_json() for part in parts if isinstance(part, Chart)]
         (folder / f"step-{number}.json").write_text(json.dumps(charts))
 
 
-async def floor(checkpoint: Path) -> list[float]:
-    """The learner's steps on the bare app: the same figures drawn, nothing else."""
-    folder = checkpoint.parent / "floor"
+async def floor(checkpoint: Path, empty: bool = False) -> dict[str, list[float]]:
+    """The learner's steps on the bare app: the same figures drawn, nothing else (desktop); with
+    ``empty``, no figure at all, on a desktop and on the slowed phone."""
+    folder = checkpoint.parent / ("floor-empty" if empty else "floor")
     folder.mkdir()
-    floor_figures(checkpoint, folder)
+    floor_figures(checkpoint, folder, empty)
     app = Path(__file__).with_name("lesson_floor_app.py")
     with streamlit_server(
         app, env={"BENCH_FLOOR_FIGURES": str(folder), "BENCH_FLOOR_OF": str(len(LESSON.steps))}
     ) as (base, _):
         async with async_playwright() as playwright:
             browser = await crowd_browser(playwright, checkpoint.parent)
-            steps = await alone(base, browser, start="/")
+            steps = {"desktop": await alone(base, browser, start="/")}
+            if empty:
+                steps["phone"] = await alone(base, browser, start="/", phone=True)
             await browser.close()
     return steps
 
@@ -195,16 +209,18 @@ async def run(checkpoint: Path) -> tuple:
         async with async_playwright() as playwright:
             browser = await crowd_browser(playwright, checkpoint.parent)
             steps = await alone(served.base, browser)
+            phone = await alone(served.base, browser, phone=True)
             room = await in_a_room(served.base, browser, trace)
             await browser.close()
-    return steps, *room
+    return steps, phone, *room
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
-        steps, wakes, shown, counted, tally = asyncio.run(run(checkpoint))
-        bare = asyncio.run(floor(checkpoint))
+        steps, phone, wakes, shown, counted, tally = asyncio.run(run(checkpoint))
+        bare = asyncio.run(floor(checkpoint))["desktop"]
+        empty = asyncio.run(floor(checkpoint, empty=True))
         out = Path(folder) / "handout.html"
         handout_s = handout_cold(checkpoint, out)
         handout_mb = out.stat().st_size / 1e6
@@ -213,14 +229,25 @@ def main() -> None:
     print("the same figures on a bare app (the floor, s):", " ".join(f"{s:.2f}" for s in bare))
     ratio = statistics.median(steps) / floor_p50
     print(f"floor_p50_s={floor_p50:.2f}: the explorer's step takes {ratio:.2f}x it")
+    print("on a phone, CPU slowed 4x (s):", " ".join(f"{s:.2f}" for s in phone))
+    empty_p50, phone_empty_p50 = statistics.median(empty["desktop"]), statistics.median(empty["phone"])
+    print("the bare app's page switch, no figure (s):", " ".join(f"{s:.2f}" for s in empty["desktop"]))
+    print("... on the phone (s):", " ".join(f"{s:.2f}" for s in empty["phone"]))
+    print(
+        f"ratios: step {statistics.median(steps) / empty_p50:.2f}x floor_empty (target 2), phone step "
+        f"{statistics.median(phone) / phone_empty_p50:.2f}x and slowest {max(phone) / phone_empty_p50:.2f}x "
+        "phone_floor_empty (targets 2 and 3)"
+    )
     wake_p95, shown_p95 = percentile_95(wakes), percentile_95(shown)
     print(f"the leader's Next to each follower's run on the server: {len(wakes)} runs, p95 {wake_p95:.3f} s")
     print(f"... to each follower's screen showing the step (for information): p95 {shown_p95:.2f} s")
     print("a follower's answer to the leader's tally counting it (s):", " ".join(f"{s:.2f}" for s in tally))
     print(f"handout: {handout_s:.1f} s cold, {handout_mb:.2f} MB")
     print(
-        f"lesson steps={STEPS} step_p50_s={statistics.median(steps):.2f} "
-        f"follower_step_p95_s={wake_p95:.2f} answers={counted} tally_p95_s={percentile_95(tally):.2f} "
+        f"lesson steps={STEPS} step_p50_s={statistics.median(steps):.2f} floor_empty_p50_s={empty_p50:.2f} "
+        f"phone_step_p50_s={statistics.median(phone):.2f} phone_step_max_s={max(phone):.2f} "
+        f"phone_floor_empty_p50_s={phone_empty_p50:.2f} follower_step_p95_s={wake_p95:.2f} "
+        f"answers={counted} tally_p95_s={percentile_95(tally):.2f} "
         f"handout_s={handout_s:.1f} handout_mb={handout_mb:.2f}"
     )
 
