@@ -94,10 +94,18 @@ def server(tmp_path_factory):
 BACKGROUND = "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
 
 
+# A displayed formula's two forms (components/parts/draw.formula): the page's style shows one for
+# the screen's width. A rerun can redraw that style a moment after the formulas, so the page is
+# looked at once it has.
+ONE_FORMULA_SHOWN = """() => [...document.querySelectorAll('.st-key-formula-wide, .st-key-formula-narrow')]
+    .filter(form => form.checkVisibility()).length <= 1"""
+
+
 def opened(page, url: str) -> None:
     open_page(page, url)
     charts_drawn(page)
     page.wait_for_selector(APP_IDLE)
+    page.wait_for_function(ONE_FORMULA_SHOWN)
 
 
 def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> tuple[list[str], dict]:
