@@ -85,7 +85,7 @@ with furthest_tab:
         f"The {axes.EXTREMES} rows of the token table that reach furthest towards each end of each axis, "
         "every row scored."
     )
-    valid = filters.filter_boxes(axes_page.Settings.key, "Leave out the pieces of the axes' own words").valid
+    valid = filters.filter_boxes(axes_page.Settings.key, "Leave out the pieces of the axes' own words")
 chosen = widgets.chosen(axes_page.Settings)
 shown = None
 with notes, model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):

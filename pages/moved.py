@@ -117,7 +117,7 @@ with st.expander("How each figure is computed"):
     )
 
 st.header("The movers")
-valid = filters.filter_boxes(moved_page.Settings.key, "Leave out pieces that keep every neighbour").valid
+valid = filters.filter_boxes(moved_page.Settings.key, "Leave out pieces that keep every neighbour")
 chosen = widgets.chosen(moved_page.Settings)
 with model_caches.friendly_errors():
     order, problem = moved_pieces.ranked(found, chosen.filters(), chosen.leave_out, sources)

@@ -4,7 +4,6 @@ of filters), and the Neighbours page's query widgets and its ways to the next qu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -13,18 +12,6 @@ from bert_embeddings.figures import neighbours_page, settings
 from bert_embeddings.models import glyphs
 from components.parts import echo, widgets
 from components.parts.widgets import pattern_box, pattern_syntax, patterns_valid, seeded, whole_number_box
-
-
-@dataclass(frozen=True)
-class FilterChoices:
-    """What one page's filters let through (Neighbours and Axes each have a set)."""
-
-    hide_continuation: bool
-    hide_special: bool
-    leave_out: bool  # the query's (or the axis') own pieces
-    include: str
-    exclude: str
-    valid: bool = True  # False: a pattern's problem is already shown under the boxes
 
 
 def query_mode() -> str:
@@ -54,23 +41,23 @@ def search_options() -> bool:
     whole_number_box(
         "How many neighbours (k)", left, **seeded(settings.NB_K), help=f"From 1 to {vocab_search.MAX_K}."
     )
-    return filter_boxes(neighbours_page.Settings.key, "Leave out the query's own pieces").valid
+    return filter_boxes(neighbours_page.Settings.key, "Leave out the query's own pieces")
 
 
-def filter_boxes(key: Callable[[str], str], leave_out_label: str) -> FilterChoices:
+def filter_boxes(key: Callable[[str], str], leave_out_label: str) -> bool:
     """Which vocabulary rows a search may return: an expander of toggles and two patterns, each
-    keyed by the page's ``key`` of its field (``Settings.key``)."""
+    keyed by the page's ``key`` of its field (``Settings.key``); whether the patterns are valid
+    (else the problem is shown under the boxes). The page reads the values from its settings."""
     with st.expander("Filters"):
         a, b, c = st.columns(3)
-        hide_continuation = a.toggle("Hide ## continuation pieces", **seeded(key("hide_continuation")))
-        hide_special = b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(key("hide_special")))
-        leave_out = c.toggle(leave_out_label, **seeded(key("leave_out")))
+        a.toggle("Hide ## continuation pieces", **seeded(key("hide_continuation")))
+        b.toggle("Hide [CLS], [SEP], [unusedN]...", **seeded(key("hide_special")))
+        c.toggle(leave_out_label, **seeded(key("leave_out")))
         a, b = st.columns(2)
         include = pattern_box("Only pieces matching (pattern)", key("include"), a, "e.g. ^un")
         exclude = pattern_box("Leave out pieces matching (pattern)", key("exclude"), b, "e.g. \\d")
         pattern_syntax()
-        valid = patterns_valid({"Only": include, "Leave out": exclude})
-    return FilterChoices(hide_continuation, hide_special, leave_out, include, exclude, valid)
+        return patterns_valid({"Only": include, "Leave out": exclude})
 
 
 def search_neighbours_of(piece: str) -> None:
