@@ -19,7 +19,8 @@ st.segmented_control(
     "Positions in the cosine maps",
     settings.POS_SPANS,
     required=True,
-    help="Fewer positions draw each one as its own cell; the downloads hold every position.",
+    help="Fewer positions draw each one as its own cell, and the first 32 give each value on hover; the "
+    "downloads hold every position.",
     **widgets.seeded(settings.POS_SPAN, "default"),
 )
 tables = st.container()  # the tables' figures, above the boxes they are composed with

@@ -76,9 +76,13 @@ def _rows_height(n_rows: int, per_row: int = 22, floor: int = 180, ceiling: int 
     return int(min(ceiling, max(floor, 90 + per_row * n_rows)))
 
 
-def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title: str) -> go.Figure:
-    """One stage of the embedding layer: tokens on rows, hidden dimensions on columns."""
-    z = np.ascontiguousarray(values[:, dims.start : dims.stop], dtype=np.float32)  # (tokens, dims)
+def stage_heatmap(
+    values: np.ndarray, labels: Sequence[str], dims: range, title: str, max_columns: int = 0
+) -> go.Figure:
+    """One stage of the embedding layer: tokens on rows, hidden dimensions on columns (with
+    ``max_columns``, every n-th dimension of a wider range, each value exact)."""
+    step = -(-len(dims) // max_columns) if max_columns else 1
+    z = np.ascontiguousarray(values[:, dims.start : dims.stop : step], dtype=np.float32)  # (tokens, dims)
     # A handful of outlier dimensions would otherwise wash every other cell out to white:
     # colours saturate at the 99th percentile of |value|; hover still shows exact values.
     limit = float(np.percentile(np.abs(z), 99)) if z.size else 1.0
@@ -86,7 +90,7 @@ def stage_heatmap(values: np.ndarray, labels: Sequence[str], dims: range, title:
         go.Heatmap(
             z=z,
             x0=dims.start,
-            dx=1,
+            dx=step,
             y=texts(labels),
             colorscale=DIVERGING,
             zmin=-(limit or 1.0),
@@ -136,74 +140,10 @@ def line_style(i: int) -> dict:
     return {"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]}
 
 
-def line_series(
-    x: Sequence | np.ndarray,
-    series: dict[str, np.ndarray],
-    title: str,
-    x_title: str,
-    y_title: str,
-    height: int = 320,
-    markers: bool = False,
-) -> go.Figure:
-    """Named lines over a shared x axis."""
-    fig = go.Figure(
-        [
-            go.Scatter(
-                x=np.asarray(x) if not isinstance(x, list) else texts(x),
-                y=np.asarray(values, dtype=np.float32),
-                name=text(name),
-                mode="lines+markers" if markers else "lines",
-                line=line_style(i),
-                marker={"symbol": SYMBOLS[i % len(SYMBOLS)]},
-            )
-            for i, (name, values) in enumerate(series.items())
-        ]
-    )
-    fig.update_layout(
-        title=title_style(title),
-        height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        xaxis={"title": x_title},
-        yaxis={"title": y_title},
-        legend=LEGEND_BELOW,
-    )
-    return fig
-
-
-def line_panels(
-    x: Sequence | np.ndarray,
-    series: dict[str, np.ndarray],
-    title: str,
-    x_title: str,
-    y_title: str,
-    panel_height: int = 190,
-) -> go.Figure:
-    """Named lines over a shared x axis, each in a panel of its own (its title naming it) whose y
-    axis spans its values, a tenth of their span either side (a constant's, from 0): series of very
-    different sizes each fill their panel, where on one axis the smaller would lie flat."""
-    fig = make_subplots(
-        rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=texts(series)
-    )
-    for row, (name, values) in enumerate(series.items(), start=1):
-        values = np.asarray(values, dtype=np.float32)
-        low, high = float(values.min()), float(values.max())
-        pad = (high - low) / 10
-        span = (
-            [low - pad, high + pad]
-            if pad > 1e-7 * max(abs(low), abs(high))
-            else [1.25 * min(0, low), 1.25 * max(0, high)]
-        )
-        trace = go.Scatter(x=np.asarray(x), y=values, name=text(name), mode="lines", line=line_style(row - 1))
-        fig.add_trace(trace, row, 1)
-        fig.update_yaxes(title_text=text(y_title), range=span if span[0] < span[1] else None, row=row, col=1)
-    fig.update_xaxes(title_text=text(x_title), row=len(series), col=1)
-    fig.update_layout(
-        title=title_style(title),
-        height=80 + panel_height * len(series),
-        showlegend=False,
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
-    )
-    return fig
+# An unlabelled cosine map of more than this many rows is sent as colour levels, one byte a cell
+# (LEVELS): at float32 a map of the 512 positions at every second one was 370 kB, and a screen
+# shows its colours, not 65,536 numbers.
+EXACT_SIDE = 64
 
 
 def similarity_heatmap(
@@ -212,22 +152,30 @@ def similarity_heatmap(
     """A cosine-similarity matrix, -1 (blue) to 1 (red); labelled rows if given, else indices.
 
     With ``max_cells``, an unlabelled matrix larger than that on a side is drawn with every
-    n-th row and column: each value shown is still exact, at its own row and column number."""
+    n-th row and column, at its own row and column number. Up to EXACT_SIDE rows drawn, hover
+    gives each value exactly; beyond, the map is its colours (hover names the row and column)."""
     step = -(-len(matrix) // max_cells) if max_cells and labels is None else 1
     shown = (
         {"x0": 0, "dx": step, "y0": 0, "dy": step}
         if labels is None
         else {"x": texts(labels), "y": texts(labels)}
     )
+    values = matrix[::step, ::step]
+    colorbar = {"thickness": 12, "title": {"text": "cosine"}}
+    if labels is None and len(values) > EXACT_SIDE:
+        ticks = np.linspace(-1, 1, 5)
+        colorbar |= {
+            "tickvals": colour_levels(ticks, 1.0).tolist(),
+            "ticktext": [f"{t:g}".replace("-", "\u2212") for t in ticks],
+        }
+        z, low, high = colour_levels(values, 1.0), 0, LEVELS - 1
+        hover = "%{y} · %{x}<extra></extra>"
+    else:
+        z, low, high = values.astype(np.float32), -1, 1
+        hover = "%{y} · %{x}<br>cosine %{z:.3f}<extra></extra>"
     fig = go.Figure(
         go.Heatmap(
-            z=matrix[::step, ::step].astype(np.float32),
-            **shown,
-            colorscale=DIVERGING,
-            zmin=-1,
-            zmax=1,
-            colorbar={"thickness": 12, "title": {"text": "cosine"}},
-            hovertemplate="%{y} · %{x}<br>cosine %{z:.3f}<extra></extra>",
+            z=z, **shown, colorscale=DIVERGING, zmin=low, zmax=high, colorbar=colorbar, hovertemplate=hover
         )
     )
     # Square cells: on a screen narrower than tall (a phone) the plot shrinks to a square rather

@@ -98,6 +98,15 @@ def compose(s: Settings, sources: Sources, proof: bool = True) -> Page:
         downloads.append(
             Download(f"{model.name} {each.title}", each.values[:, width], labels, width, "token")
         )
+    shown = page_figures.shown_dimensions(stage, model, dims)
+    step = page_figures.detail_step(shown)
+    every = (
+        f" Every {'second' if step == 2 else f'{step}th'} of these {len(shown)} dimensions is drawn, "
+        "about as many as a screen shows: a narrower range of dimensions draws each one, and the "
+        "downloads hold all."
+        if step > 1
+        else ""
+    )
     return Page(
         notices=notices(encoding),
         proof=checked(s, sources) if proof else None,
@@ -108,11 +117,8 @@ def compose(s: Settings, sources: Sources, proof: bool = True) -> Page:
             "tables and long inputs show every second (or n-th) dimension. Choose a stage below to see all "
             "of its dimensions and values."
         ),
-        detail=Chart(
-            "stage_detail",
-            page_figures.stage_detail(stage, labels, page_figures.shown_dimensions(stage, model, dims)),
-        ),
-        detail_caption=Note(stage.caption + " Hover a cell for its exact value.", markup=True),
+        detail=Chart("stage_detail", page_figures.stage_detail(stage, labels, shown)),
+        detail_caption=Note(stage.caption + " Hover a cell for its exact value." + every, markup=True),
         downloads=tuple(downloads),
         **_inside_layer_norm(model, parts, labels, dims),
     )

@@ -15,7 +15,7 @@ from bert_embeddings.analysis import (
     geometry_lab,
 )
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import job_results, views
+from bert_embeddings.figures import job_results, lab_charts, views
 from bert_embeddings.figures.handout_parts import (
     BLOCKED,
     ERROR,
@@ -289,7 +289,12 @@ def lengths(model, lab: geometry_lab.Lab, pieces: tuple[str, ...]) -> Lengths:
     return Lengths(
         Chart("geo_lengths", views.row_lengths(lab)),
         Download(f"{model.name} token row lengths", lab.lengths, pieces, ["length"], "piece"),
-        Note(lengths_sentence(lab, pieces), TEXT),
+        Note(
+            f"Along the ids, in {lab_charts.STRETCHES} equal stretches: the median length of each part's "
+            "rows there, and a band from the 10th to the 90th percentile (hover for the figures); the "
+            "download holds every row's length. " + lengths_sentence(lab, pieces),
+            TEXT,
+        ),
     )
 
 

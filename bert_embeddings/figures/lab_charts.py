@@ -38,26 +38,57 @@ def dimension_shares(contributions: dict[str, np.ndarray], title: str) -> go.Fig
     return fig
 
 
+# The id axis in this many stretches: about the points a chart's width shows apart, where each of
+# 30,522 rows as a marker of its own sent 340 kB and drew them over one another.
+STRETCHES = 256
+
+
+def stretch_lengths(
+    lengths: np.ndarray, kinds: np.ndarray, kind: int, stretches: int = STRETCHES
+) -> np.ndarray:
+    """The rows of one kind, stretch by stretch of the id axis (``stretches`` equal stretches of
+    it): for each stretch holding any, its first id, last id, number of rows, and their lengths'
+    10th percentile, median and 90th percentile (a row each, float64)."""
+    ids = np.flatnonzero(kinds == kind)
+    if not ids.size:
+        return np.empty((0, 6))
+    stretch = ids * min(stretches, len(kinds)) // len(kinds)
+    starts = np.flatnonzero(np.r_[True, np.diff(stretch) > 0])
+    rows = []
+    for members in np.split(ids, starts[1:]):
+        low, middle, high = np.percentile(lengths[members], (10, 50, 90))
+        rows.append((members[0], members[-1], members.size, low, middle, high))
+    return np.array(rows, dtype=np.float64)
+
+
 def lengths_by_id(lengths: np.ndarray, kinds: np.ndarray, names: Sequence[str], title: str) -> go.Figure:
-    """Each token row's length against its id, one marker shape and colour per part of the
-    vocabulary's layout (``kinds`` indexes ``names``)."""
+    """The token rows' lengths along their ids, one colour and marker shape per part of the
+    vocabulary's layout (``kinds`` indexes ``names``): in each of STRETCHES stretches of ids, the
+    median length of that part's rows (a line), and a band from their 10th to 90th percentile."""
     fig = go.Figure()
     for kind, name in enumerate(names):
-        ids = np.flatnonzero(kinds == kind).astype(np.int32)
-        if not ids.size:
+        shown = stretch_lengths(lengths, kinds, kind).astype(np.float32)  # (ids exact below 2**24)
+        if not len(shown):
             continue
+        colour, middle = PALETTE[kind % len(PALETTE)], (shown[:, 0] + shown[:, 1]) / 2
+        band = {"x": middle, "mode": "lines", "line": {"width": 0}, "legendgroup": name, "hoverinfo": "skip"}
+        fig.add_trace(go.Scatter(y=shown[:, 3], showlegend=False, **band))
         fig.add_trace(
-            go.Scattergl(
-                x=ids,
-                y=lengths[ids].astype(np.float32),
-                mode="markers",
-                name=text(f"{name} ({ids.size:,})"),
-                marker={
-                    "color": PALETTE[kind % len(PALETTE)],
-                    "symbol": SYMBOLS[kind % len(SYMBOLS)],
-                    "size": 4,
-                },
-                hovertemplate="id %{x}<br>length %{y:.3f}<extra>" + text(name) + "</extra>",
+            go.Scatter(y=shown[:, 5], fill="tonexty", fillcolor=_faint(colour), showlegend=False, **band)
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=middle,
+                y=shown[:, 4],
+                customdata=shown[:, [0, 1, 2, 3, 5]],
+                mode="lines+markers",
+                name=text(f"{name} ({int(shown[:, 2].sum()):,})"),
+                legendgroup=name,
+                line={"color": colour, "width": 1.5},
+                marker={"color": colour, "symbol": SYMBOLS[kind % len(SYMBOLS)], "size": 5},
+                hovertemplate="ids %{customdata[0]:d} to %{customdata[1]:d}: %{customdata[2]:d} rows"
+                "<br>median length %{y:.3f}<br>10% to 90%: %{customdata[3]:.3f} to %{customdata[4]:.3f}"
+                "<extra>" + text(name) + "</extra>",
             )
         )
     fig.update_layout(
@@ -69,3 +100,9 @@ def lengths_by_id(lengths: np.ndarray, kinds: np.ndarray, names: Sequence[str], 
         legend=LEGEND_BELOW,
     )
     return fig
+
+
+def _faint(colour: str) -> str:
+    """A '#rrggbb' colour at a fifth of its strength, for a band under its line."""
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, 0.2)"

@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from bert_embeddings.analysis import concepts, contextual, cosine, decompose, positions
-from bert_embeddings.figures import charts
+from bert_embeddings.figures import charts, line_charts
 from bert_embeddings.models.model import LoadedModel
 from bert_embeddings.models.tokenize import Encoding
 
@@ -165,11 +165,11 @@ def layer_stages(model: LoadedModel, parts: decompose.EmbeddingBreakdown) -> dic
 
 
 def stage_overview(stages: dict[str, Stage], labels: Sequence[str]) -> go.Figure:
-    """Every stage at a glance, as colours only (one byte a cell, at most 256 columns a panel and
-    200,000 cells in all): for 512 pieces of bert-base that is under 3 MB to the browser, where
-    every stage in full would be 13 MB."""
+    """Every stage at a glance, as colours only (one byte a cell, at most 192 columns a panel, about
+    the pixels a panel of five gets on a desktop, and 200,000 cells in all): for 512 pieces of
+    bert-base that is under 3 MB to the browser, where every stage in full would be 13 MB."""
     overview = [(stage.title, stage.values) for stage in stages.values()]
-    columns = min(256, 200_000 // (len(labels) * len(overview)))
+    columns = min(192, 200_000 // (len(labels) * len(overview)))
     return charts.layer_overview(overview, labels, exact=False, max_columns=columns)
 
 
@@ -183,9 +183,20 @@ def shown_dimensions(stage: Stage, model: LoadedModel, dims: range) -> range:
     return dims if stage.values.shape[1] == model.hidden_size else range(stage.values.shape[1])
 
 
+# The most dimensions a stage in full draws side by side: about the pixels a desktop gives it
+# (bert-base's 768 at every second); a narrower range draws each one.
+DETAIL_COLUMNS = 384
+
+
+def detail_step(shown: range) -> int:
+    """Every how many dimensions the stage in full draws one, over the dimensions ``shown``."""
+    return -(-len(shown) // DETAIL_COLUMNS)
+
+
 def stage_detail(stage: Stage, labels: Sequence[str], shown: range) -> go.Figure:
-    """One stage in full, every value exact on hover, over the dimensions ``shown``."""
-    return charts.stage_heatmap(stage.values, labels, shown, stage.title)
+    """One stage in full, every value exact on hover, over the dimensions ``shown`` (at most
+    DETAIL_COLUMNS of them drawn, evenly)."""
+    return charts.stage_heatmap(stage.values, labels, shown, stage.title, DETAIL_COLUMNS)
 
 
 def token_statistics(parts: decompose.EmbeddingBreakdown, labels: Sequence[str]) -> go.Figure:
@@ -201,7 +212,7 @@ def layer_norm_parameters(model: LoadedModel, dims: range) -> go.Figure:
     """LayerNorm's learned scale (gamma) and shift (beta) over the dimensions chosen, each in a
     panel of its own: gamma lies about 1, beta about 0."""
     tables = model.tables
-    return charts.line_panels(
+    return line_charts.line_panels(
         np.arange(dims.start, dims.stop),
         {
             "gamma (scale)": tables.layer_norm_weight[dims.start : dims.stop],
@@ -223,24 +234,29 @@ def position_tables(model: LoadedModel) -> tuple[np.ndarray, np.ndarray]:
     return learned, positions.sinusoid(*learned.shape)
 
 
+# The most positions a cosine map draws on a side: about the pixels it gets on a screen (a square
+# of some 400 px on a desktop, 330 on a phone); 512 positions are drawn at every third.
+POSITION_CELLS = 176
+
+
 def position_cosine_charts(
     model: LoadedModel, learned_cosine: np.ndarray, formula_cosine: np.ndarray
 ) -> list[tuple[str, go.Figure]]:
     """The two cosine matrices of every position with every other, learned then sinusoid, each
-    with the key the page draws it under (every second position drawn beyond 256)."""
+    with the key the page draws it under (every n-th position drawn beyond POSITION_CELLS)."""
     charts_ = []
     for matrix, title in (
         (learned_cosine, f"Learned ({model.name})"),
         (formula_cosine, "Sinusoid (formula)"),
     ):
-        charts_.append((f"pos-{title}", charts.similarity_heatmap(matrix, title, max_cells=256)))
+        charts_.append((f"pos-{title}", charts.similarity_heatmap(matrix, title, max_cells=POSITION_CELLS)))
     return charts_
 
 
 def position_norms(learned: np.ndarray, formula: np.ndarray) -> go.Figure:
     """The length of each position's row, learned above and sinusoid below, each on its own axis:
     a sinusoid's rows are all sqrt(hidden / 2) long, several times the learned rows' lengths."""
-    return charts.line_panels(
+    return line_charts.line_panels(
         np.arange(len(learned)),
         {"learned": positions.row_norms(learned), "sinusoid": positions.row_norms(formula)},
         "Length (norm) of each position's row",
@@ -269,7 +285,7 @@ def position_norms_caption(learned: np.ndarray, formula: np.ndarray) -> str:
 
 def position_pair(learned: np.ndarray, p: int, q: int) -> go.Figure:
     """Two learned position rows (checked positions), dimension by dimension."""
-    return charts.line_series(
+    return line_charts.line_series(
         np.arange(learned.shape[1]),
         {f"position {p}": learned[p], f"position {q}": learned[q]},
         f"Learned rows {p} and {q}, dimension by dimension",
@@ -283,7 +299,7 @@ def position_pair(learned: np.ndarray, p: int, q: int) -> go.Figure:
 
 def segment_rows(rows: np.ndarray) -> go.Figure:
     """The two segment rows and their difference (``rows``: token_type_embeddings, two or more)."""
-    return charts.line_series(
+    return line_charts.line_series(
         np.arange(rows.shape[1]),
         {"segment A (row 0)": rows[0], "segment B (row 1)": rows[1], "B - A": rows[1] - rows[0]},
         "The two segment rows and their difference",
@@ -334,7 +350,7 @@ def word_in_context(
 
 def context_similarity(found: WordInContext, word: str) -> go.Figure:
     """The cosine of the word's two vectors, stage by stage."""
-    return charts.line_series(
+    return line_charts.line_series(
         found.stages,
         {f"'{word}' in sentence 1 vs sentence 2": found.similarity},
         "Cosine similarity of the word's two vectors, layer by layer",

@@ -11,7 +11,7 @@ import numpy as np
 
 from bert_embeddings.analysis import cosine, positions
 from bert_embeddings.errors import ExplorerError
-from bert_embeddings.figures import page_figures
+from bert_embeddings.figures import charts, page_figures
 from bert_embeddings.figures.handout_parts import ERROR, Chart, Composed, Download, Metric, Note
 from bert_embeddings.views import fields, link_text
 from bert_embeddings.views.fields import linked
@@ -20,6 +20,7 @@ from bert_embeddings.views.sources import Sources
 # How many positions the cosine maps show, from position 0 (None: every one).
 SPANS = {"all": None, "first 128": 128, "first 32": 32}
 _POSITION = link_text.whole_number(0, None, "A position")
+_ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,22 @@ def compose(s: Settings, sources: Sources) -> Page:
     matrices = (cosine.matrix(learned), cosine.matrix(formula))
     names = (f"{model.name} position cosine", f"sinusoid {n}x{hidden} position cosine")
     shown_n = min(n, SPANS.get(s.span) or n)
-    charts = page_figures.position_cosine_charts(model, *(matrix[:shown_n, :shown_n] for matrix in matrices))
+    maps = page_figures.position_cosine_charts(model, *(matrix[:shown_n, :shown_n] for matrix in matrices))
     cosines = tuple(
         Cosines(Chart(key, figure), Download(name, matrix, corner="position"))
-        for (key, figure), matrix, name in zip(charts, matrices, names, strict=True)
+        for (key, figure), matrix, name in zip(maps, matrices, names, strict=True)
     )
-    every_second = (
-        "Every second position is drawn (a screen shows no more); hover gives each one's exact value, "
-        "and the downloads hold all of them."
+    step = -(-shown_n // page_figures.POSITION_CELLS)
+    drawn = (
+        f"Every {_ORDINALS.get(step, f'{step}th')} position is drawn, about as many as the map has pixels. "
+        if step > 1
+        else ""
+    )
+    read = (
+        "The maps are colours only: the exact cosine of any two positions is under Compare two positions "
+        "below, and the downloads hold every value."
+        if -(-shown_n // step) > charts.EXACT_SIDE
+        else "Hover a cell for its exact value."
     )
     norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
     tables = Page(
@@ -85,7 +94,8 @@ def compose(s: Settings, sources: Sources) -> Page:
                 else f"Cosine similarity of each of the first {shown_n} positions (of {n}) with the others; "
             )
             + "position 0 is top left. "
-            + (every_second if shown_n > 256 else "")
+            + drawn
+            + read
         ),
         norms=Chart("pos_norms", page_figures.position_norms(learned, formula)),
         norms_caption=Note(page_figures.position_norms_caption(learned, formula)),

@@ -199,9 +199,9 @@ def dimension_shares(contributions: dict[str, np.ndarray], shape: tuple[str, int
 
 
 def row_lengths(lab: geometry_lab.Lab) -> go.Figure:
-    """The Geometry page's length of every token row, id by id."""
+    """The Geometry page's lengths of the token rows along their ids."""
     return lab_charts.lengths_by_id(
-        lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of each token row by its id"
+        lab.lengths, lab.layout, geometry_lab.LAYOUT, "Length of the token rows along their ids"
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bert_embeddings.analysis import decompose, geometry_lab, vocab_search
-from bert_embeddings.figures import geometry_page, settings
+from bert_embeddings.figures import geometry_page, lab_charts, settings, views
 from bert_embeddings.jobs import local
 from bert_embeddings.models import checkpoints
 from bert_embeddings.spaces import space_jobs, stages
@@ -133,6 +133,35 @@ def test_the_length_sentence_states_the_rank_correlation_it_measured(bundled_lab
     assert f"{expected:+.2f}" in said and f"{len(words):,} whole words" in said
     assert ("shorter" if expected < 0 else "longer") in said
     assert "bert-base-uncased" in said  # the bundled model keeps its vocabulary
+
+
+def test_the_lengths_chart_draws_each_stretchs_median_and_band_as_numpy_finds_them(bundled_lab):
+    """Each part of the layout, stretch by stretch of the ids: the chart's median and 10th-90th
+    percentile band are numpy's own on exactly the rows of that part in that stretch, and its
+    counts add up to every row of the part; the chart sends a few thousand numbers, not a marker
+    a row."""
+    lab, index = bundled_lab
+    figure = views.row_lengths(lab)
+    n = len(lab.lengths)
+    lines = [trace for trace in figure.data if trace.showlegend is not False]
+    assert len(lines) == len(set(lab.layout.tolist()))
+    for kind, name in enumerate(geometry_lab.LAYOUT):
+        ids = np.flatnonzero(lab.layout == kind)
+        if not ids.size:
+            continue
+        line = next(trace for trace in lines if trace.legendgroup == name)
+        data = np.asarray(line.customdata)
+        assert data[:, 2].sum() == ids.size and name in line.name and f"({ids.size:,})" in line.name
+        for (first, last, count, low, high), median in zip(data, line.y, strict=True):
+            rows = ids[(ids >= first) & (ids <= last)]
+            assert (
+                rows.size == count
+                and (rows * lab_charts.STRETCHES // n == first * lab_charts.STRETCHES // n).all()
+            )
+            np.testing.assert_allclose(
+                (low, median, high), np.percentile(lab.lengths[rows], (10, 50, 90)), rtol=1e-6
+            )
+    assert sum(np.asarray(trace.y).size for trace in figure.data) <= 3 * len(lines) * lab_charts.STRETCHES
 
 
 def open_geometry(params: dict | None = None) -> AppTest:

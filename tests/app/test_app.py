@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from bert_embeddings import config
 from bert_embeddings.analysis import vocab_search
-from bert_embeddings.figures import settings
+from bert_embeddings.figures import charts, settings
 from bert_embeddings.models import checkpoints
 from components.parts import draw
 from testkit.apptest import (
@@ -510,11 +510,11 @@ def test_the_concepts_caption_names_the_pairs_of_the_items_on_screen():
 
 
 def test_positions_page_compares_learned_and_sinusoid():
-    """Both 512 x 512 similarity maps (drawn at every second position), the norms, and two
+    """Both 512 x 512 similarity maps (drawn at every third position), the norms, and two
     positions compared; bad positions explained."""
     at = run_page("pages/positions.py")
     learned = next(f for f in figures(at) if f.layout.title.text.startswith("Learned"))
-    assert array(learned.data[0].z).shape == (256, 256)
+    assert array(learned.data[0].z).shape == (171, 171)
     norms = next(f for f in figures(at) if f.layout.title.text.startswith("Length"))
     assert np.allclose(array(norms.data[1].y), np.sqrt(384 / 2), rtol=1e-5)  # the sinusoid's rows
     at.number_input(key="pos_second").set_value(512).run()
@@ -815,16 +815,25 @@ def test_presenter_mode_enlarges_the_text_of_every_figure(page):
     assert any("font-size: 135%" in h.proto.body for h in at.get("html"))
 
 
-def test_positions_draws_every_second_position_with_exact_values():
-    """512 x 512 cosine matrices go to the browser as 256 x 256: every second position, each
-    value exactly the one computed (the downloads hold all 512)."""
+def test_positions_draws_every_third_position_as_colours_that_follow_the_values():
+    """512 x 512 cosine matrices go to the browser as 171 x 171 colour levels, one byte a cell:
+    every third position, each level the one of the value computed there; the caption sends the
+    reader to the exact figures (Compare two positions, the downloads), and the colour bar reads
+    in cosines."""
     from bert_embeddings.analysis import cosine
 
     at = run_page("pages/positions.py")
     learned = checkpoints.load_bundled().tables.position_embeddings
     heatmap = next(f for f in figures(at) if f.data[0].type == "heatmap").data[0]
-    assert (heatmap.x0, heatmap.dx, heatmap.y0, heatmap.dy) == (0, 2, 0, 2)
-    np.testing.assert_array_equal(array(heatmap.z), cosine.matrix(learned)[::2, ::2])
+    assert (heatmap.x0, heatmap.dx, heatmap.y0, heatmap.dy) == (0, 3, 0, 3)
+    z = array(heatmap.z)
+    assert z.dtype == np.uint8 and (heatmap.zmin, heatmap.zmax) == (0, charts.LEVELS - 1)
+    np.testing.assert_array_equal(z, charts.colour_levels(cosine.matrix(learned)[::3, ::3], 1.0))
+    assert list(heatmap.colorbar.ticktext) == ["\u22121", "\u22120.5", "0", "0.5", "1"]  # Plotly's minus
+    assert list(heatmap.colorbar.tickvals) == charts.colour_levels(np.linspace(-1, 1, 5), 1.0).tolist()
+    assert "%{z" not in heatmap.hovertemplate  # no number shown that is not the value
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "Every third position is drawn" in captions and "under Compare two positions" in captions
 
 
 def test_the_cosine_maps_can_show_the_first_positions_one_cell_each(downloads):
@@ -852,7 +861,8 @@ def test_the_cosine_maps_can_show_the_first_positions_one_cell_each(downloads):
         )
         np.testing.assert_array_equal(np.load(io.BytesIO(downloads[held]())), matrix)
     captions = " ".join(shown(c.value) for c in at.caption)
-    assert "each of the first 32 positions (of 512)" in captions and "Every second" not in captions
+    assert "each of the first 32 positions (of 512)" in captions and "Every third" not in captions
+    assert "Hover a cell for its exact value" in captions
     assert at.query_params["upto"] == "32"
 
     again = open_link(dict(at.query_params), "pages/positions.py")
@@ -862,4 +872,4 @@ def test_the_cosine_maps_can_show_the_first_positions_one_cell_each(downloads):
     again.segmented_control(key=settings.POS_SPAN).set_value("all").run()
     assert "upto" not in again.query_params
     heatmap = next(f for f in figures(again) if f.data[0].type == "heatmap").data[0]
-    assert array(heatmap.z).shape == (256, 256)
+    assert array(heatmap.z).shape == (171, 171)

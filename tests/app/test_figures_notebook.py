@@ -40,11 +40,17 @@ def page_spec(
     assert not at.exception, at.exception
     charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id]
     assert len(charts) == 1, [c.proto.id for c in at.get("plotly_chart")]
-    return json.loads(charts[0].proto.spec)
+    sent = json.loads(charts[0].proto.spec)
+    sent["layout"].pop("template", None)  # (see spec)
+    return sent
 
 
 def spec(figure) -> dict:
-    return json.loads(figure.to_json())
+    """A figure's numbers and layout, without its template: a page sends a bare one (Streamlit's
+    theme styles the chart), a notebook keeps Plotly's own."""
+    found = json.loads(figure.to_json())
+    found["layout"].pop("template", None)
+    return found
 
 
 def test_the_overview_is_the_home_pages(bundled):
