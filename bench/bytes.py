@@ -1,10 +1,11 @@
 """What each page and each step of the first lesson sends a browser: the bytes a shared Wi-Fi carries.
 
 One local server with the bert-base-shaped stand-in model and one headless Chromium at 1440 x 900.
-Bytes are the payloads of the websocket frames the server sends (Streamlit's messages: figures,
-tables, texts), read from Chromium's own record of the socket (the DevTools protocol), from the
-click until the page has settled: its run over and no frame for a second. The page's code and
-styles are left out: the browser has them from the first page on.
+Bytes are those of Streamlit's websocket as they travel (compressed where the browser and the
+server agree to: .streamlit/config.toml), counted by a relay between the two (bench/relay.py),
+from the click until the page has settled: its run over and no frame for a second. Beside them,
+the messages' own size (figures, tables, texts), from Chromium's record of the socket. The page's
+code and styles are left out: the browser has them from the first page on.
 
 - every page at its first view, in the navigation's order: the first by its address (its frames
   carry the app around it too), each other by its link in the sidebar; its kB, and over the pages
@@ -16,9 +17,8 @@ styles are left out: the browser has them from the first page on.
 With BENCH_QUICK=1: a small random checkpoint, three pages (the first, Tokens and Positions) and
 the lesson's first Next.
 
-Last line: bytes pages=N median_kb=A max_kb=B max_page=NAME lesson_max_kb=C. Targets: B <= 150 and
-C <= 150, the map of the whole vocabulary (Maps) <= 400.
-"""
+Last line (kB on the wire): bytes pages=N median_kb=A max_kb=B max_page=NAME lesson_max_kb=C.
+Targets: B <= 150 and C <= 150, the map of the whole vocabulary (Maps) <= 400."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from playwright.sync_api import sync_playwright
 
 from bench import full_or_quick
 from bench.memory import bert_base_shaped
+from bench.relay import Counter
 from bert_embeddings.lessons import builtin
 from bert_embeddings.views import pages as registry
 from testkit.browser import APP_IDLE, launch_chromium, nav, open_page, streamlit_server
@@ -79,16 +80,26 @@ def settle(page, frames: Frames, what: str) -> None:
         page.wait_for_timeout(100)
 
 
-def arrive(page, frames: Frames, shown: registry.Page) -> float:
+class Sent:
+    """What the server has sent since the last take: kB on the wire, and kB of messages."""
+
+    def __init__(self, page, wire: Counter) -> None:
+        self.frames, self.wire = Frames(page), wire
+
+    def take(self) -> tuple[float, float]:
+        return self.wire.take() * 1000, self.frames.take()
+
+
+def arrive(page, sent: Sent, shown: registry.Page) -> tuple[float, float]:
     """Click ``shown``'s link in the sidebar; the kB until its page has settled."""
-    frames.take()
+    sent.take()
     nav(page, shown.title)
     path = f"/{shown.url}"
     page.wait_for_url(
         lambda url: url.split("?")[0].endswith(path), wait_until="commit", timeout=MOST_S * 1000
     )
-    settle(page, frames, shown.title)
-    return frames.take()
+    settle(page, sent.frames, shown.title)
+    return sent.take()
 
 
 def step_shown(page, number: int) -> None:
@@ -101,34 +112,38 @@ def main() -> None:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
         browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
-        frames = Frames(page)
-        with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (base, _process):
-            frames.take()
+        with streamlit_server(env={"BERT_EXPLORER_MODEL": str(checkpoint)}) as (server, _process):
+            wire = Counter(int(server.rsplit(":", 1)[1]), only=b"GET /_stcore/stream")
+            base, sent = f"http://127.0.0.1:{wire.port}", Sent(page, wire)
+            sent.take()
             open_page(page, f"{base}/{PAGES[0].url}")  # its frames: the page, and the app around it
-            settle(page, frames, PAGES[0].title)
-            sizes = {PAGES[0].title: frames.take()}
+            settle(page, sent.frames, PAGES[0].title)
+            sizes = {PAGES[0].title: sent.take()}
             for shown in PAGES[1:]:
-                sizes[shown.title] = arrive(page, frames, shown)
+                sizes[shown.title] = arrive(page, sent, shown)
             for shown in PAGES:
-                print(f"page {shown.url}: {sizes[shown.title]:.1f} kB")
+                on_wire, messages = sizes[shown.title]
+                print(f"page {shown.url}: {on_wire:.1f} kB ({messages:.1f} kB of messages)")
 
             open_page(page, f"{base}/?lesson={LESSON_NAME}")
             step_shown(page, 1)
-            settle(page, frames, "the lesson's first step")
-            frames.take()
+            settle(page, sent.frames, "the lesson's first step")
+            sent.take()
             steps = []
             for number in range(2, NEXTS + 2):
                 page.get_by_role("button", name="Next", exact=True).click()
                 step_shown(page, number)
-                settle(page, frames, f"step {number}")
-                steps.append(frames.take())
-                page_of = LESSON.steps[number - 1].page
-                print(f"lesson step {number} ({page_of}): {steps[-1]:.1f} kB")
+                settle(page, sent.frames, f"step {number}")
+                steps.append(sent.take())
+                (on_wire, messages), page_of = steps[-1], LESSON.steps[number - 1].page
+                print(f"lesson step {number} ({page_of}): {on_wire:.1f} kB ({messages:.1f} kB of messages)")
         browser.close()
-    largest = max(sizes, key=sizes.get)
+    kb = {title: on_wire for title, (on_wire, _) in sizes.items()}
+    largest = max(kb, key=kb.get)
     print(
-        f"bytes pages={len(sizes)} median_kb={statistics.median(sizes.values()):.0f} "
-        f"max_kb={sizes[largest]:.0f} max_page={largest.replace(' ', '_')} lesson_max_kb={max(steps):.0f}"
+        f"bytes pages={len(kb)} median_kb={statistics.median(kb.values()):.0f} "
+        f"max_kb={kb[largest]:.0f} max_page={largest.replace(' ', '_')} "
+        f"lesson_max_kb={max(on_wire for on_wire, _ in steps):.0f}"
     )
 
 

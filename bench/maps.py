@@ -176,8 +176,9 @@ async def time_and_memory(checkpoint: Path, cache: Path) -> dict:
 async def cold_alone(checkpoint: Path, cache: Path) -> tuple[float, float]:
     """The same request on a cold cache with no other session (the map's worker has the cores),
     and then the megabytes the server sends for the map coloured by neighbours kept, with its
-    labels (counted on the wire by bench.wire's relay)."""
-    from bench.wire import LAST_MESSAGES_MS, Counter
+    labels (counted on the wire by bench.relay's Counter)."""
+    from bench.relay import Counter
+    from bench.wire import LAST_MESSAGES_MS
 
     with streamlit_server(env=server_env(checkpoint, cache)) as (server, _):
         counter = Counter(int(server.rsplit(":", 1)[1]))

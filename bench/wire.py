@@ -28,10 +28,8 @@ embedding_p50_s=E. Targets: P <= 1, L <= 3, S <= 0.3, N <= 0.25, E <= 0.5.
 
 from __future__ import annotations
 
-import socket
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -39,6 +37,7 @@ from playwright.sync_api import sync_playwright
 
 from bench import full_or_quick
 from bench.memory import bert_base_shaped
+from bench.relay import Counter
 from testkit.browser import APP_IDLE, launch_chromium, open_page, streamlit_server
 
 WORDS = ("river", "queen", "music", "doctor", "winter", "garden", "travel", "silver", "planet")
@@ -50,48 +49,6 @@ SENTENCES_TIMED, WORDS_TIMED = full_or_quick((len(WORDS) - 3, len(WORDS)), (1, 1
 LAST_MESSAGES_MS = full_or_quick(1500, 100)
 # The pages opened first to warm every cache; a quick run opens only the last, where it starts.
 WARM_UP = full_or_quick(("positions", "neighbours", "embedding_layer", "tokens"), ("tokens",))
-
-
-class Counter:
-    """A TCP relay between the browser and the server that counts the bytes the server sends:
-    what a shared Wi-Fi carries (websocket frames, and any HTTP the page fetches)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.received = 0
-        self.target_port = target_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            client, _ = self.listener.accept()
-            try:
-                server = socket.create_connection(("127.0.0.1", self.target_port))
-            except OSError:  # the server has stopped
-                client.close()
-                return
-            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket, count: bool) -> None:
-        try:
-            while data := source.recv(1 << 16):
-                if count:
-                    self.received += len(data)
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (source, sink):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def take(self) -> float:
-        megabytes, self.received = self.received / 1e6, 0
-        return megabytes
 
 
 def settle(page) -> None:

@@ -30,7 +30,7 @@ WITHOUT_SERVER = {"axes_card", "compare", "pca", "scale", "vocab_search"}
 # show what the core computes, or followers that missed a change beside a map job.
 CHECKED_FOR_ERRORS = {"load": "errors", "hostile": "errors", "follow": "errors", "jobs": "follower_errors"}
 # bench/ modules that are not benchmarks.
-HELPERS = {"__init__", "timed_server", "follow_replicas", "lesson_floor_app"}
+HELPERS = {"__init__", "timed_server", "follow_replicas", "lesson_floor_app", "relay"}
 TIMEOUT_S = 300
 # A figure as the benchmarks print them: no nan, no inf.
 NUMBER = re.compile(r"-?\d+(\.\d+)?")

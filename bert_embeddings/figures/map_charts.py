@@ -1,5 +1,5 @@
 """Pure figure builders for the maps: PCA of the vocabulary, of a sentence's stages, and of
-the positions, and words placed on the reader's own axes. Numpy arrays in, Plotly figures
+the positions (words on the reader's own axes: axes_charts.py). Numpy arrays in, Plotly figures
 out; no Streamlit here (see charts.py).
 
 More than a few thousand points are drawn with WebGL (Scattergl, Scatter3d).
@@ -14,8 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from bert_embeddings.figures.charts import BLUE, OKABE_ITO, SYMBOLS, gl_texts, text, texts, title_style
-from bert_embeddings.figures.map_marks import Colouring, Highlight, cloud_rows
+from bert_embeddings.figures.charts import (
+    BLUE,
+    LEGEND_BELOW,
+    OKABE_ITO,
+    SYMBOLS,
+    gl_texts,
+    text,
+    texts,
+    title_style,
+)
+from bert_embeddings.figures.map_marks import Colouring, Highlight, cloud_rows, label_shifts
 from bert_embeddings.models.glyphs import legible
 
 
@@ -59,16 +68,20 @@ def _scatter(coords: np.ndarray, axes: tuple[int, ...], **trace) -> go.Scattergl
     return go.Scatter3d(**xyz, **trace) if len(axes) == 3 else go.Scattergl(**xyz, **trace)
 
 
-def _labels(coords: np.ndarray, axes: tuple[int, ...], labels: Sequence[str], colour: str) -> list[dict]:
-    """Text labels for a few points. In 2-D they are layout annotations: WebGL draws above
-    SVG traces but below annotations, so only annotations stay readable over the cloud. The
-    caller sets them all at once: Plotly checks a list in one go, but one by one costs 3 ms each."""
-    if len(axes) == 3:
+def _labels(coords: np.ndarray, axes: tuple[int, ...], marks: list[tuple]) -> list:
+    """Each mark's (points, labels, colour) labels, none over another (map_marks.label_shifts).
+    In 2-D they are layout annotations: WebGL draws above SVG traces but below annotations, so
+    only annotations stay readable over the cloud (set at once: one by one costs 3 ms each)."""
+    if len(axes) == 3 or not marks:
         return []  # Scatter3d draws its own text (mode "markers+text")
-    font = {"size": 12, "color": colour}
+    points = np.concatenate([points[:, list(axes)] for points, _, _ in marks])
+    every = [(label, colour) for _, labels, colour in marks for label in labels]
+    found = label_shifts(points, [label for label, _ in every], coords[:, list(axes)])
     return [
-        {"x": x, "y": y, "text": label, "showarrow": False, "yshift": 11, "font": font}
-        for (x, y), label in zip(coords[:, list(axes)].tolist(), labels, strict=True)
+        {"x": x, "y": y, "text": label, "showarrow": False, "xshift": shift[0], "yshift": shift[1]}
+        | {"font": {"size": 12, "color": colour}}
+        for (x, y), (label, colour), shift in zip(points.tolist(), every, found, strict=True)
+        if shift is not None
     ]
 
 
@@ -91,7 +104,7 @@ def _map_layout(
         title=title_style(title),
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        legend={"itemsizing": "constant"},
+        legend={**LEGEND_BELOW, "itemsizing": "constant"},  # (beside it, 40% of a phone's width)
     )
 
 
@@ -125,7 +138,7 @@ def vocabulary_map(request: VocabularyMap) -> go.Figure:
         fig.add_trace(trace)
     for trace in request.underlays:
         fig.add_trace(trace)
-    annotations = []
+    marks = []
     for mark in request.highlights:
         ids = np.asarray(mark.ids, dtype=np.int64)
         show_text = len(ids) <= 60  # beyond that, labels would only cover each other
@@ -134,8 +147,8 @@ def vocabulary_map(request: VocabularyMap) -> go.Figure:
             _highlight(coords[ids], axes, mark.name, (mark.colour, mark.symbol), shown, labels[ids])
         )
         if show_text:
-            annotations += _labels(coords[ids], axes, labels[ids].tolist(), mark.colour)
-    fig.update_layout(annotations=annotations)
+            marks.append((coords[ids], labels[ids].tolist(), mark.colour))
+    fig.update_layout(annotations=_labels(coords, axes, marks))
     title = request.title or f"The whole vocabulary ({len(pieces):,} pieces)"
     _map_layout(fig, axes, request.ratios, title, titles=request.axis_titles)
     if request.colouring is not None:
@@ -305,90 +318,3 @@ def explained_variance(ratios: np.ndarray, title: str) -> go.Figure:
         yaxis={"tickformat": ".1%"},
     )
     return fig
-
-
-# Points on the reader's own axes, by group: a colour and a marker shape each, so that the
-# groups differ in shape as well as colour.
-AXES_GROUPS = {
-    "words placed": (OKABE_ITO["blue"], "circle"),
-    "words at the axes' ends": (OKABE_ITO["orange"], "diamond"),
-    "your sentence's pieces": (OKABE_ITO["green"], "square"),
-}
-
-
-def on_axes(
-    groups: Sequence[tuple[str, Sequence[str], np.ndarray]], axis_titles: Sequence[str], title: str
-) -> go.Figure:
-    """Labelled points at their coordinates on one, two or three axes.
-
-    ``groups`` are (name from AXES_GROUPS, labels, coordinates (n, axes)). One axis is a dot
-    plot, one row per point in the order of its coordinate; two a scatter; three a 3-D scatter.
-    """
-    fig = go.Figure()
-    dims = len(axis_titles)
-    order = []  # a dot plot's rows: (coordinate, label)
-    for name, labels, coords in groups:
-        if not len(labels):
-            continue
-        xyz = {n: np.ascontiguousarray(coords[:, i], dtype=np.float32) for i, n in enumerate("xyz"[:dims])}
-        fig.add_trace(_on_axes_trace(name, labels, xyz))
-        if dims == 1:
-            order += zip(xyz["x"].tolist(), texts(labels), strict=True)
-    _on_axes_layout(fig, [text(t) for t in axis_titles], order)
-    height = 640 if dims > 1 else min(1400, max(320, 90 + 20 * len({label for _, label in order})))
-    fig.update_layout(
-        title=title_style(title),
-        height=height,
-        margin={"l": 10, "r": 10, "t": 80, "b": 10},
-        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},  # between the title and the plot
-    )
-    return fig
-
-
-def _on_axes_trace(name: str, labels: Sequence[str], xyz: dict[str, np.ndarray]) -> go.Scatter | go.Scatter3d:
-    """One group of on_axes: a dot plot's points (labels on rows), a 2-D or a 3-D scatter."""
-    colour, symbol = AXES_GROUPS[name]
-    common = {"name": text(name), "marker": {"color": colour, "symbol": symbol, "size": 9}}
-    hover = "<br>".join(f"{n} %{{{n}:.4f}}" for n in xyz)
-    if len(xyz) == 1:
-        return go.Scatter(
-            x=xyz["x"],
-            y=texts(labels),
-            mode="markers",
-            hovertemplate="%{y}<br>x %{x:.4f}<extra></extra>",
-            **common,
-        )
-    if len(xyz) == 2:
-        return go.Scatter(
-            **xyz,
-            mode="markers+text",
-            text=texts(labels),
-            textposition="top center",
-            hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
-            **common,
-        )
-    return go.Scatter3d(
-        **xyz,
-        mode="markers+text",
-        text=gl_texts(labels),
-        hovertemplate=f"%{{text}}<br>{hover}<extra></extra>",
-        **{**common, "marker": {**common["marker"], "size": 5}},
-    )
-
-
-def _on_axes_layout(fig: go.Figure, titles: list[str], order: list[tuple[float, str]]) -> None:
-    """on_axes' axes: titled, through zero; a dot plot's rows from the lowest coordinate up."""
-    if len(titles) == 3:
-        fig.update_layout(
-            scene={f"{n}axis": {"title": {"text": t}} for n, t in zip("xyz", titles, strict=True)}
-        )
-    elif len(titles) == 2:
-        fig.update_layout(
-            xaxis={"title": titles[0], "zeroline": True}, yaxis={"title": titles[1], "zeroline": True}
-        )
-    else:
-        rows = list(dict.fromkeys(label for _, label in sorted(order)))
-        fig.update_layout(
-            xaxis={"title": titles[0], "zeroline": True},
-            yaxis={"type": "category", "categoryorder": "array", "categoryarray": rows, "automargin": True},
-        )

@@ -115,6 +115,58 @@ def hub_colouring(occurrence: np.ndarray) -> Colouring:
 PLOT_PX, CHAR_PX, LINE_PX = (820, 560), 6.6, 16
 
 
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Whether two boxes (left, right, bottom, top) overlap."""
+    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+
+# A 2-D map's plot on a 390 px phone, as Chromium lays it out (274 x 436 px), a little less: its
+# width less the page's padding, margins and y axis, its height less its title, x axis and a
+# legend of three rows (map_charts: 640 px high on every screen). Plotly pads a WebGL scatter's
+# range by about 15% of its points' extent.
+PHONE_PLOT_PX, PADDED = (260, 420), 1.16
+GAP_PX = 13  # from a point's centre to its label's centre, above or below it
+MARK_PX = 5  # half a highlighted point's marker (10 px): no label lies over one
+
+
+def _around(beside: float, far: float) -> tuple[tuple[float, float], ...]:
+    """The places a label of a point may take, nearest first: above, below, right, left, then the
+    four corners, then above and below again a line further out."""
+    corners = ((beside, GAP_PX), (-beside, GAP_PX), (beside, -GAP_PX), (-beside, -GAP_PX))
+    return ((0, GAP_PX), (0, -GAP_PX), (beside, 0), (-beside, 0), *corners, (0, far), (0, -far))
+
+
+def label_shifts(
+    points: np.ndarray, texts: Sequence[str], cloud: np.ndarray, plot: tuple[int, int] = PHONE_PLOT_PX
+) -> list[tuple[float, float] | None]:
+    """Where each label of a point goes (Plotly's xshift and yshift in pixels, y upwards), so that
+    none lies over another on a phone, and so on any wider screen (which only spreads them across):
+    the first place around its point (_around) clear of the labels placed before it and of every
+    point's marker; None where none is (the point is still drawn, and hover names it), or where the
+    same label is already shown at the same point. ``points`` (n, 2) and ``cloud`` (every point
+    the map draws, which sets its axes' ranges) are in the map's units."""
+    low, high = cloud.min(axis=0).astype(np.float64), cloud.max(axis=0).astype(np.float64)
+    span = np.maximum(high - low, 1e-12) * PADDED
+    pixels = (np.asarray(points, dtype=np.float64) - low) / span * np.asarray(plot)
+    boxes = [(x - MARK_PX, x + MARK_PX, y - MARK_PX, y + MARK_PX) for x, y in pixels.tolist()]
+    shown, found = set(), []
+    for (x, y), label in zip(pixels.tolist(), texts, strict=True):
+        half_width, half_height = len(label) * CHAR_PX / 2 + 2, LINE_PX / 2
+        beside, far = half_width + 8, 2.4 * GAP_PX
+        key = (label, round(x), round(y))
+        places = () if key in shown else _around(beside, far)
+        for dx, dy in places:
+            box = (x + dx - half_width, x + dx + half_width, y + dy - half_height, y + dy + half_height)
+            if not any(_overlap(box, other) for other in boxes):
+                boxes.append(box)
+                shown.add(key)
+                found.append((dx, dy))
+                break
+        else:
+            found.append(None)
+    return found
+
+
 def placed_labels(anchors: np.ndarray, texts: Sequence[str], coords: np.ndarray) -> list[tuple[int, str]]:
     """Which labels to draw, largest region first, and where (Plotly text positions): a label
     whose box would overlap one already placed is left out; one near the map's left or right
@@ -131,7 +183,7 @@ def placed_labels(anchors: np.ndarray, texts: Sequence[str], coords: np.ndarray)
         elif x + width / 2 > high[0]:
             left, position = x - width, "middle left"
         box = (left, left + width, y - height / 2, y + height / 2)
-        if any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in boxes):
+        if any(_overlap(box, other) for other in boxes):
             continue
         boxes.append(box)
         placed.append((number, position))

@@ -22,7 +22,9 @@ MARKS_CAPTION = (
     "Hover a point for its piece; click one to mark its 10 nearest pieces by cosine (circles, joined to "
     "it by lines) and its 10 nearest points on this map (triangles). Marked on top, each in its own "
     "shape: your sentence's pieces (squares, in the text colour), pieces matching the highlight "
-    "pattern (diamonds) and the latest search on the Neighbours page (crosses); the legend names each."
+    "pattern (diamonds) and the latest search on the Neighbours page (crosses); the legend names each. "
+    "Their labels keep clear of each other even on a phone: one with no room left is left out, and hover "
+    "names its point."
 )
 REGIONS = (
     "Labels: the map's densest islands (at most 30), found on the map itself, each named after what most "

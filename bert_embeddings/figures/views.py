@@ -25,7 +25,7 @@ from bert_embeddings.analysis import (
     word_tests,
 )
 from bert_embeddings.analysis.decompose import EmbeddingBreakdown
-from bert_embeddings.figures import charts, lab_charts, map_charts, map_marks, space_charts
+from bert_embeddings.figures import axes_charts, charts, lab_charts, map_charts, map_marks, space_charts
 from bert_embeddings.maps import map_jobs, map_reading
 from bert_embeddings.models import glyphs
 
@@ -80,7 +80,7 @@ def words_on_axes(
 ) -> go.Figure:
     """Your own axes' chart: every group placed on the axes, each axis titled by its ends."""
     titles = [f"{a.name}: {a.label}"[:80] for a in chosen]
-    return map_charts.on_axes(groups, titles, f"{model_name}: words on your axes")
+    return axes_charts.on_axes(groups, titles, f"{model_name}: words on your axes")
 
 
 def described(shape: tuple[str, int]) -> str:

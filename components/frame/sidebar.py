@@ -11,7 +11,7 @@ from bert_embeddings import config, limits
 from bert_embeddings.figures import settings
 from components.frame import host_secrets
 from components.parts import echo, models
-from components.parts.draw import FOCUS_STYLE, NARROW_STYLE, PRESENTER_SCALE
+from components.parts.draw import FOCUS_STYLE, PRESENTER_SCALE, TOOLBAR_STYLE
 from components.parts.widgets import seeded
 from components.view_state.inputs import Inputs
 
@@ -80,7 +80,7 @@ def host_settings() -> None:
 def page_style() -> None:
     """Styles for every page: toolbars that show on keyboard focus; formulas that fit a phone; in
     presenter mode, all of the app's text grows too (Streamlit sizes its text in rem)."""
-    style = FOCUS_STYLE + NARROW_STYLE
+    style = FOCUS_STYLE + TOOLBAR_STYLE
     if st.session_state.get(settings.PRESENTER_KEY):
         style += f"html {{ font-size: {PRESENTER_SCALE * 100:.0f}%; }}"
     st.html(f"<style>{style}</style>")

@@ -54,19 +54,19 @@ FOCUS_STYLE = (
 # A displayed formula does not wrap: one too long for a phone has a form on several lines, and
 # each screen shows one of the two (``formula``). On a phone, a table's toolbar (shown on a tap,
 # above the table's right end) gets a line of its own, where on a wide screen it would lie over
-# the end of the text above. On a touch screen, a tap shows a chart's toolbar too, where it would
-# lie over the end of the chart's title: it gets a line of its own above the chart.
+# the end of the text above. A chart's toolbar (shown on hover, or on a tap on a touch screen)
+# gets a line of its own above the chart on every screen: over the plot's top right corner it lay
+# over the end of any title long enough, a chart's in half a desktop's width as on a phone.
 _WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
 _FORMULA_STYLE = (
     f"@media (min-width: 641px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
     f"@media (max-width: 640px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
 )
-NARROW_STYLE = (
+TOOLBAR_STYLE = (
     "@media (max-width: 640px) {"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
-    "@media (hover: none), (max-width: 640px) {"
-    " [data-testid='stElementContainer']:has([data-testid='stPlotlyChart']) { margin-top: 2.5rem; }"
-    " .js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; } }"
+    "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart']) { margin-top: 2.5rem; }"
+    ".js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; }"
 )
 
 # The toolbar every chart has (the handout's too): its camera downloads the chart as an SVG, at

@@ -356,6 +356,35 @@ def test_the_tsne_map_draws_with_webgl_and_a_click_marks_its_neighbours(
     assert sorted(folder.name for folder in (app_cache / "maps").iterdir()) == prepared
 
 
+def test_a_rerun_redraws_only_the_chart_it_changes(app_url, page):
+    """On Positions, another second position changes only the pair's chart: the cosine maps and
+    the lengths stay the very charts they were, holding the very data they were given (Streamlit
+    gave Plotly nothing new to draw), while the pair's chart shows the new position. (Looked at
+    from a first change on, once the page's first drawing has settled.)"""
+    open_page(page, f"{app_url}/positions")
+    field = page.get_by_label("Second position")
+
+    def second_position(value: int) -> None:
+        field.fill(str(value))
+        field.press("Enter")
+        pair = page.locator("[data-testid='stPlotlyChart']").get_by_text(f"Learned rows 5 and {value}")
+        pair.wait_for(timeout=30_000)
+        page.wait_for_selector(APP_IDLE)
+        charts_drawn(page)
+
+    second_position(8)
+    page.evaluate(
+        """() => { window.before = [...document.querySelectorAll('.js-plotly-plot')];
+        window.data = window.before.map(chart => chart.data); }"""
+    )
+    second_position(9)
+    kept = page.evaluate(
+        """() => { const now = [...document.querySelectorAll('.js-plotly-plot')];
+        return window.before.map((chart, n) => now.includes(chart) && chart.data === window.data[n]); }"""
+    )
+    assert kept == [True, True, True, False]
+
+
 def test_neighbour_query_and_click(app_url, page):
     """Typing a word lists its neighbours; clicking one searches from it next."""
     open_page(page, f"{app_url}/neighbours")

@@ -1,8 +1,9 @@
 """Every page on a phone (390 x 844, a phone's browser as the server sees it, so that the sidebar
-folds away as on a real one) and on a tablet (768 x 1024), in real headless Chromium: nothing
-runs past the screen's width (a formula neither), and on every chart the title is whole, the
-legend is clear of it, and the panels' titles are clear of each other; and axe-core finds nothing
-serious there, in the light theme and in the dark."""
+folds away as on a real one), on a tablet (768 x 1024) and on a desktop (1440 x 900), in real
+headless Chromium: nothing runs past the screen's width (a formula neither), and on every chart
+the title is whole, the legend and the toolbar are clear of it, the panels' titles are clear of
+each other, and so are a map's labels of points; and on a phone and a tablet axe-core finds
+nothing serious, in the light theme and in the dark."""
 
 from __future__ import annotations
 
@@ -21,18 +22,18 @@ pytestmark = [pytest.mark.xdist_group("phone-browser"), pytest.mark.browser]
 
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 768, "height": 1024}
+DESKTOP = {"width": 1440, "height": 900}
 PHONE_AGENT = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
     "Version/17.0 Mobile/15E148 Safari/604.1"
 )
-# The pages whose charts have panels side by side: the ones a tablet's width could still crowd.
-PANELS = ("overview", "embedding_layer", "geometry")
 
 # What overlaps or runs off, as the browser lays it out: the page wider than the screen (a tab
 # strip scrolls by itself, as Streamlit draws it); on a phone, a table too close to what is above
-# it for its toolbar; on a touch screen, a chart's toolbar over its titles; a chart's title past
-# its chart's edges; its legend over its title; two of its titles (a figure's, and each panel's
-# above its plot) over each other. A map's labels of points may touch: they sit where their points are.
+# it for its toolbar, and a chart's legend beside its plot (taking its width); a chart's toolbar
+# over its titles (shown on hover or a tap); a chart's title past its chart's edges; its legend
+# over its title; two of its titles (a figure's, and each panel's above its plot) over each
+# other; two labels of points on a map over each other.
 FOUND = """async () => {
   await document.fonts.ready;  // (a formula measured in a fallback font is wider)
   const found = [], box = e => e.getBoundingClientRect();
@@ -68,10 +69,24 @@ FOUND = """async () => {
       if (legend && meets(box(legend), t)) { found.push(`chart ${n}: its legend lies over its title`); }
       titles.push(title);
     }
-    const toolbar = chart.querySelector(".modebar");  // (shown on a tap, on a touch screen)
-    if (toolbar && matchMedia("(hover: none), (max-width: 640px)").matches) {
+    const toolbar = chart.querySelector(".modebar");  // (shown on hover, or on a tap)
+    if (toolbar) {
       titles.filter(t => meets(box(toolbar), box(t)))
         .forEach(t => found.push(`chart ${n}: its toolbar would lie over '${t.textContent}'`));
+    }
+    const legend = chart.querySelector(".legend");
+    if (innerWidth <= 640 && legend && plot && box(legend).left >= box(plot).right - 1
+        && box(legend).top < box(plot).bottom && box(legend).bottom > box(plot).top) {
+      found.push(`chart ${n}: its legend is beside its plot`);
+    }
+    const labels = [...chart.querySelectorAll(".annotation")]
+      .filter(a => box(a).top > top + 2 && a.textContent.trim());
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        if (meets(box(labels[i]), box(labels[j]))) {
+          found.push(`chart ${n}: label '${labels[i].textContent}' over '${labels[j].textContent}'`);
+        }
+      }
     }
     for (let i = 0; i < titles.length; i++) {
       for (let j = i + 1; j < titles.length; j++) {
@@ -101,11 +116,17 @@ ONE_FORMULA_SHOWN = """() => [...document.querySelectorAll('.st-key-formula-wide
     .filter(form => form.checkVisibility()).length <= 1"""
 
 
+# A chart draws its annotations (a map's labels, its panels' titles) a moment after its traces.
+ANNOTATIONS_DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].every(chart =>
+    ((chart.layout || {}).annotations || []).length <= chart.querySelectorAll('.annotation').length)"""
+
+
 def opened(page, url: str) -> None:
     open_page(page, url)
     charts_drawn(page)
     page.wait_for_selector(APP_IDLE)
     page.wait_for_function(ONE_FORMULA_SHOWN)
+    page.wait_for_function(ANNOTATIONS_DRAWN)
 
 
 def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> tuple[list[str], dict]:
@@ -136,6 +157,19 @@ def test_every_page_fits_a_phone(browser, server, url):
     assert looked_at(browser, server, url, PHONE, phone=True) == ([], {"light": [], "dark": []})
 
 
-@pytest.mark.parametrize("url", PANELS)
-def test_pages_of_side_by_side_panels_fit_a_tablet(browser, server, url):
+@pytest.mark.parametrize("url", [page.url for page in registry.PAGES])
+def test_every_page_fits_a_tablet(browser, server, url):
     assert looked_at(browser, server, url, TABLET, phone=False) == ([], {"light": [], "dark": []})
+
+
+@pytest.mark.parametrize("url", [page.url for page in registry.PAGES])
+def test_nothing_lies_over_anything_else_on_a_desktop(browser, server, url):
+    """At 1440 x 900, with a mouse: a chart's toolbar (shown on hover) clear of its titles,
+    among the rest."""
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        opened(page, f"{server}/{url}")
+        assert page.evaluate(FOUND) == []
+    finally:
+        context.close()
