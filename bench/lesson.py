@@ -19,8 +19,9 @@ CPU slowed 4x (Chromium's own throttling, Emulation.setCPUThrottlingRate), warm 
 And the floors, on a bare Streamlit app (bench/lesson_floor_app.py), one page per step: with
 only each step's progress bar and Next button, the framework's own page switch
 (floor_empty_p50_s at 1440 x 900, phone_floor_empty_p50_s on the slowed phone); and with the
-step's figures too, the explorer's own as its pages compose them for the step's view, whose p50
-and the explorer's ratio to it are printed before the last line.
+step's figures too, the explorer's own as its pages compose them for the step's view, on the
+desktop and on the slowed phone, whose p50s and the explorer's ratios to them are printed before
+the last line.
 
     .venv/bin/python -m bench.lesson
 
@@ -171,8 +172,8 @@ def floor_figures(checkpoint: Path, folder: Path, empty: bool = False) -> None:
 
 
 async def floor(checkpoint: Path, empty: bool = False) -> dict[str, list[float]]:
-    """The learner's steps on the bare app: the same figures drawn, nothing else (desktop); with
-    ``empty``, no figure at all, on a desktop and on the slowed phone."""
+    """The learner's steps on the bare app, on a desktop and on the slowed phone: the same figures
+    drawn, nothing else; with ``empty``, no figure at all."""
     folder = checkpoint.parent / ("floor-empty" if empty else "floor")
     folder.mkdir()
     floor_figures(checkpoint, folder, empty)
@@ -183,8 +184,7 @@ async def floor(checkpoint: Path, empty: bool = False) -> dict[str, list[float]]
         async with async_playwright() as playwright:
             browser = await crowd_browser(playwright, checkpoint.parent)
             steps = {"desktop": await alone(base, browser, start="/")}
-            if empty:
-                steps["phone"] = await alone(base, browser, start="/", phone=True)
+            steps["phone"] = await alone(base, browser, start="/", phone=True)
             await browser.close()
     return steps
 
@@ -219,7 +219,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkpoint = bert_base_shaped(Path(folder) / "bert-base-shaped")
         steps, phone, wakes, shown, counted, tally = asyncio.run(run(checkpoint))
-        bare = asyncio.run(floor(checkpoint))["desktop"]
+        bare_both = asyncio.run(floor(checkpoint))
+        bare = bare_both["desktop"]
         empty = asyncio.run(floor(checkpoint, empty=True))
         out = Path(folder) / "handout.html"
         handout_s = handout_cold(checkpoint, out)
@@ -230,6 +231,13 @@ def main() -> None:
     ratio = statistics.median(steps) / floor_p50
     print(f"floor_p50_s={floor_p50:.2f}: the explorer's step takes {ratio:.2f}x it")
     print("on a phone, CPU slowed 4x (s):", " ".join(f"{s:.2f}" for s in phone))
+    print("... the same figures on the bare app (s):", " ".join(f"{s:.2f}" for s in bare_both["phone"]))
+    phone_floor, phone_floor_max = statistics.median(bare_both["phone"]), max(bare_both["phone"])
+    print(
+        f"phone_floor_p50_s={phone_floor:.2f}: the explorer's phone step takes "
+        f"{statistics.median(phone) / phone_floor:.2f}x it, its slowest {max(phone) / phone_floor_max:.2f}x"
+        " the bare app's slowest"
+    )
     empty_p50, phone_empty_p50 = statistics.median(empty["desktop"]), statistics.median(empty["phone"])
     print("the bare app's page switch, no figure (s):", " ".join(f"{s:.2f}" for s in empty["desktop"]))
     print("... on the phone (s):", " ".join(f"{s:.2f}" for s in empty["phone"]))

@@ -14,7 +14,7 @@ class Counter:
     Streamlit's websocket alone)."""
 
     def __init__(self, target_port: int, only: bytes | None = None) -> None:
-        self.received = 0
+        self.received, self.lock = 0, threading.Lock()  # (connections are relayed by threads of their own)
         self.target_port, self.only = target_port, only
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
@@ -38,7 +38,8 @@ class Counter:
         try:
             while data := source.recv(1 << 16):
                 if from_server and counted["yes"]:
-                    self.received += len(data)
+                    with self.lock:
+                        self.received += len(data)
                 elif not from_server and not counted["asked"]:
                     counted["asked"] = True
                     counted["yes"] = self.only is None or data.startswith(self.only)
@@ -53,5 +54,6 @@ class Counter:
                     pass
 
     def take(self) -> float:
-        megabytes, self.received = self.received / 1e6, 0
+        with self.lock:
+            megabytes, self.received = self.received / 1e6, 0
         return megabytes

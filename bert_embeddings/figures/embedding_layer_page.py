@@ -100,13 +100,17 @@ def compose(s: Settings, sources: Sources, proof: bool = True) -> Page:
         )
     shown = page_figures.shown_dimensions(stage, model, dims)
     step = page_figures.detail_step(shown)
-    every = (
-        f" Every {'second' if step == 2 else f'{step}th'} of these {len(shown)} dimensions is drawn, "
-        "about as many as a screen shows: a narrower range of dimensions draws each one, and the "
-        "downloads hold all."
-        if step > 1
-        else ""
-    )
+    every = ""
+    if step > 1:
+        narrower = (
+            "a narrower range of dimensions draws each one, and "
+            if stage.values.shape[1] == model.hidden_size
+            else ""  # (the projection is drawn whole, whatever the range)
+        )
+        every = (
+            f" Every {page_figures.every_nth(step)} of these {len(shown)} dimensions is drawn, about as many "
+            f"as a screen shows: {narrower}the downloads hold all."
+        )
     return Page(
         notices=notices(encoding),
         proof=checked(s, sources) if proof else None,
@@ -114,8 +118,8 @@ def compose(s: Settings, sources: Sources, proof: bool = True) -> Page:
         overview=Chart("stage_overview", page_figures.stage_overview(every_stage, labels)),
         overview_caption=Note(
             "Every stage side by side, each on its own colour scale (blue below zero, red above); wide "
-            "tables and long inputs show every second (or n-th) dimension. Choose a stage below to see all "
-            "of its dimensions and values."
+            "tables and long inputs show every second (or n-th) dimension. Choose a stage below to see it "
+            "in full, each value exact on hover."
         ),
         detail=Chart("stage_detail", page_figures.stage_detail(stage, labels, shown)),
         detail_caption=Note(stage.caption + " Hover a cell for its exact value." + every, markup=True),

@@ -120,11 +120,11 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
 
 
-# A 2-D map's plot on a 390 px phone, as Chromium lays it out (274 x 436 px), a little less: its
+# A 2-D map's plot on a narrow phone: Chromium lays it out at 274 x 436 px on a 390 px screen (its
 # width less the page's padding, margins and y axis, its height less its title, x axis and a
-# legend of three rows (map_charts: 640 px high on every screen). Plotly pads a WebGL scatter's
-# range by about 15% of its points' extent.
-PHONE_PLOT_PX, PADDED = (260, 420), 1.16
+# legend of three rows; map_charts: 640 px high on every screen), about 30 px narrower on a 360 px
+# one. Plotly pads a WebGL scatter's range by about 15% of its points' extent.
+PHONE_PLOT_PX, PADDED = (240, 420), 1.16
 GAP_PX = 13  # from a point's centre to its label's centre, above or below it
 MARK_PX = 5  # half a highlighted point's marker (10 px): no label lies over one
 
@@ -140,17 +140,22 @@ def label_shifts(
     points: np.ndarray, texts: Sequence[str], cloud: np.ndarray, plot: tuple[int, int] = PHONE_PLOT_PX
 ) -> list[tuple[float, float] | None]:
     """Where each label of a point goes (Plotly's xshift and yshift in pixels, y upwards), so that
-    none lies over another on a phone, and so on any wider screen (which only spreads them across):
-    the first place around its point (_around) clear of the labels placed before it and of every
-    point's marker; None where none is (the point is still drawn, and hover names it), or where the
-    same label is already shown at the same point. ``points`` (n, 2) and ``cloud`` (every point
-    the map draws, which sets its axes' ranges) are in the map's units."""
-    low, high = cloud.min(axis=0).astype(np.float64), cloud.max(axis=0).astype(np.float64)
+    none lies over another on a phone's plot (a wider screen has more room across): the first
+    place around its point (_around) clear of the labels placed before it and of every labelled
+    point's marker; None where none is (the point is still drawn, and hover names it), where the
+    same label is already shown at the same point, or where the point is not a number (it is not
+    drawn). ``points`` (n, 2) and ``cloud`` (the map's rows, whose extent sets its axes' ranges)
+    are in the map's units."""
+    low, high = np.nanmin(cloud, axis=0).astype(np.float64), np.nanmax(cloud, axis=0).astype(np.float64)
     span = np.maximum(high - low, 1e-12) * PADDED
     pixels = (np.asarray(points, dtype=np.float64) - low) / span * np.asarray(plot)
-    boxes = [(x - MARK_PX, x + MARK_PX, y - MARK_PX, y + MARK_PX) for x, y in pixels.tolist()]
+    drawn = np.isfinite(pixels).all(axis=1)
+    boxes = [(x - MARK_PX, x + MARK_PX, y - MARK_PX, y + MARK_PX) for x, y in pixels[drawn].tolist()]
     shown, found = set(), []
-    for (x, y), label in zip(pixels.tolist(), texts, strict=True):
+    for (x, y), label, finite in zip(pixels.tolist(), texts, drawn, strict=True):
+        if not finite:
+            found.append(None)
+            continue
         half_width, half_height = len(label) * CHAR_PX / 2 + 2, LINE_PX / 2
         beside, far = half_width + 8, 2.4 * GAP_PX
         key = (label, round(x), round(y))

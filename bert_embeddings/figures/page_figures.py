@@ -183,6 +183,14 @@ def shown_dimensions(stage: Stage, model: LoadedModel, dims: range) -> range:
     return dims if stage.values.shape[1] == model.hidden_size else range(stage.values.shape[1])
 
 
+_ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth"}
+
+
+def every_nth(step: int) -> str:
+    """'second' for 2, 'third' for 3 ...: the word in "every third position is drawn"."""
+    return _ORDINALS.get(step) or f"{step}th"
+
+
 # The most dimensions a stage in full draws side by side: about the pixels a desktop gives it
 # (bert-base's 768 at every second); a narrower range draws each one.
 DETAIL_COLUMNS = 384

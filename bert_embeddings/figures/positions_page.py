@@ -20,7 +20,6 @@ from bert_embeddings.views.sources import Sources
 # How many positions the cosine maps show, from position 0 (None: every one).
 SPANS = {"all": None, "first 128": 128, "first 32": 32}
 _POSITION = link_text.whole_number(0, None, "A position")
-_ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 
 
 @dataclass(frozen=True)
@@ -74,13 +73,13 @@ def compose(s: Settings, sources: Sources) -> Page:
     )
     step = -(-shown_n // page_figures.POSITION_CELLS)
     drawn = (
-        f"Every {_ORDINALS.get(step, f'{step}th')} position is drawn, about as many as the map has pixels. "
+        f"Every {page_figures.every_nth(step)} position is drawn, about as many as the map has pixels. "
         if step > 1
         else ""
     )
     read = (
-        "The maps are colours only: the exact cosine of any two positions is under Compare two positions "
-        "below, and the downloads hold every value."
+        "The maps are colours only: type two positions under Compare two positions for their exact "
+        "cosine; the downloads hold every value."
         if -(-shown_n // step) > charts.EXACT_SIDE
         else "Hover a cell for its exact value."
     )

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from bert_embeddings.figures import embedding_layer_page, page_figures
+from bert_embeddings.models import checkpoints
 from bert_embeddings.models.folders import load_folder
 from bert_embeddings.views.sources import Sources
-from testkit.random_models import write_random_bert
+from testkit.random_models import write_random_bert, write_random_model
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +42,37 @@ def test_a_narrower_range_draws_each_dimension_and_says_nothing_of_steps(wide):
     heatmap = page.detail.figure.data[0]
     assert (heatmap.x0, heatmap.dx) == (100, 1) and np.asarray(heatmap.z).shape[1] == 384
     assert page_figures.detail_step(range(100, 484)) == 1 and "Every" not in page.detail_caption.text
+
+
+def test_a_projection_wider_than_a_screen_says_only_what_holds_for_it(tmp_path):
+    """ALBERT's projection (400 wide here) is drawn at every second dimension whatever the range
+    chosen, so its caption does not offer a narrower range; its 16-wide token rows draw each one."""
+    from transformers import AlbertConfig
+
+    config = AlbertConfig(
+        embedding_size=16,
+        hidden_size=400,
+        max_position_embeddings=40,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=48,
+        vocab_size=30522,
+    )
+    sources = Sources(checkpoints.load_model(str(write_random_model(tmp_path / "albert", config))))
+    chosen = dict(sentence_a="The bank.", sentence_b="")
+    projected = embedding_layer_page.compose(
+        embedding_layer_page.Settings(**chosen, layer_stage="projected"), sources, proof=False
+    )
+    assert projected.detail.figure.data[0].dx == 2
+    said = projected.detail_caption.text
+    assert "Every second of these 400 dimensions is drawn" in said and "narrower range" not in said
+    token = embedding_layer_page.compose(
+        embedding_layer_page.Settings(**chosen, layer_stage="token"), sources, proof=False
+    )
+    assert token.detail.figure.data[0].dx == 1 and "Every" not in token.detail_caption.text
+
+
+def test_wider_tables_are_drawn_at_every_nth_dimension_named_in_words():
+    """bert-large's 1024 dimensions: every third, said so in words."""
+    assert page_figures.detail_step(range(1024)) == 3 and page_figures.every_nth(3) == "third"
+    assert [page_figures.every_nth(n) for n in (2, 8, 11)] == ["second", "eighth", "11th"]

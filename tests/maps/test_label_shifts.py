@@ -46,3 +46,9 @@ def test_labels_far_apart_all_sit_above_their_points_and_a_repeat_is_shown_once(
     points = np.array([[1.0, 1.0], [9.0, 9.0], [1.0, 9.0], [1.0, 1.0]])
     found = map_marks.label_shifts(points, ["bank", "river", "the", "bank"], cloud)
     assert found == [(0, map_marks.GAP_PX)] * 3 + [None]
+
+
+def test_a_point_that_is_not_a_number_gets_no_label_and_the_others_keep_theirs():
+    cloud = np.array([[0.0, 0.0], [10.0, 10.0], [np.nan, 1.0]])
+    points = np.array([[np.nan, 1.0], [9.0, 9.0]])
+    assert map_marks.label_shifts(points, ["nan", "river"], cloud) == [None, (0, map_marks.GAP_PX)]
