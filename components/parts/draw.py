@@ -58,7 +58,9 @@ FOCUS_STYLE = (
 # above the table's right end) gets a line of its own, where on a wide screen it would lie over
 # the end of the text above. A chart's toolbar (shown on hover, or on a tap on a touch screen)
 # gets a line of its own above the chart on every screen: over the plot's top right corner it lay
-# over the end of any title long enough, a chart's in half a desktop's width as on a phone.
+# over the end of any title long enough, a chart's in half a desktop's width as on a phone. The
+# chart and its box let it show there (Streamlit clips a chart to its box: the toolbar was hidden,
+# and a click on it went to the page).
 _WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
 _FORMULA_STYLE = (
     f"@media (min-width: 641px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
@@ -67,7 +69,9 @@ _FORMULA_STYLE = (
 TOOLBAR_STYLE = (
     "@media (max-width: 640px) {"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
-    "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart']) { margin-top: 2.5rem; }"
+    "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart'])"
+    " { margin-top: 2.5rem; overflow: visible !important; }"
+    "[data-testid='stPlotlyChart'] .js-plotly-plot { overflow: visible !important; }"
     ".js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; }"
 )
 

@@ -73,6 +73,7 @@ FOUND = """async () => {
     if (toolbar) {
       titles.filter(t => meets(box(toolbar), box(t)))
         .forEach(t => found.push(`chart ${n}: its toolbar would lie over '${t.textContent}'`));
+      if ((__COVERED__)(chart)) { found.push(`chart ${n}: its toolbar is hidden or covered`); }
     }
     const legend = chart.querySelector(".legend");
     if (innerWidth <= 640 && legend && plot && box(legend).left >= box(plot).right - 1
@@ -98,6 +99,19 @@ FOUND = """async () => {
   });
   return found;
 }"""
+# Whether a chart's toolbar, where it is on the screen, is hidden (clipped) or under something
+# else: a click on its first button would not reach it.
+COVERED = """chart => {
+  const toolbar = chart.querySelector(".modebar"), button = toolbar && toolbar.querySelector(".modebar-btn");
+  const b = button && button.getBoundingClientRect();
+  if (!b || !b.width || b.top < 0 || b.bottom > innerHeight) { return false; }  // (off the screen)
+  const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+  return !hit || !toolbar.contains(hit);
+}"""
+FOUND = FOUND.replace("__COVERED__", COVERED)
+# Every toolbar reachable: waited for (a moment of a rerun may lie over one), then looked at again.
+TOOLBARS_REACHABLE = f"""() => ![...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+    .some({COVERED})"""
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +141,10 @@ def opened(page, url: str) -> None:
     page.wait_for_selector(APP_IDLE)
     page.wait_for_function(ONE_FORMULA_SHOWN)
     page.wait_for_function(ANNOTATIONS_DRAWN)
+    try:
+        page.wait_for_function(TOOLBARS_REACHABLE, timeout=10_000)
+    except sync_api.TimeoutError:
+        pass  # FOUND says which
 
 
 def looked_at(browser, server, url: str, viewport: dict, phone: bool) -> tuple[list[str], dict]:
