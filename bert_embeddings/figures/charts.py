@@ -72,6 +72,12 @@ SEGMENT_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["orange"])
 LEGEND_BELOW = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
 
 
+def drawn_every(count: int, most: int) -> int:
+    """Every how many of ``count`` rows or columns a figure draws one, so that at most ``most`` are
+    drawn (0: no limit): 1 draws each. The figures and the captions that name the step share it."""
+    return -(-count // most) if most else 1
+
+
 def _rows_height(n_rows: int, per_row: int = 22, floor: int = 180, ceiling: int = 900) -> int:
     return int(min(ceiling, max(floor, 90 + per_row * n_rows)))
 
@@ -81,7 +87,7 @@ def stage_heatmap(
 ) -> go.Figure:
     """One stage of the embedding layer: tokens on rows, hidden dimensions on columns (with
     ``max_columns``, every n-th dimension of a wider range, each value exact)."""
-    step = -(-len(dims) // max_columns) if max_columns else 1
+    step = drawn_every(len(dims), max_columns)
     z = np.ascontiguousarray(values[:, dims.start : dims.stop : step], dtype=np.float32)  # (tokens, dims)
     # A handful of outlier dimensions would otherwise wash every other cell out to white:
     # colours saturate at the 99th percentile of |value|; hover still shows exact values.
@@ -154,7 +160,7 @@ def similarity_heatmap(
     With ``max_cells``, an unlabelled matrix larger than that on a side is drawn with every
     n-th row and column, at its own row and column number. Up to EXACT_SIDE rows drawn, hover
     gives each value exactly; beyond, the map is its colours (hover names the row and column)."""
-    step = -(-len(matrix) // max_cells) if max_cells and labels is None else 1
+    step = drawn_every(len(matrix), max_cells) if labels is None else 1
     shown = (
         {"x0": 0, "dx": step, "y0": 0, "dy": step}
         if labels is None
@@ -220,7 +226,7 @@ def layer_overview(
         horizontal_spacing=0.025,
     )
     for col, (_, values) in enumerate(stages, start=1):
-        step = -(-values.shape[1] // max_columns) if max_columns else 1
+        step = drawn_every(values.shape[1], max_columns)
         values = values[:, ::step]
         # Each stage on its own symmetric scale: the raw rows are far smaller than the output.
         limit = float(np.max(np.abs(values))) or 1.0

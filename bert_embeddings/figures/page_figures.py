@@ -198,7 +198,7 @@ DETAIL_COLUMNS = 384
 
 def detail_step(shown: range) -> int:
     """Every how many dimensions the stage in full draws one, over the dimensions ``shown``."""
-    return -(-len(shown) // DETAIL_COLUMNS)
+    return charts.drawn_every(len(shown), DETAIL_COLUMNS)
 
 
 def stage_detail(stage: Stage, labels: Sequence[str], shown: range) -> go.Figure:

@@ -71,7 +71,7 @@ def compose(s: Settings, sources: Sources) -> Page:
         Cosines(Chart(key, figure), Download(name, matrix, corner="position"))
         for (key, figure), matrix, name in zip(maps, matrices, names, strict=True)
     )
-    step = -(-shown_n // page_figures.POSITION_CELLS)
+    step = charts.drawn_every(shown_n, page_figures.POSITION_CELLS)
     drawn = (
         f"Every {page_figures.every_nth(step)} position is drawn, about as many as the map has pixels. "
         if step > 1
@@ -80,7 +80,7 @@ def compose(s: Settings, sources: Sources) -> Page:
     read = (
         "The maps are colours only: type two positions under Compare two positions for their exact "
         "cosine; the downloads hold every value."
-        if -(-shown_n // step) > charts.EXACT_SIDE
+        if len(range(0, shown_n, step)) > charts.EXACT_SIDE
         else "Hover a cell for its exact value."
     )
     norms = np.stack([positions.row_norms(learned), positions.row_norms(formula)], axis=1)
