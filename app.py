@@ -12,7 +12,7 @@ from bert_embeddings.views import pages as registry
 from components.caches import map_state
 from components.frame import routing, runs, sidebar
 from components.lessons import maker, opening, player
-from components.parts import chart_png, widgets
+from components.parts import chart_png, on_view, widgets
 from components.rooms import asking, follow, lead, room_section, room_wake
 from components.view_state import inputs, links
 
@@ -58,6 +58,7 @@ def main() -> None:
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
     addressed = player.addressed_step()  # (the address as the browser sent it: nothing wrote it yet)
     widgets.arrive(navigation.url_path)  # first: the page's widgets start at the session's values
+    on_view.arrive(navigation.url_path)
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
         if code := links.taken().get(links.FOLLOW):
             try:
@@ -83,6 +84,7 @@ def main() -> None:
     links.share_hint()
     with st.sidebar:
         chart_png.mount()  # (every chart's toolbar: a PNG beside the camera's SVG)
+        on_view.mount()  # (whether the screen is narrow: a phone draws charts as they come into view)
     follow.publish(navigation.url_path)
     follow.notice()
     player.bar(

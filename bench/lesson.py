@@ -2,17 +2,19 @@
 
 One local server with the bert-base-shaped stand-in model. First one learner in headless
 Chromium takes the first built-in lesson twice; the second pass is timed: each Next, from the
-click to the new step's bar shown, the page's run over and every figure on it drawn (the median
-over the steps is step_p50_s). Then a room: a leader and FOLLOWERS followers (bench/follow.py's
-room and followers, in one Chromium at the lowest priority and without WebGL), the leader
-taking the same lesson; for each Next, the server's trace gives the time until each follower's
-session began the run for the new step on the server (the wake, follower_step_p95_s at p95), and
-each follower's screen showing the step is printed for information (on two cores it measures
-thirty Chromiums). Before the first Next, the room answers the first step's question: each
-follower in turn picks a choice and sends it, and the leader's screen is read until its tally
-counts that answer (tally_p95_s, the p95 from the click on "Send my answer"); answers is how
-many of them the leader's tally counted in the end. Last, the first lesson's handout is written
-cold, in a fresh process, with the model the app uses (handout_s), and its size is handout_mb.
+click to the new step's bar shown, the page's run over and every figure in view drawn (a phone
+sends a chart below the fold as a placeholder, drawn as it comes into view: one in view is
+waited for; the median over the steps is step_p50_s). Then a room: a leader and FOLLOWERS
+followers (bench/follow.py's room and followers, in one Chromium at the lowest priority and
+without WebGL), the leader taking the same lesson; for each Next, the server's trace gives the
+time until each follower's session began the run for the new step on the server (the wake,
+follower_step_p95_s at p95), and each follower's screen showing the step is printed for
+information (on two cores it measures thirty Chromiums). Before the first Next, the room answers
+the first step's question: each follower in turn picks a choice and sends it, and the leader's
+screen is read until its tally counts that answer (tally_p95_s, the p95 from the click on "Send
+my answer"); answers is how many of them the leader's tally counted in the end. Last, the first
+lesson's handout is written cold, in a fresh process, with the model the app uses (handout_s),
+and its size is handout_mb.
 The learner's window is 1440 x 900. On a phone: the learner's steps again at 390 x 844 with the
 CPU slowed 4x (Chromium's own throttling, Emulation.setCPUThrottlingRate), warm in the same way
 (phone_step_p50_s, and the slowest, phone_step_max_s).

@@ -59,15 +59,14 @@ st.caption(
     "**standardised** transform the words and the axes' ends alike first, which can turn the axes too."
 )
 
-# The four parts of the page, each a tab: every widget in them is drawn on every run (so every
-# setting stays in the link), and the reader moves between them without scrolling past the rest.
-# WEAT's groups and the furthest pieces' filters are read before the page is composed; an axis that
-# cannot be built leaves only its message.
+# The four parts of the page, each a tab, and only the open one composed and drawn: the cards
+# draw 1,000 random axes, WEAT counts up to 100,000 splits, the furthest pieces score every row.
+# Every widget in them is drawn on every run (so every setting stays in the link), and the open
+# tab is in the link too. WEAT's groups and the furthest pieces' filters are read before the page
+# is composed; an axis that cannot be built leaves only its message.
 notes, tabs = st.container(), st.empty()
 with tabs.container():
-    chart_tab, cards_tab, weat_tab, furthest_tab = st.tabs(
-        ["Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis"]
-    )
+    chart_tab, cards_tab, weat_tab, furthest_tab = widgets.tabs(settings.AX_TABS, settings.AX_TAB)
 with weat_tab:
     st.markdown(
         "The Word Embedding Association Test (Caliskan et al. 2017) asks whether targets X lean towards "
@@ -88,8 +87,9 @@ with furthest_tab:
     valid = filters.filter_boxes(axes_page.Settings.key, "Leave out the pieces of the axes' own words")
 chosen = widgets.chosen(axes_page.Settings)
 shown = None
-with notes, model_caches.friendly_errors(stop=False), st.spinner("Drawing 1,000 random axes..."):
-    shown = axes_page.compose(chosen, model_caches.sources())
+working = "Drawing 1,000 random axes..." if chosen.tab == settings.AX_TABS[1] else "Placing the words..."
+with notes, model_caches.friendly_errors(stop=False), st.spinner(working):
+    shown = axes_page.compose(chosen, model_caches.sources(), (chosen.tab,))
 if shown is None:
     tabs.empty()
     st.stop()
@@ -97,7 +97,8 @@ with notes:
     draw.shown(shown.left_off, shown.parallel)
 described = geometry_view.described(shape)
 
-with chart_tab:
+
+def words_section() -> None:
     words = shown.words
     draw.shown(words.sentence_problem, words.notices, words.chart, words.caption, words.download)
     left, right = st.columns([1, 3])
@@ -115,7 +116,8 @@ with chart_tab:
     with right:
         draw.shown(words.words_cosine, words.words_cosine_download)
 
-with cards_tab:
+
+def cards_section() -> None:
     st.markdown(
         "Any two groups of words make an axis, so each one gets a report card, computed exactly with "
         f"fixed seeds. The verdict: it separates its poles if it beats {axis_card.BEATS:.0%} of random "
@@ -138,10 +140,12 @@ with cards_tab:
         stem = f"{model.name} axis {name} report card ({described})"
         card_view.card(card, name, (*chosen.ends(name), placeable), shape, stem)
 
-with weat_tab:
+
+def weat_section() -> None:
     card_view.weat_section(shown.weat, chosen.groups(), model.name)
 
-with furthest_tab:
+
+def furthest_section() -> None:
     for furthest in shown.furthest if valid else ():
         if furthest is None:
             continue
@@ -155,3 +159,13 @@ with furthest_tab:
                     column_config={"coordinate": st.column_config.NumberColumn(format="%.4f")},
                     height=36 * (len(end.table.columns["id"]) + 1),  # all twenty rows, without a scroll bar
                 )
+
+
+for tab, section in zip(
+    (chart_tab, cards_tab, weat_tab, furthest_tab),
+    (words_section, cards_section, weat_section, furthest_section),
+    strict=True,
+):
+    if tab.open:
+        with tab:
+            section()

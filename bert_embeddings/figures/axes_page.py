@@ -31,6 +31,9 @@ from bert_embeddings.views.fields import linked, shared
 from bert_embeddings.views.sources import Sources
 
 NO_SENTENCE = "no"  # the sentence's stage when its pieces are left off the chart
+# The page's four parts, each a tab, by label; composed only for the open tab.
+TABS = ("Words on the axes", "Can you trust each axis?", "WEAT", "Furthest along each axis")
+WORDS_TAB, CARDS_TAB, WEAT_TAB, FURTHEST_TAB = TABS
 _TEXT = link_text.text_of(limits.AXIS_TEXT)
 _STAGES = {
     "none": NO_SENTENCE,
@@ -61,6 +64,12 @@ class Settings(fields.WithSentences, fields.Filtered):
     z_to: str = _end("z", 1)
     words: str = linked("words", axes.DEFAULT_WORDS, "the words to place", _TEXT)
     stage: str = linked("pieces", NO_SENTENCE, "your sentence's pieces", *fields.coded(_STAGES))
+    tab: str = linked(
+        "ax_tab",
+        WORDS_TAB,
+        "the page's tab",
+        *fields.coded(dict(zip(("words", "cards", "weat", "furthest"), TABS, strict=True))),
+    )
     hide_continuation: bool = linked("ax_hide_pieces", False, "hide ## continuation pieces", *fields.FLAGS)
     hide_special: bool = linked("ax_hide_special", True, "hide [CLS], [SEP], [unusedN]...", *fields.FLAGS)
     leave_out: bool = linked(
@@ -118,19 +127,21 @@ class Furthest(Composed):
 @dataclass(frozen=True)
 class Page(Composed):
     """The page's parts in its order; ``cards`` and ``furthest`` by axis (x, y, z), None for an
-    axis left empty."""
+    axis left empty; a tab's parts None (or no cards, no furthest pieces) where it was not
+    composed."""
 
     left_off: Note | None
     parallel: tuple[Note, ...]
-    words: OnAxes
+    words: OnAxes | None
     cards: tuple[axes_checks.Card | None, ...]
-    weat: axes_checks.Weat
+    weat: axes_checks.Weat | None
     furthest: tuple[Furthest | None, ...]
 
 
-def compose(s: Settings, sources: Sources) -> Page:
+def compose(s: Settings, sources: Sources, tabs: tuple[str, ...] = TABS) -> Page:
     """Words placed on the axes the view names, each axis' report card, WEAT of its four groups
-    and the pieces furthest along each axis. An axis that cannot be built (a word the model
+    and the pieces furthest along each axis, each only if its tab is among ``tabs`` (the page
+    composes its open one, a handout all four). An axis that cannot be built (a word the model
     lacks) is raised: the page shows it instead of everything else."""
     model, index = sources.model, sources.index()
     shape = geometry_of(s.values(), index.table.shape[1])
@@ -155,15 +166,15 @@ def compose(s: Settings, sources: Sources) -> Page:
     return Page(
         left_off,
         parallel,
-        _words_on_axes(s, sources, list(chosen.values()), placed, space, shape),
+        _words_on_axes(s, sources, [*chosen.values()], placed, space, shape) if WORDS_TAB in tabs else None,
         tuple(
             axes_checks.card(sources, name, (*s.ends(name), words), shape) if name in chosen else None
-            for name in axes.NAMES
+            for name in (axes.NAMES if CARDS_TAB in tabs else ())
         ),
-        axes_checks.weat(s.groups(), sources),
+        axes_checks.weat(s.groups(), sources) if WEAT_TAB in tabs else None,
         tuple(
             _furthest(s, sources, chosen[name], space, shape) if name in chosen else None
-            for name in axes.NAMES
+            for name in (axes.NAMES if FURTHEST_TAB in tabs else ())
         ),
     )
 

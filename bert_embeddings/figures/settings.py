@@ -112,7 +112,7 @@ MV_STEPS = moved_page.STEPS
 OTHER_MODEL_FIELDS = {"compare": (CMP_MODEL, CMP_CUSTOM), "moved": (MV_MODEL, MV_CUSTOM)}
 _AX = axes_page.Settings.key  # Your own axes declares its settings with its composer
 AX_ENDS = {name: (_AX(f"{name}_from"), _AX(f"{name}_to")) for name in axes.NAMES}
-AX_WORDS, AX_STAGE = _AX("words"), _AX("stage")
+AX_WORDS, AX_STAGE, AX_TAB = _AX("words"), _AX("stage"), _AX("tab")
 AX_WEAT = {group: _AX(f"weat_{group.lower()}") for group in word_tests.WEAT_GROUPS}  # WEAT's four groups
 AX_WEAT_CLASSIC = "ax_weat_classic"  # an action: fills the four groups with a classic test
 AX_HIDE_CONTINUATION, AX_HIDE_SPECIAL = _AX("hide_continuation"), _AX("hide_special")
@@ -125,6 +125,7 @@ SAME = moved_page.SAME
 QUERY_MODES = neighbours_page.QUERY_MODES
 JOURNEY_BASES = maps_page.BASES
 MAP_DIMS, MAP_METHODS, MAP_TABS = maps_page.DIMS, maps_page.METHODS, maps_page.TABS
+AX_TABS = axes_page.TABS
 MAP_COLOURS = maps_page.COLOURS  # what colours the t-SNE map's points
 LAYER_STAGES = embedding_layer_page.STAGES
 # How many positions the Positions page's cosine maps show, from position 0 (None: every one).

@@ -1,5 +1,6 @@
-"""Drawing a Plotly figure on a page: the theme's text colour, a toolbar a keyboard can reach, and
-every text size enlarged in presenter mode (for a projector); and drawing a page's composed parts
+"""Drawing a Plotly figure on a page: the theme's text colour, a toolbar a keyboard can reach,
+every text size enlarged in presenter mode (for a projector), and on a phone drawn only once it
+comes into view (components/parts/on_view.py); and drawing a page's composed parts
 (bert_embeddings.figures.handout_parts), each as the page has always shown it."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import streamlit as st
 
 from bert_embeddings.figures import charts, settings
 from bert_embeddings.figures import handout_parts as kinds
-from components.parts import echo, exports
+from components.parts import echo, exports, on_view
 
 PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
 BARE = go.layout.Template()
@@ -27,6 +28,9 @@ def chart(figure, key: str, on_select=False):
     # chart sent, for styles the theme gives anyway. So every chart names its own colours (finish
     # sets the colorway; each colour field names its colour scale).
     figure.layout.template = BARE
+    if not on_select and not on_view.now(key):
+        on_view.later(figure, key, _plotly)
+        return None
     if on_select:
         return st.plotly_chart(
             figure,
@@ -35,8 +39,12 @@ def chart(figure, key: str, on_select=False):
             on_select=on_select if callable(on_select) else "rerun",
             selection_mode="points",
         )
-    st.plotly_chart(figure, key=key, config=CHART_CONFIG)
+    _plotly(figure, key)
     return None
+
+
+def _plotly(figure, key: str) -> None:
+    st.plotly_chart(figure, key=key, config=CHART_CONFIG)
 
 
 def ink() -> str:

@@ -36,9 +36,16 @@ def card(
         with column:
             draw.shown(figure)
     draw.shown(shown.missing)
-    with st.expander(f"Axis {name}: the words' intervals, the other geometry, the files"):
-        draw.shown(shown.coherence, shown.split, shown.other, shown.intervals)
-        _downloads(stem, model_caches.sources().card(texts, shape))
+    # Folded, and drawn only once unfolded (a rerun): its charts and files are a card's largest.
+    more = st.expander(
+        f"Axis {name}: the words' intervals, the other geometry, the files",
+        key=f"ax_card_more_{name}",
+        on_change="rerun",
+    )
+    if more.open:
+        with more:
+            draw.shown(shown.coherence, shown.split, shown.other, shown.intervals)
+            _downloads(stem, model_caches.sources().card(texts, shape))
 
 
 def _downloads(stem: str, found: word_tests.CardResult) -> None:
@@ -101,8 +108,12 @@ def weat_section(shown: axes_checks.Weat, texts: tuple[str, ...], model_name: st
         with column:
             draw.shown(figure)
     draw.shown(shown.how, shown.missing, shown.split)
-    with st.expander("WEAT: each word's association, the bootstrap, the files"):
-        _weat_files(model_name, model_caches.sources().weat(texts), shown.associations)
+    more = st.expander(
+        "WEAT: each word's association, the bootstrap, the files", key="ax_weat_more", on_change="rerun"
+    )
+    if more.open:  # (drawn once unfolded, as a card's folded part)
+        with more:
+            _weat_files(model_name, model_caches.sources().weat(texts), shown.associations)
 
 
 def _weat_files(model_name: str, found: word_tests.WeatResult, associations: Table) -> None:

@@ -18,7 +18,7 @@ LESSON = "_lesson"  # components/lessons: the lesson played, its step, a lesson 
 LINK = "_link"  # components/view_state/links.py: the session's link read, and what it could not use
 INPUTS = "_sidebar_inputs"  # components/view_state/inputs.py: the sidebar's inputs of this run
 JOBS = "_jobs"  # components/parts/job_panel.py: the panels whose button was clicked, until their run
-FRAME = "_frame"  # components/frame/routing.py, parts/widgets.py: the frame ran; the last run's page
+FRAME = "_frame"  # frame/routing.py, parts/widgets.py, parts/on_view.py: the frame ran; the page
 MODEL = "_model"  # components/caches/store.py: the model this session's pages use
 MEMORY = "_memory"  # components/view_state/memory.py: what a page remembers for later runs and pages
 

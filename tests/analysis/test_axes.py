@@ -345,8 +345,9 @@ def test_the_page_places_the_default_words_on_two_axes():
     placed = traces["words placed"]
     assert placed.type == "scatter" and "queen" in placed.text and placed.marker.symbol == "circle"
     assert traces["words at the axes' ends"].marker.symbol == "diamond"
-    # the whole-vocabulary lists: two ends of two axes, twenty rows each
-    lists = [d.value for d in at.dataframe if "coordinate" in d.value.columns]
+    # the whole-vocabulary lists, in their tab: two ends of two axes, twenty rows each
+    at.session_state[settings.AX_TAB] = settings.AX_TABS[3]
+    lists = [d.value for d in at.run().dataframe if "coordinate" in d.value.columns]
     assert len(lists) == 4 and all(len(t) == axes.EXTREMES for t in lists)
     assert "female" in lists[0]["piece"].tolist()  # towards she, her, woman
 
@@ -402,8 +403,10 @@ def test_the_link_carries_the_axes_and_gives_them_back():
     at.text_input(key=settings.AX_ENDS["x"][1]).set_value("hot").run()
     at.segmented_control(key=settings.GEOMETRY).set_value("standardised").run()
     at.text_input(key=settings.AX_INCLUDE).set_value("^s").run()
-    params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    at.session_state[settings.AX_TAB] = settings.AX_TABS[3]  # the furthest pieces' tab
+    params = {k: v[0] if isinstance(v, list) else v for k, v in at.run().query_params.items()}
     assert params["x_from"] == "cold" and params["geometry"] == "standardised" and params["ax_only"] == "^s"
+    assert params["ax_tab"] == "furthest"
     again = open_axes(params)
     assert again.text_input(key=settings.AX_ENDS["x"][1]).value == "hot"
     assert again.segmented_control(key=settings.GEOMETRY).value == "standardised"

@@ -23,8 +23,20 @@ def metrics(at) -> list[tuple[str, str]]:
     return [(m.label, m.value) for m in at.metric]
 
 
+CARDS, WEAT = settings.AX_TABS[1], settings.AX_TABS[2]
+
+
+def on_tab(at, label: str, *unfolded: str):
+    """The page again with the tab ``label`` open (only the open tab is composed and drawn), and
+    the folded parts keyed ``unfolded`` unfolded (each drawn only once unfolded)."""
+    at.session_state[settings.AX_TAB] = label
+    for key in unfolded:
+        at.session_state[key] = True
+    return at.run()
+
+
 def test_each_axis_card_and_weat_are_the_apis():
-    at = run_page("pages/axes.py")
+    at = on_tab(run_page("pages/axes.py"), CARDS)
     assert not at.exception and not at.error, messages(at)
     model = api.load()
     card = api.axis_card(
@@ -38,6 +50,7 @@ def test_each_axis_card_and_weat_are_the_apis():
     shown_metrics = metrics(at)
     assert ("Held out on their own side", f"{card.card.held_out} of {card.card.held_total}") in shown_metrics
     assert ("Beats random axes", f"{card.card.beats:.1%}") in shown_metrics
+    shown_metrics = metrics(on_tab(at, WEAT))
     found = api.weat(model, *word_tests.FLOWERS_INSECTS.values())
     assert ("Effect size d", f"{found.effect_size:.3f}") in shown_metrics
     assert ("p-value (one-sided)", f"{found.p_value:.4g}") in shown_metrics
@@ -66,14 +79,16 @@ def test_a_classic_test_fills_the_groups_and_they_travel_in_the_link():
     ],
 )
 def test_bad_groups_get_a_message_and_the_page_keeps_working(group, text, said):
-    at = run_page("pages/axes.py")
+    at = on_tab(run_page("pages/axes.py"), WEAT)
     at.text_area(key=settings.AX_WEAT[group]).set_value(text).run()
     assert not at.exception and said in messages(at)
-    assert any(label == "Beats random axes" for label, _ in metrics(at))  # the cards still show
+    assert any(
+        label == "Beats random axes" for label, _ in metrics(on_tab(at, CARDS))
+    )  # the cards still show
 
 
 def test_no_placeable_word_still_gives_each_axis_its_card():
-    at = run_page("pages/axes.py")
+    at = on_tab(run_page("pages/axes.py"), CARDS)
     at.text_area(key=settings.AX_WORDS).set_value("\U0001f99c").run()
     assert not at.exception and not at.error, messages(at)
     assert any(label == "Beats random axes" for label, _ in metrics(at))
@@ -97,7 +112,10 @@ def test_one_word_at_each_end_gives_no_verdict_and_no_nan_on_the_page_or_in_its_
 
     from testkit.apptest import read_csv
 
-    at = open_link({"x_from": "small", "x_to": "big", "y_from": "", "y_to": ""}, "pages/axes.py")
+    at = open_link(
+        {"x_from": "small", "x_to": "big", "y_from": "", "y_to": "", "ax_tab": "cards"}, "pages/axes.py"
+    )
+    at = on_tab(at, CARDS, "ax_card_more_x")  # (its files are in its folded part)
     assert not at.exception and not at.error, messages(at)
     said = messages(at)
     assert (
@@ -129,15 +147,18 @@ def test_one_word_at_each_end_gives_no_verdict_and_no_nan_on_the_page_or_in_its_
 )
 def test_the_same_word_written_otherwise_gets_the_message_not_a_result(groups, said):
     """ROSE against rose once gave d 0.000, p 0.7, "exact, over all 20 partitions", as a result."""
-    at = open_link(groups, "pages/axes.py")
+    at = open_link({**groups, "ax_tab": "weat"}, "pages/axes.py")
     assert not at.exception and said in messages(at)
     assert not any(label == "Effect size d" for label, _ in metrics(at))
-    assert any(label == "Beats random axes" for label, _ in metrics(at))  # the cards still show
+    assert any(
+        label == "Beats random axes" for label, _ in metrics(on_tab(at, CARDS))
+    )  # the cards still show
 
 
 def test_the_page_is_four_tabs_and_each_cards_details_fold():
-    """The axes, the cards, WEAT and the furthest words each have a tab; each card shows its
-    verdict and figures, with its intervals, the other geometry and its files folded below."""
+    """The axes, the cards, WEAT and the furthest words each have a tab, and only the open one is
+    composed and drawn; each card shows its verdict and figures, with its intervals, the other
+    geometry and its files folded below, drawn once unfolded."""
     at = run_page("pages/axes.py")
     assert not at.exception and not at.error, messages(at)
     assert [t.label for t in at.tabs] == [
@@ -146,12 +167,18 @@ def test_the_page_is_four_tabs_and_each_cards_details_fold():
         "WEAT",
         "Furthest along each axis",
     ]
-    chart, cards, weat_tab, furthest = at.tabs
-    assert any("words on your axes" in f.layout.title.text for f in figures(chart))
+    assert any("words on your axes" in f.layout.title.text for f in figures(at.tabs[0]))
+    assert not at.tabs[1].metric and not at.tabs[2].metric  # closed tabs: not composed, not drawn
+    cards = on_tab(at, CARDS).tabs[1]
+    assert not at.tabs[0].get("plotly_chart")
     assert len([m for m in cards.metric if m.label == "Beats random axes"]) == 2  # axes x and y
     folded = [e for e in cards.expander if e.label.startswith("Axis ")]
     assert [e.label.split(":")[0] for e in folded] == ["Axis x", "Axis y"]
-    for details in folded:
+    for details in folded:  # drawn only once unfolded
+        assert not details.get("plotly_chart") and not details.get("download_button")
+    unfolded = [e for e in on_tab(at, CARDS, "ax_card_more_x", "ax_card_more_y").tabs[1].expander]
+    for details in (e for e in unfolded if e.label.startswith("Axis ")):
         assert len(details.get("plotly_chart")) == 1 and details.get("download_button")
-    assert [m.label for m in weat_tab.metric][:1] == ["Effect size d"]
+    assert [m.label for m in on_tab(at, WEAT).tabs[2].metric][:1] == ["Effect size d"]
+    furthest = on_tab(at, settings.AX_TABS[3]).tabs[3]
     assert len([d for d in furthest.dataframe if "coordinate" in d.value.columns]) == 4

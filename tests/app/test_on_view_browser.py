@@ -1,0 +1,71 @@
+"""A phone draws a page's charts as they come into view (components/parts/on_view.py), in real
+headless Chromium: after the session's first page, a page sends its charts below the fold as
+placeholders that name their chart; each is drawn when scrolled to, a rerun of the page keeps the
+drawn ones, the placeholders are axe-clean; and a desktop draws every chart at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from testkit.axe import audit, serious
+from testkit.browser import APP_IDLE, CHARTS_DRAWN, charts_drawn, open_page, streamlit_server
+
+pytestmark = [pytest.mark.xdist_group("on-view-browser"), pytest.mark.browser]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+COUNTED = """() => ({charts: document.querySelectorAll("[data-testid='stPlotlyChart']").length,
+    waiting: [...document.querySelectorAll(".drawn-on-view")].map(box => box.innerText)})"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with streamlit_server(log=tmp_path_factory.mktemp("on-view") / "server.log") as (base, _process):
+        yield base
+
+
+def settled(page) -> None:
+    page.wait_for_selector(APP_IDLE)
+    charts_drawn(page)
+
+
+def to_embedding_layer(page, base: str) -> None:
+    """The session's first page (Positions), then Embedding layer through the app's own link."""
+    open_page(page, f"{base}/positions")
+    settled(page)
+    page.locator("a[href$='/embedding_layer']").first.dispatch_event("click")
+    page.get_by_role("heading", name="The embedding layer", exact=False).first.wait_for()
+    settled(page)
+
+
+def test_a_phone_draws_the_charts_below_the_fold_as_they_come_into_view(browser, server):
+    page = browser.new_context(viewport=PHONE).new_page()
+    try:
+        to_embedding_layer(page, server)
+        first = page.evaluate(COUNTED)
+        assert first["charts"] <= 1 and len(first["waiting"]) >= 3, first  # (the first may be in view)
+        assert all(said.endswith("drawn when you scroll to it.") for said in first["waiting"]), first
+        assert any(said.startswith("Token rows") for said in first["waiting"]), first
+        assert serious(audit(page)) == []
+        total = first["charts"] + len(first["waiting"])
+        while page.locator(".drawn-on-view").count():
+            page.locator(".drawn-on-view").first.scroll_into_view_if_needed()
+            page.wait_for_function(CHARTS_DRAWN)
+        settled(page)
+        assert page.evaluate(COUNTED) == {"charts": total, "waiting": []}
+        # A rerun of the page (another stage chosen) keeps what was drawn.
+        page.locator("[data-testid='stButtonGroup']").get_by_text("Position rows", exact=True).first.click()
+        settled(page)
+        assert page.evaluate(COUNTED) == {"charts": total, "waiting": []}
+    finally:
+        page.context.close()
+
+
+def test_a_desktop_draws_every_chart_at_once(browser, server):
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    try:
+        to_embedding_layer(page, server)
+        found = page.evaluate(COUNTED)
+        assert found["waiting"] == [] and found["charts"] >= 3, found
+    finally:
+        page.context.close()
