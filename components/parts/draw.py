@@ -29,7 +29,7 @@ def chart(figure, key: str, on_select=False):
     # sets the colorway; each colour field names its colour scale).
     figure.layout.template = BARE
     if not on_select and not on_view.now(key):
-        on_view.later(figure, key, _plotly)
+        on_view.later(figure, key)
         return None
     if on_select:
         return st.plotly_chart(
@@ -39,12 +39,8 @@ def chart(figure, key: str, on_select=False):
             on_select=on_select if callable(on_select) else "rerun",
             selection_mode="points",
         )
-    _plotly(figure, key)
-    return None
-
-
-def _plotly(figure, key: str) -> None:
     st.plotly_chart(figure, key=key, config=CHART_CONFIG)
+    return None
 
 
 def ink() -> str:

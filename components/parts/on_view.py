@@ -4,14 +4,17 @@ On a phone a page's charts lie below the fold (under the lesson's bar, the title
 settings), and drawing them on arrival was most of what a page switch cost a slow CPU. Streamlit
 draws every chart it is sent, so on a narrow screen a page sends each chart as a placeholder of
 the chart's height: a small component that watches (IntersectionObserver) for the placeholder
-coming within a quarter of a screen of the view, and then reruns its fragment, which draws the
-chart in its place. A chart drawn once stays drawn on every later run of the page's visit.
+coming within a quarter of a screen of the view, and then reruns the page, which draws the chart
+in its place. A chart drawn once stays drawn on every later run of the page's visit.
 
 Whether the screen is narrow is the browser's to say: a second component, mounted on every page,
 reports it (a media query, the width at which the app's phone layout starts) when it differs from
 what the server knows. Until the browser has said so (the session's first run, or a client without
 a browser) the screen counts as wide and every chart is drawn at once; the charts already drawn
-then stay drawn when the report arrives.
+then stay drawn when the report arrives. A wide screen draws every chart at once: a desktop draws
+a step's figures in a fraction of the time a slowed phone takes, and its placeholders would show
+while a mouse wheel scrolls; and the report, which a wide screen never sends, would cost every
+session a second run of its first page.
 """
 
 from __future__ import annotations
@@ -25,24 +28,33 @@ from components.frame import runs
 from components.view_state import session_entries
 
 NARROW_QUERY = "(max-width: 640px)"  # a phone, as the app's phone styles read it
-AHEAD = "0px 0px 25% 0px"  # a placeholder starts its chart half a screen before it comes into view
-RETRY_MS = 2000
+AHEAD = "0px 0px 25% 0px"  # a placeholder asks for its chart a quarter of a screen before it is in view
 PLACEHOLDER = "drawn-on-view"  # the placeholder's class (tests and benchmarks look for it)
 _DEFAULT_HEIGHT = 450  # Plotly's, for a figure that names none
 
+# Mounted once in the sidebar, it stays mounted from page to page with the data of its first run,
+# so it keeps what it last told the server itself. (Its element says so too: tests wait for it
+# before they move to another page.)
 _SCREEN_JS = """
-export default function ({ data, setStateValue }) {
+export default function ({ data, parentElement, setStateValue }) {
   const narrow = window.matchMedia(data.query);
-  const report = () => { if (narrow.matches !== data.narrow) { setStateValue("narrow", narrow.matches); } };
+  let told = data.narrow;
+  const report = () => {
+    if (narrow.matches !== told) {
+      told = narrow.matches;
+      setStateValue("narrow", told);
+    }
+    parentElement.dataset.narrow = String(told);
+  };
   report();
   narrow.addEventListener("change", report);
   return () => narrow.removeEventListener("change", report);
 }
 """
-_screen = st.components.v2.component("screen_width", js=_SCREEN_JS)
+_screen = st.components.v2.component("screen_width", js=_SCREEN_JS, isolate_styles=False)
 
-# A trigger, not a state: a rerun asked for while another fragment's runs can be lost, and the
-# placeholder, still there, asks again (every RETRY_MS) until its chart replaces it.
+# A trigger: each placeholder that comes near the view asks once, and Streamlit folds the reruns
+# asked for at once, triggers and all, into one run.
 _PLACEHOLDER_JS = """
 export default function ({ data, parentElement, setTriggerValue }) {
   const box = document.createElement("div");
@@ -52,16 +64,14 @@ export default function ({ data, parentElement, setTriggerValue }) {
   said.textContent = data.said;
   box.appendChild(said);
   parentElement.appendChild(box);
-  let again = null;
   const watch = new IntersectionObserver((seen) => {
     if (seen.some((entry) => entry.isIntersecting)) {
       watch.disconnect();
       setTriggerValue("seen", true);
-      again = setInterval(() => setTriggerValue("seen", true), data.retry);
     }
   }, { rootMargin: data.ahead });
   watch.observe(box);
-  return () => { watch.disconnect(); clearInterval(again); box.remove(); };
+  return () => { watch.disconnect(); box.remove(); };
 }
 """
 _PLACEHOLDER_CSS = (
@@ -111,18 +121,20 @@ def now(key: str) -> bool:
     return False
 
 
-@st.fragment
-def later(figure, key: str, draw) -> None:
-    """The chart under ``key``, drawn by ``draw(figure, key)`` once its placeholder has come into
-    view (a fragment: only this reruns then)."""
+def later(figure, key: str) -> None:
+    """In place of the chart under ``key``: a placeholder of its height that names it, which reruns
+    the page once it comes near the view; that run draws the chart. (A rerun of the page, not of a
+    fragment of its own: Streamlit runs one of several fragments asked for at once, and a page's
+    rerun asked for by several placeholders at once is one run that draws them all.)"""
     seen = session_entries.entry(session_entries.FRAME).setdefault(_SEEN, set())
-    if key in seen:
-        draw(figure, key)
-        return
-    height = figure.layout.height or _DEFAULT_HEIGHT
     _placeholder(
         key=f"on_view_{key}",
-        data={"kind": PLACEHOLDER, "height": height, "ahead": AHEAD, "retry": RETRY_MS, "said": said(figure)},
+        data={
+            "kind": PLACEHOLDER,
+            "height": figure.layout.height or _DEFAULT_HEIGHT,
+            "ahead": AHEAD,
+            "said": said(figure),
+        },
         height="content",
         on_seen_change=lambda: seen.add(key),
     )
