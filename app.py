@@ -57,8 +57,8 @@ def main() -> None:
     title = APP_NAME if navigation.title == APP_NAME else f"{navigation.title} · {APP_NAME}"
     st.set_page_config(page_title=title, page_icon=":material/grid_on:", layout="wide")
     addressed = player.addressed_step()  # (the address as the browser sent it: nothing wrote it yet)
-    widgets.arrive(navigation.url_path)  # first: the page's widgets start at the session's values
-    on_view.arrive(navigation.url_path)
+    # First: the page's widgets start at the session's values; on another page, no chart seen yet.
+    on_view.arrive(widgets.arrive(navigation.url_path))
     if links.restore():  # a session's first run: a shared link's settings, a room to follow or lead
         if code := links.taken().get(links.FOLLOW):
             try:

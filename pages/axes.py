@@ -87,9 +87,14 @@ with furthest_tab:
     valid = filters.filter_boxes(axes_page.Settings.key, "Leave out the pieces of the axes' own words")
 chosen = widgets.chosen(axes_page.Settings)
 shown = None
-working = "Drawing 1,000 random axes..." if chosen.tab == settings.AX_TABS[1] else "Placing the words..."
+working = {
+    axes_page.WORDS_TAB: "Placing the words...",
+    axes_page.CARDS_TAB: "Drawing 1,000 random axes...",
+    axes_page.WEAT_TAB: "Counting WEAT's partitions...",
+    axes_page.FURTHEST_TAB: "Scoring every row of the token table...",
+}[chosen.tab]
 with notes, model_caches.friendly_errors(stop=False), st.spinner(working):
-    shown = axes_page.compose(chosen, model_caches.sources(), (chosen.tab,))
+    shown = axes_page.compose(chosen, model_caches.sources())
 if shown is None:
     tabs.empty()
     st.stop()

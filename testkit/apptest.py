@@ -59,6 +59,15 @@ def open_link(params: dict, page: str) -> AppTest:
     return at.switch_page(page).run()
 
 
+def unfolded(at: AppTest) -> AppTest:
+    """The page again with each of its folded parts that draws its content only once unfolded (an
+    expander with a key) unfolded, as a handout prints them."""
+    keys = [re.fullmatch(r"\$\$ID-[0-9a-f]+-(.*)", e.proto.id, re.DOTALL) for e in at.expander if e.proto.id]
+    for key in (found.group(1) for found in keys if found):
+        at.session_state[key] = True
+    return at.run() if keys else at
+
+
 def session(params: dict | None = None) -> AppTest:
     """A new session on the app's first page, with a link's parameters."""
     at = AppTest.from_file(str(APP), default_timeout=120)

@@ -170,10 +170,9 @@ def content_height(page) -> int:
 
 
 # Every Plotly chart shown on the page drawn, each at its container's width (a chart redraws
-# itself after the viewport changes size). A chart in a tab not open or a folded expander is not
-# shown (it has no box on the screen) and is drawn when it is opened.
-# Every chart shown is drawn at its size, and no placeholder of a chart not drawn yet
-# (components/parts/on_view.py: a phone's chart below the fold) lies in the view.
+# itself after the viewport changes size), and no placeholder of a chart not drawn yet
+# (components/parts/on_view.py: a phone's chart below the fold) in the view. A chart in a tab not
+# open or a folded expander is not shown (it has no box on the screen) and is drawn when opened.
 CHARTS_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).every(box => {
     if (!box.checkVisibility()) return true;
     const chart = box.querySelector('.js-plotly-plot');

@@ -138,11 +138,11 @@ class Page(Composed):
     furthest: tuple[Furthest | None, ...]
 
 
-def compose(s: Settings, sources: Sources, tabs: tuple[str, ...] = TABS) -> Page:
-    """Words placed on the axes the view names, each axis' report card, WEAT of its four groups
-    and the pieces furthest along each axis, each only if its tab is among ``tabs`` (the page
-    composes its open one, a handout all four). An axis that cannot be built (a word the model
-    lacks) is raised: the page shows it instead of everything else."""
+def compose(s: Settings, sources: Sources) -> Page:
+    """Of the words placed on the axes the view names, each axis' report card, WEAT of its four
+    groups and the pieces furthest along each axis, the view's open tab's (a handout, as a page,
+    shows the tab its view opens). An axis that cannot be built (a word the model lacks) is
+    raised: the page shows it instead of everything else."""
     model, index = sources.model, sources.index()
     shape = geometry_of(s.values(), index.table.shape[1])
     space = sources.space(*shape)
@@ -166,15 +166,15 @@ def compose(s: Settings, sources: Sources, tabs: tuple[str, ...] = TABS) -> Page
     return Page(
         left_off,
         parallel,
-        _words_on_axes(s, sources, [*chosen.values()], placed, space, shape) if WORDS_TAB in tabs else None,
+        _words_on_axes(s, sources, [*chosen.values()], placed, space, shape) if s.tab == WORDS_TAB else None,
         tuple(
             axes_checks.card(sources, name, (*s.ends(name), words), shape) if name in chosen else None
-            for name in (axes.NAMES if CARDS_TAB in tabs else ())
+            for name in (axes.NAMES if s.tab == CARDS_TAB else ())
         ),
-        axes_checks.weat(s.groups(), sources) if WEAT_TAB in tabs else None,
+        axes_checks.weat(s.groups(), sources) if s.tab == WEAT_TAB else None,
         tuple(
             _furthest(s, sources, chosen[name], space, shape) if name in chosen else None
-            for name in (axes.NAMES if FURTHEST_TAB in tabs else ())
+            for name in (axes.NAMES if s.tab == FURTHEST_TAB else ())
         ),
     )
 

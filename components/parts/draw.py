@@ -16,10 +16,11 @@ PRESENTER_SCALE = 1.35  # text on a projector, read from the back of a room
 BARE = go.layout.Template()
 
 
-def chart(figure, key: str, on_select=False):
-    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector.
-    With ``on_select``, a click on a point reruns the page and the point is returned (a function
-    given as ``on_select`` is called first, as a widget's callback is)."""
+def chart(figure, key: str, on_select=False, at_once: bool = False):
+    """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector; on
+    a phone, once it comes into view (on_view), unless ``at_once``. With ``on_select``, a click
+    on a point reruns the page and the point is returned (a function given as ``on_select`` is
+    called first, as a widget's callback is); a chart not drawn yet has none to return."""
     if st.session_state.get(settings.PRESENTER_KEY):
         figure = charts.enlarge(figure, PRESENTER_SCALE)
     charts.finish(figure)
@@ -28,7 +29,7 @@ def chart(figure, key: str, on_select=False):
     # chart sent, for styles the theme gives anyway. So every chart names its own colours (finish
     # sets the colorway; each colour field names its colour scale).
     figure.layout.template = BARE
-    if not on_select and not on_view.now(key):
+    if not at_once and not on_view.now(key):
         on_view.later(figure, key)
         return None
     if on_select:
@@ -67,11 +68,11 @@ FOCUS_STYLE = (
 # and a click on it went to the page).
 _WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
 _FORMULA_STYLE = (
-    f"@media (min-width: 641px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
-    f"@media (max-width: 640px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
+    f"@media (min-width: {on_view.NARROW_PX + 1}px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
+    f"@media (max-width: {on_view.NARROW_PX}px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
 )
 TOOLBAR_STYLE = (
-    "@media (max-width: 640px) {"
+    f"@media (max-width: {on_view.NARROW_PX}px) {{"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
     "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart'])"
     " { margin-top: 2.5rem; overflow: visible !important; }"

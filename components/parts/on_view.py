@@ -9,12 +9,12 @@ in its place. A chart drawn once stays drawn on every later run of the page's vi
 
 Whether the screen is narrow is the browser's to say: a second component, mounted on every page,
 reports it (a media query, the width at which the app's phone layout starts) when it differs from
-what the server knows. Until the browser has said so (the session's first run, or a client without
-a browser) the screen counts as wide and every chart is drawn at once; the charts already drawn
-then stay drawn when the report arrives. A wide screen draws every chart at once: a desktop draws
-a step's figures in a fraction of the time a slowed phone takes, and its placeholders would show
-while a mouse wheel scrolls; and the report, which a wide screen never sends, would cost every
-session a second run of its first page.
+what the server knows. Until the browser has said so (a session's first run, or a client that is
+no browser) the screen counts as wide and every chart that run reaches is drawn at once (the
+report can stop the first run part way: a rerun follows), and stays drawn. A wide screen draws
+every chart at once: a desktop draws a step's figures in a fraction of the time a slowed phone
+takes, and its placeholders would show while a mouse wheel scrolls; and the report, which a wide
+screen never sends, would cost every session a second run of its first page.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import streamlit as st
 from components.frame import runs
 from components.view_state import session_entries
 
-NARROW_QUERY = "(max-width: 640px)"  # a phone, as the app's phone styles read it
+NARROW_PX = 640  # a phone's screen is at most this wide (the app's phone styles read it too)
+NARROW_QUERY = f"(max-width: {NARROW_PX}px)"
 AHEAD = "0px 0px 25% 0px"  # a placeholder asks for its chart a quarter of a screen before it is in view
 PLACEHOLDER = "drawn-on-view"  # the placeholder's class (tests and benchmarks look for it)
 _DEFAULT_HEIGHT = 450  # Plotly's, for a figure that names none
@@ -53,8 +54,9 @@ export default function ({ data, parentElement, setStateValue }) {
 """
 _screen = st.components.v2.component("screen_width", js=_SCREEN_JS, isolate_styles=False)
 
-# A trigger: each placeholder that comes near the view asks once, and Streamlit folds the reruns
-# asked for at once, triggers and all, into one run.
+# A trigger: a placeholder asks each time it comes near the view (a rerun lost, it asks again when
+# scrolled to; the server draws a chart once), and Streamlit folds the reruns of a page asked for
+# at once, triggers and all, into one run.
 _PLACEHOLDER_JS = """
 export default function ({ data, parentElement, setTriggerValue }) {
   const box = document.createElement("div");
@@ -65,10 +67,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   box.appendChild(said);
   parentElement.appendChild(box);
   const watch = new IntersectionObserver((seen) => {
-    if (seen.some((entry) => entry.isIntersecting)) {
-      watch.disconnect();
-      setTriggerValue("seen", true);
-    }
+    if (seen.some((entry) => entry.isIntersecting)) { setTriggerValue("seen", true); }
   }, { rootMargin: data.ahead });
   watch.observe(box);
   return () => { watch.disconnect(); box.remove(); };
@@ -84,15 +83,15 @@ _placeholder = st.components.v2.component(
     "drawn_on_view", js=_PLACEHOLDER_JS, css=_PLACEHOLDER_CSS, isolate_styles=False
 )
 
-_PAGE, _SEEN, _NARROW = "seen_page", "seen_charts", "narrow"
+_SEEN, _NARROW = "seen_charts", "narrow"
 
 
-def arrive(page: str) -> None:
-    """First in every run of ``page`` (its url path): on another page than the last run's, none
-    of its charts has been seen yet."""
+def arrive(moved: bool) -> None:
+    """First in every run, told whether the page is another than the last run's
+    (widgets.arrive): on another, none of its charts has been seen yet."""
     kept = session_entries.entry(session_entries.FRAME)
-    if kept.get(_PAGE) != page:
-        kept[_PAGE], kept[_SEEN] = page, set()
+    if moved or _SEEN not in kept:
+        kept[_SEEN] = set()
 
 
 def mount() -> None:
@@ -123,9 +122,10 @@ def now(key: str) -> bool:
 
 def later(figure, key: str) -> None:
     """In place of the chart under ``key``: a placeholder of its height that names it, which reruns
-    the page once it comes near the view; that run draws the chart. (A rerun of the page, not of a
-    fragment of its own: Streamlit runs one of several fragments asked for at once, and a page's
-    rerun asked for by several placeholders at once is one run that draws them all.)"""
+    the page once it comes near the view (or the fragment it is in: that run draws at once, as a
+    part of the page that reruns alone does); that run draws the chart. (A rerun of the page, not
+    of a fragment of its own: Streamlit ran one of several fragments asked for at once, while a
+    page's rerun asked for by several placeholders at once is one run that draws them all.)"""
     seen = session_entries.entry(session_entries.FRAME).setdefault(_SEEN, set())
     _placeholder(
         key=f"on_view_{key}",

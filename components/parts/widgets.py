@@ -48,18 +48,21 @@ def chosen(kind: type[Chosen]) -> Chosen:
 PAGE = "page"  # in the frame entry: the page of the last run (arrive)
 
 
-def arrive(page: str) -> None:
+def arrive(page: str) -> bool:
     """First thing in every run of ``page`` (its url path), before any widget is drawn: on
     arriving from another page, each of the pages' settings is set to its own value, so that this
     page's widget starts at the session's value. Streamlit's ``persist_state`` keeps a value for
     the session, but a widget on another page with the same key (the geometry on five pages)
-    would otherwise start from its own last value there, not from the one chosen since."""
+    would otherwise start from its own last value there, not from the one chosen since. Returns
+    whether the page is another than the last run's."""
     state, kept = st.session_state, session_entries.entry(session_entries.FRAME)
-    if kept.get(PAGE) not in (None, page):
+    moved = kept.get(PAGE) not in (None, page)
+    if moved:
         for setting in settings.TABLE:
             if setting.page is not None and setting.key in state:
                 state[setting.key] = state[setting.key]
     kept[PAGE] = page
+    return moved
 
 
 def forget(key: str) -> None:

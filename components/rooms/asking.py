@@ -188,4 +188,4 @@ def room_answers_drawn(
     counted = tally.count(key, asked.answers.values(), truth)
     st.caption(echo.plain(counted_words(counted, here)))
     if (figure := tally_chart.chart(counted, truth, draw.ink())) is not None:
-        draw.chart(figure, key=chart_key)
+        draw.chart(figure, key=chart_key, at_once=True)  # (the bar is at the top, where the reader is)

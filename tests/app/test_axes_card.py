@@ -177,7 +177,9 @@ def test_the_page_is_four_tabs_and_each_cards_details_fold():
     for details in folded:  # drawn only once unfolded
         assert not details.get("plotly_chart") and not details.get("download_button")
     unfolded = [e for e in on_tab(at, CARDS, "ax_card_more_x", "ax_card_more_y").tabs[1].expander]
-    for details in (e for e in unfolded if e.label.startswith("Axis ")):
+    unfolded = [e for e in unfolded if e.label.startswith("Axis ")]
+    assert len(unfolded) == 2
+    for details in unfolded:
         assert len(details.get("plotly_chart")) == 1 and details.get("download_button")
     assert [m.label for m in on_tab(at, WEAT).tabs[2].metric][:1] == ["Effect size d"]
     furthest = on_tab(at, settings.AX_TABS[3]).tabs[3]

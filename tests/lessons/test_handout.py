@@ -202,14 +202,17 @@ DRAWN = [n for n, step in enumerate(FIRST.steps, 1) if step.page != "tokens"]
 
 @pytest.mark.parametrize("number", DRAWN, ids=[f"{n}-{FIRST.steps[n - 1].page}" for n in DRAWN])
 def test_each_figure_is_the_one_its_page_draws_for_the_steps_view(reading, number):
-    """The step's view opened as a link (with the bundled model) draws exactly the handout's
-    figures, under the same keys, with the same numbers, titles and layout."""
+    """The step's view opened as a link (with the bundled model), its folded parts unfolded,
+    draws exactly the handout's figures, under the same keys, with the same numbers, titles and
+    layout."""
     figures_are_the_pages(reading, FIRST, number)
 
 
 def figures_are_the_pages(reading: Reading, shown: lesson.Lesson, number: int) -> None:
     step = shown.steps[number - 1]
-    at = apptest.open_link({"model": "bundled", **step.params}, pages.BY_URL[step.page].file)
+    at = apptest.unfolded(
+        apptest.open_link({"model": "bundled", **step.params}, pages.BY_URL[step.page].file)
+    )
     assert not at.exception, at.exception
     drawn = {chart_key(chart): json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
     found = step_figures(reading, number)
