@@ -59,11 +59,17 @@ def open_link(params: dict, page: str) -> AppTest:
     return at.switch_page(page).run()
 
 
+def user_key(element_id: str) -> str | None:
+    """The key a page gave an element, from the element's id (Streamlit ends it with the key)."""
+    found = re.fullmatch(r"\$\$ID-[0-9a-f]+-(.*)", element_id, re.DOTALL)
+    return found.group(1) if found else None
+
+
 def unfolded(at: AppTest) -> AppTest:
     """The page again with each of its folded parts that draws its content only once unfolded (an
     expander with a key) unfolded, as a handout prints them."""
-    keys = [re.fullmatch(r"\$\$ID-[0-9a-f]+-(.*)", e.proto.id, re.DOTALL) for e in at.expander if e.proto.id]
-    for key in (found.group(1) for found in keys if found):
+    keys = [key for e in at.expander if (key := user_key(e.proto.id))]
+    for key in keys:
         at.session_state[key] = True
     return at.run() if keys else at
 

@@ -185,7 +185,9 @@ def test_plotly_js_is_in_the_file_once_and_nothing_is_fetched(first_handout, rea
 
 def chart_key(chart) -> str:
     """The key a page drew a chart under (Streamlit ends the element's id with it)."""
-    return re.fullmatch(r"\$\$ID-[0-9a-f]+-(.*)", chart.proto.id, re.DOTALL).group(1)
+    key = apptest.user_key(chart.proto.id)
+    assert key is not None, chart.proto.id
+    return key
 
 
 def step_figures(reading: Reading, number: int) -> dict[str, tuple[list, dict]]:
