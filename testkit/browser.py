@@ -173,6 +173,8 @@ def content_height(page) -> int:
 # itself after the viewport changes size), and no placeholder of a chart not drawn yet
 # (components/parts/on_view.py: a phone's chart below the fold) in the view. A chart in a tab not
 # open or a folded expander is not shown (it has no box on the screen) and is drawn when opened.
+# A chart on the page, drawn or waiting for the view as a placeholder (components/parts/on_view.py).
+CHART_OR_WAITING = "[data-testid='stPlotlyChart'], .drawn-on-view"
 CHARTS_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).every(box => {
     if (!box.checkVisibility()) return true;
     const chart = box.querySelector('.js-plotly-plot');

@@ -251,14 +251,15 @@ def position_cosine_charts(
     model: LoadedModel, learned_cosine: np.ndarray, formula_cosine: np.ndarray
 ) -> list[tuple[str, go.Figure]]:
     """The two cosine matrices of every position with every other, learned then sinusoid, each
-    with the key the page draws it under (every n-th position drawn beyond POSITION_CELLS)."""
-    charts_ = []
-    for matrix, title in (
-        (learned_cosine, f"Learned ({model.name})"),
-        (formula_cosine, "Sinusoid (formula)"),
-    ):
-        charts_.append((f"pos-{title}", charts.similarity_heatmap(matrix, title, max_cells=POSITION_CELLS)))
-    return charts_
+    with the key the page draws it under (every n-th position drawn beyond POSITION_CELLS). The keys
+    do not name the model: a chart seen stays drawn when the reader picks another."""
+    return [
+        (key, charts.similarity_heatmap(matrix, title, max_cells=POSITION_CELLS))
+        for key, matrix, title in (
+            ("pos_learned", learned_cosine, f"Learned ({model.name})"),
+            ("pos_sinusoid", formula_cosine, "Sinusoid (formula)"),
+        )
+    ]
 
 
 def position_norms(learned: np.ndarray, formula: np.ndarray) -> go.Figure:

@@ -66,18 +66,19 @@ FOCUS_STYLE = (
 # over the end of any title long enough, a chart's in half a desktop's width as on a phone. The
 # chart and its box let it show there (Streamlit clips a chart to its box: the toolbar was hidden,
 # and a click on it went to the page).
+NARROW_PX = 640  # a phone's screen is at most this wide
 _WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
 _FORMULA_STYLE = (
-    f"@media (min-width: {on_view.NARROW_PX + 1}px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
-    f"@media (max-width: {on_view.NARROW_PX}px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
+    f"@media (min-width: {NARROW_PX + 1}px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
+    f"@media (max-width: {NARROW_PX}px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
 )
 TOOLBAR_STYLE = (
-    f"@media (max-width: {on_view.NARROW_PX}px) {{"
+    f"@media (max-width: {NARROW_PX}px) {{"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
     "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart'])"
-    " { margin-top: 2.5rem; overflow: visible !important; }"
+    f" {{ margin-top: {on_view.TOOLBAR_ROOM}; overflow: visible !important; }}"
     "[data-testid='stPlotlyChart'] .js-plotly-plot { overflow: visible !important; }"
-    ".js-plotly-plot .plotly .modebar-container { top: -2.5rem !important; }"
+    f".js-plotly-plot .plotly .modebar-container {{ top: -{on_view.TOOLBAR_ROOM} !important; }}"
 )
 
 # The toolbar every chart has (the handout's too): its camera downloads the chart as an SVG, at

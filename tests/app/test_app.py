@@ -27,6 +27,7 @@ from testkit.apptest import (
     run_page,
     session,
     shown,
+    unfolded,
 )
 from testkit.random_models import damaged_bundled_copy
 from testkit.stand_in_hub import stand_in_hub, use_hub, use_hub_cache, without_retry_waits
@@ -110,9 +111,17 @@ def test_segment_heatmap_uses_row_one_for_sentence_b():
     assert (segment[3:] == model.tables.token_type_embeddings[1]).all()  # there [SEP]
 
 
+def test_tokens_page_folds_its_table_until_asked():
+    """The chips show the pieces; their table (and its CSV) is folded and drawn once unfolded."""
+    at = run_page("pages/tokens.py", a="embeddings", b="ok")
+    assert not at.dataframe
+    assert "The pieces as a table, and its CSV" in [e.label for e in at.expander]
+    assert len(unfolded(at).dataframe) == 1
+
+
 def test_tokens_page_lists_pieces_ids_segments_and_positions():
     """The table shows each piece with its id, segment and word group."""
-    at = run_page("pages/tokens.py", a="embeddings", b="ok")
+    at = unfolded(run_page("pages/tokens.py", a="embeddings", b="ok"))
     table = at.dataframe[0].value
     assert list(table["piece"]) == ["[CLS]", "em", "##bed", "##ding", "##s", "[SEP]", "ok", "[SEP]"]
     assert list(table["segment"]) == [0, 0, 0, 0, 0, 0, 1, 1]
@@ -122,7 +131,7 @@ def test_tokens_page_lists_pieces_ids_segments_and_positions():
 
 def test_special_tokens_switch():
     """Turning special tokens off leaves the bare pieces from position 0."""
-    at = run_page("pages/tokens.py", a="hello world", b="", special=False)
+    at = unfolded(run_page("pages/tokens.py", a="hello world", b="", special=False))
     assert list(at.dataframe[0].value["piece"]) == ["hello", "world"]
 
 
@@ -215,7 +224,7 @@ def test_default_model_from_environment(monkeypatch):
 
 def test_truncation_is_a_warning_that_counts_dropped_pieces():
     """1,900 words: a warning (not just a note) says how many pieces were dropped."""
-    at = run_page("pages/tokens.py", a="word " * 1_900, b="")
+    at = unfolded(run_page("pages/tokens.py", a="word " * 1_900, b=""))
     assert any("1,390 pieces were dropped" in shown(w.value) for w in at.warning)
     assert len(at.dataframe[0].value) == 512
 

@@ -15,6 +15,7 @@ import pytest
 from bert_embeddings import config
 from testkit.browser import (
     APP_IDLE,
+    CHART_OR_WAITING,
     PAGES,
     ROOT,
     back_to,
@@ -36,7 +37,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 sync_api = playwright_api()
 
-# Charts each page must draw with the default input.
+# Charts each page must draw with the default input (drawn, or waiting for the view).
 EXPECTED_CHARTS = {
     "concepts": 2,
     "overview": 1,
@@ -95,9 +96,10 @@ def check_page(page, url: str, path: str, screenshot: str) -> None:
     """Open a page; check the frame, its charts and that no exception shows; save a screenshot."""
     open_page(page, url)
     assert page.locator("[data-testid='stException']").count() == 0
-    charts = page.locator("[data-testid='stPlotlyChart']")
+    charts = page.locator(CHART_OR_WAITING)
     # Streamlit loads its Plotly component lazily, after the run; charts in tabs not shown
-    # are in the page but hidden, so wait for the count and for the first to be visible.
+    # are in the page but hidden, so wait for the count and for the first to be visible. (A chart
+    # far below the fold can wait for the view: the whole page's screenshot draws it.)
     sync_api.expect(charts).to_have_count(EXPECTED_CHARTS[path], timeout=30_000)
     if EXPECTED_CHARTS[path]:
         charts.first.wait_for(state="visible", timeout=30_000)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bert_embeddings.figures import export
-from testkit.apptest import PAGES, every_file_builds, read_csv, run_page
+from testkit.apptest import PAGES, every_file_builds, read_csv, run_page, unfolded
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -59,8 +59,9 @@ def test_file_stem_keeps_only_safe_characters():
 @pytest.mark.slow("every download of whole pages")
 @pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/moved.py"])
 def test_every_page_offers_its_numbers_and_every_file_builds(page, downloads):
-    """Each figure's matrix comes as .csv and .npy (tables as .csv), and each file reads back."""
-    at = run_page(page)
+    """Each figure's matrix comes as .csv and .npy (tables as .csv), and each file reads back
+    (a folded part's once unfolded)."""
+    at = unfolded(run_page(page))
     downloads.clear()  # only what the page itself offers, on a run of its own
     at.run()
     assert not at.exception

@@ -271,10 +271,13 @@ def test_every_figure_is_plotlys_own_vector_figure_and_downloads_as_an_svg(first
 
 
 def test_the_tokens_step_is_the_pages_table(first_handout):
-    """The Tokens page shows a table, not a figure: the handout holds it, row for row."""
+    """The Tokens page shows a table (folded under its chips), not a figure: the handout holds it,
+    row for row."""
     number = next(n for n, step in enumerate(FIRST.steps, 1) if step.page == "tokens")
     step = FIRST.steps[number - 1]
-    at = apptest.open_link({"model": "bundled", **step.params}, pages.BY_URL[step.page].file)
+    at = apptest.unfolded(
+        apptest.open_link({"model": "bundled", **step.params}, pages.BY_URL[step.page].file)
+    )
     shown = at.dataframe[0].value
     section = first_handout.split(f'id="step-{number}"', 1)[1].split("</section>", 1)[0]
     cells = re.findall(r"<td>(.*?)</td>", section)
