@@ -59,9 +59,8 @@ with model_caches.friendly_errors():
     shown = tokens_page.compose(widgets.chosen(tokens_page.Settings), model_caches.sources())
 draw.shown(*shown.notices)
 pieces(shown.pieces.encoding)
-# Folded, and drawn only once unfolded (a rerun): the chips above say what the table says, and a
-# table is the heaviest thing a browser draws on this page.
-table = st.expander("The pieces as a table, and its CSV", key="tokens_table", on_change="rerun")
-if table.open:
+# Folded, and drawn only once unfolded: the chips above say what the table says, and a table is
+# the heaviest thing a browser draws on this page.
+if table := widgets.fold("The pieces as a table, and its CSV", "tokens_table"):
     with table:
         draw.shown(shown.table)

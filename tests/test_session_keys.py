@@ -15,7 +15,7 @@ from testkit.apptest import ROOT
 
 # (file, the key as written) -> why it is always a setting or a widget's own key
 DYNAMIC = {
-    ("components/parts/widgets.py", "key"): "seeded, forget and tabs take a setting's key",
+    ("components/parts/widgets.py", "key"): "seeded, forget and tabs take a setting's key; fold a fold's",
     ("components/parts/widgets.py", "own"): "the tabs' own widget key, beside the setting",
     ("components/parts/widgets.py", "setting.key"): "a row of the settings table",
     (

@@ -18,7 +18,7 @@ BARE = go.layout.Template()
 
 def chart(figure, key: str, on_select=False, at_once: bool = False):
     """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector; on
-    a phone, once it comes into view (on_view), unless ``at_once``. With ``on_select``, a click
+    a page, once it comes near the view (on_view), unless ``at_once``. With ``on_select``, a click
     on a point reruns the page and the point is returned (a function given as ``on_select`` is
     called first, as a widget's callback is); a chart not drawn yet has none to return."""
     if st.session_state.get(settings.PRESENTER_KEY):

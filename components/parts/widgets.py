@@ -87,6 +87,29 @@ def _tab_chosen(key: str, own: str) -> None:
     st.session_state[key] = st.session_state[own]
 
 
+UNFOLDED = "unfolded"  # in the frame entry: the keys of the folded parts the reader has unfolded (fold)
+
+
+def fold(label: str, key: str):
+    """A folded part of the page whose content is drawn only once unfolded (the unfolding reruns
+    the page): the expander when it is open, else None. It stays unfolded for the session, across
+    the runs that do not draw it (another tab, another page), where Streamlit forgets an expander's
+    state: the session keeps which are unfolded, and gives an expander drawn again its state."""
+    state, unfolded = (
+        st.session_state,
+        session_entries.entry(session_entries.FRAME).setdefault(UNFOLDED, set()),
+    )
+    if key not in state and key in unfolded:
+        state[key] = True
+    box = st.expander(label, key=key, on_change=_fold_changed, args=(key,))
+    return box if box.open else None
+
+
+def _fold_changed(key: str) -> None:
+    unfolded = session_entries.entry(session_entries.FRAME).setdefault(UNFOLDED, set())
+    (unfolded.add if st.session_state[key] else unfolded.discard)(key)
+
+
 def dimension_range(hidden_size: int, key: str = settings.DIMENSIONS) -> range:
     """A slider over the hidden dimensions; returns the chosen dims as a range."""
     first, last = st.slider(

@@ -36,13 +36,10 @@ def card(
         with column:
             draw.shown(figure)
     draw.shown(shown.missing)
-    # Folded, and drawn only once unfolded (a rerun): its charts and files are a card's largest.
-    more = st.expander(
-        f"Axis {name}: the words' intervals, the other geometry, the files",
-        key=f"ax_card_more_{name}",
-        on_change="rerun",
-    )
-    if more.open:
+    # Folded, and drawn only once unfolded: its charts and files are a card's largest.
+    if more := widgets.fold(
+        f"Axis {name}: the words' intervals, the other geometry, the files", f"ax_card_more_{name}"
+    ):
         with more:
             draw.shown(shown.coherence, shown.split, shown.other, shown.intervals)
             _downloads(stem, model_caches.sources().card(texts, shape))
@@ -108,10 +105,7 @@ def weat_section(shown: axes_checks.Weat, texts: tuple[str, ...], model_name: st
         with column:
             draw.shown(figure)
     draw.shown(shown.how, shown.missing, shown.split)
-    more = st.expander(
-        "WEAT: each word's association, the bootstrap, the files", key="ax_weat_more", on_change="rerun"
-    )
-    if more.open:  # (drawn once unfolded, as a card's folded part)
+    if more := widgets.fold("WEAT: each word's association, the bootstrap, the files", "ax_weat_more"):
         with more:
             _weat_files(model_name, model_caches.sources().weat(texts), shown.associations)
 

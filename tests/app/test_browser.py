@@ -576,6 +576,27 @@ def test_a_card_with_one_word_at_each_end_says_what_it_cannot_assess(app_url, pa
     assert "Not assessed" in text
 
 
+def test_a_cards_details_stay_unfolded_while_the_reader_looks_at_another_tab(app_url, page):
+    """A folded part is drawn only while unfolded, and only the open tab is drawn: Streamlit forgets
+    the state of an expander a run does not draw, and the page gives it back (widgets.fold)."""
+    details = "Axis x: the words' intervals, the other geometry, the files"
+    open_page(page, f"{app_url}/axes?x_from=he&x_to=she&y_from=small&y_to=big")
+    page.get_by_role("tab", name="Can you trust each axis?").click()
+    page.get_by_text(details, exact=True).wait_for(timeout=60_000)
+    page.wait_for_selector(APP_IDLE)
+    open_expander(page, details)
+    figures = page.get_by_text("The card's figures", exact=True).first
+    figures.wait_for(timeout=60_000)  # (drawn once unfolded)
+    page.get_by_role("tab", name="WEAT").click()
+    figures.wait_for(state="detached", timeout=60_000)
+    page.wait_for_selector(APP_IDLE)
+    page.get_by_role("tab", name="Can you trust each axis?").click()
+    figures.wait_for(timeout=60_000)
+    page.wait_for_selector(APP_IDLE)
+    folded = page.locator("[data-testid='stExpander']").filter(has=page.get_by_text(details, exact=True))
+    assert folded.first.locator("details[open]").count() == 1
+
+
 # The root <svg> of a downloaded chart: its size, and its first rectangle (the paper, the
 # chart's background).
 SVG_SIZE = re.compile(r'<svg[^>]*\bwidth="(\d+(?:\.\d+)?)"[^>]*\bheight="(\d+(?:\.\d+)?)"')
