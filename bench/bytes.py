@@ -5,10 +5,7 @@ Bytes are those of Streamlit's websocket as they travel (compressed where the br
 server agree to: .streamlit/config.toml), counted by a relay between the two (bench/relay.py),
 from the click until the page has settled: its run over and no frame for a second. Beside them,
 the messages' own size (figures, tables, texts), from Chromium's record of the socket. The page's
-code and styles are left out: the browser has them from the first page on. A chart far below the
-fold is drawn as it comes near the view, so each page is then read to its end: each chart still
-waiting scrolled to and drawn, each scroll's kB printed, and the page's whole kB beside its
-arrival's (the map of the whole vocabulary is drawn so, on Maps: its scroll's kB are printed).
+code and styles are left out: the browser has them from the first page on.
 
 - every page at its first view, in the navigation's order: the first by its address (its frames
   carry the app around it too), each other by its link in the sidebar; its kB, and over the pages
@@ -21,7 +18,7 @@ With BENCH_QUICK=1: a small random checkpoint, three pages (the first, Tokens an
 the lesson's first Next.
 
 Last line (kB on the wire): bytes pages=N median_kb=A max_kb=B max_page=NAME lesson_max_kb=C.
-Targets: B <= 150 and C <= 150; the map of the whole vocabulary, in the scroll that draws it, <= 400."""
+Targets: B <= 150 and C <= 150, the map of the whole vocabulary (Maps) <= 400."""
 
 from __future__ import annotations
 
@@ -83,24 +80,6 @@ def settle(page, frames: Frames, what: str) -> None:
         page.wait_for_timeout(100)
 
 
-Kilobytes = tuple[float, float]  # on the wire, and of messages
-
-
-def read_whole(page, sent: Sent, what: str) -> tuple[Kilobytes, list[Kilobytes]]:
-    """The page, settled on arrival, read to its end: each placeholder scrolled to until its chart
-    is drawn. Returns the arrival's kB and each scroll's."""
-    arrival, scrolls = sent.take(), []
-    for _ in range(20):  # (a page has a few charts below the fold)
-        waiting = page.locator(".drawn-on-view")
-        if not (count := waiting.count()):
-            break
-        waiting.first.scroll_into_view_if_needed()
-        page.wait_for_function("n => document.querySelectorAll('.drawn-on-view').length < n", arg=count)
-        settle(page, sent.frames, what)
-        scrolls.append(sent.take())
-    return arrival, scrolls
-
-
 class Sent:
     """What the server has sent since the last take: kB on the wire, and kB of messages."""
 
@@ -111,8 +90,8 @@ class Sent:
         return self.wire.take() * 1000, self.frames.take()
 
 
-def arrive(page, sent: Sent, shown: registry.Page) -> tuple[Kilobytes, Kilobytes]:
-    """Click ``shown``'s link in the sidebar; the kB until its page has settled, and read whole."""
+def arrive(page, sent: Sent, shown: registry.Page) -> tuple[float, float]:
+    """Click ``shown``'s link in the sidebar; the kB until its page has settled."""
     sent.take()
     nav(page, shown.title)
     path = f"/{shown.url}"
@@ -120,15 +99,7 @@ def arrive(page, sent: Sent, shown: registry.Page) -> tuple[Kilobytes, Kilobytes
         lambda url: url.split("?")[0].endswith(path), wait_until="commit", timeout=MOST_S * 1000
     )
     settle(page, sent.frames, shown.title)
-    return read_whole(page, sent, shown.title)
-
-
-def said(arrival: Kilobytes, scrolls: list[Kilobytes]) -> str:
-    said = f"{arrival[0]:.1f} kB ({arrival[1]:.1f} kB of messages)"
-    if scrolls:
-        whole = arrival[0] + sum(kb for kb, _ in scrolls)
-        said += f"; read to its end {whole:.1f} kB, its scrolls {', '.join(f'{kb:.1f}' for kb, _ in scrolls)}"
-    return said
+    return sent.take()
 
 
 def step_shown(page, number: int) -> None:
@@ -147,11 +118,12 @@ def main() -> None:
             sent.take()
             open_page(page, f"{base}/{PAGES[0].url}")  # its frames: the page, and the app around it
             settle(page, sent.frames, PAGES[0].title)
-            sizes = {PAGES[0].title: read_whole(page, sent, PAGES[0].title)}
+            sizes = {PAGES[0].title: sent.take()}
             for shown in PAGES[1:]:
                 sizes[shown.title] = arrive(page, sent, shown)
             for shown in PAGES:
-                print(f"page {shown.url}: {said(*sizes[shown.title])}")
+                on_wire, messages = sizes[shown.title]
+                print(f"page {shown.url}: {on_wire:.1f} kB ({messages:.1f} kB of messages)")
 
             open_page(page, f"{base}/?lesson={LESSON_NAME}")
             step_shown(page, 1)
@@ -162,18 +134,16 @@ def main() -> None:
                 page.get_by_role("button", name="Next", exact=True).click()
                 step_shown(page, number)
                 settle(page, sent.frames, f"step {number}")
-                steps.append(read_whole(page, sent, f"step {number}"))
-                print(f"lesson step {number} ({LESSON.steps[number - 1].page}): {said(*steps[-1])}")
+                steps.append(sent.take())
+                (on_wire, messages), page_of = steps[-1], LESSON.steps[number - 1].page
+                print(f"lesson step {number} ({page_of}): {on_wire:.1f} kB ({messages:.1f} kB of messages)")
         browser.close()
-    kb = {title: arrival[0] for title, (arrival, _) in sizes.items()}
-    maps = sizes.get(registry.BY_URL["maps"].title)
-    if maps and maps[1]:
-        print(f"the map of the whole vocabulary, drawn when scrolled to: {maps[1][0][0]:.1f} kB")
+    kb = {title: on_wire for title, (on_wire, _) in sizes.items()}
     largest = max(kb, key=kb.get)
     print(
         f"bytes pages={len(kb)} median_kb={statistics.median(kb.values()):.0f} "
         f"max_kb={kb[largest]:.0f} max_page={largest.replace(' ', '_')} "
-        f"lesson_max_kb={max(arrival[0] for arrival, _ in steps):.0f}"
+        f"lesson_max_kb={max(on_wire for on_wire, _ in steps):.0f}"
     )
 
 

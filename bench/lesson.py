@@ -2,8 +2,8 @@
 
 One local server with the bert-base-shaped stand-in model. First one learner in headless
 Chromium takes the first built-in lesson twice; the second pass is timed: each Next, from the
-click to the new step's bar shown, the page's run over and every figure in view drawn (a page
-sends a chart below the fold as a placeholder, drawn as it comes near the view: one in view is
+click to the new step's bar shown, the page's run over and every figure in view drawn (a phone
+sends a chart below the fold as a placeholder, drawn as it comes into view: one in view is
 waited for; the median over the steps is step_p50_s). Then a room: a leader and FOLLOWERS
 followers (bench/follow.py's room and followers, in one Chromium at the lowest priority and
 without WebGL), the leader taking the same lesson; for each Next, the server's trace gives the

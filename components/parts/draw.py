@@ -18,7 +18,7 @@ BARE = go.layout.Template()
 
 def chart(figure, key: str, on_select=False, at_once: bool = False):
     """Draw a Plotly figure; in presenter mode with every text size enlarged for a projector; on
-    a page, once it comes near the view (on_view), unless ``at_once``. With ``on_select``, a click
+    a phone, once it comes into view (on_view), unless ``at_once``. With ``on_select``, a click
     on a point reruns the page and the point is returned (a function given as ``on_select`` is
     called first, as a widget's callback is); a chart not drawn yet has none to return."""
     if st.session_state.get(settings.PRESENTER_KEY):
@@ -66,14 +66,13 @@ FOCUS_STYLE = (
 # over the end of any title long enough, a chart's in half a desktop's width as on a phone. The
 # chart and its box let it show there (Streamlit clips a chart to its box: the toolbar was hidden,
 # and a click on it went to the page).
-NARROW_PX = 640  # a phone's screen is at most this wide
 _WIDE_FORMULA, _NARROW_FORMULA = "formula-wide", "formula-narrow"
 _FORMULA_STYLE = (
-    f"@media (min-width: {NARROW_PX + 1}px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
-    f"@media (max-width: {NARROW_PX}px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
+    f"@media (min-width: {on_view.NARROW_PX + 1}px) {{ .st-key-{_NARROW_FORMULA} {{ display: none; }} }}"
+    f"@media (max-width: {on_view.NARROW_PX}px) {{ .st-key-{_WIDE_FORMULA} {{ display: none; }} }}"
 )
 TOOLBAR_STYLE = (
-    f"@media (max-width: {NARROW_PX}px) {{"
+    f"@media (max-width: {on_view.NARROW_PX}px) {{"
     " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) { margin-top: 2.75rem; } }"
     "[data-testid='stElementContainer']:has([data-testid='stPlotlyChart'])"
     f" {{ margin-top: {on_view.TOOLBAR_ROOM}; overflow: visible !important; }}"

@@ -1,17 +1,20 @@
-"""A chart far below the fold is drawn when it comes near the view.
+"""A chart far below the fold of a phone's screen is drawn when it comes into view.
 
 On a phone a page's charts lie below the fold (under the lesson's bar, the title and the
-settings), and drawing them on arrival was most of what a page switch cost a slow CPU; on a
-desktop, a page's third and fourth charts lie a screen or two down. Streamlit draws every chart it
-is sent, so a page sends each chart not yet drawn on this visit as a placeholder of the chart's
-height: a small component that watches (IntersectionObserver) for the placeholder coming near the
-view (a quarter of a screen below it), and then reruns the page, which draws the chart in its
-place. A chart drawn once stays drawn on every later run of the page's visit.
+settings), and drawing them on arrival was most of what a page switch cost a slow CPU. Streamlit
+draws every chart it is sent, so on a narrow screen a page sends each chart as a placeholder of
+the chart's height: a small component that watches (IntersectionObserver) for the placeholder
+coming within a quarter of a screen of the view, and then reruns the page, which draws the chart
+in its place. A chart drawn once stays drawn on every later run of the page's visit.
 
-A placeholder needs a browser to ask for its chart: a second component, mounted on every page,
-says once per session that a browser draws the page. Until it has (a session's first run, or a
-client that is no browser, such as AppTest) every chart a run reaches is drawn at once (the
-report can stop the first run part way: a rerun follows), and stays drawn.
+Whether the screen is narrow is the browser's to say: a second component, mounted on every page,
+reports it (a media query, the width at which the app's phone layout starts) when it differs from
+what the server knows. Until the browser has said so (a session's first run, or a client that is
+no browser) the screen counts as wide and every chart that run reaches is drawn at once (the
+report can stop the first run part way: a rerun follows), and stays drawn. A wide screen draws
+every chart at once: a desktop draws a step's figures in a fraction of the time a slowed phone
+takes, and its placeholders would show while a mouse wheel scrolls; and the report, which a wide
+screen never sends, would cost every session a second run of its first page.
 """
 
 from __future__ import annotations
@@ -24,21 +27,33 @@ import streamlit as st
 from components.frame import runs
 from components.view_state import session_entries
 
+NARROW_PX = 640  # a phone's screen is at most this wide (the app's phone styles read it too)
+NARROW_QUERY = f"(max-width: {NARROW_PX}px)"
 AHEAD = "0px 0px 25% 0px"  # a placeholder asks for its chart a quarter of a screen before it is in view
 PLACEHOLDER = "drawn-on-view"  # the placeholder's class (tests and benchmarks look for it)
 _DEFAULT_HEIGHT = 450  # Plotly's, for a figure that names none
 TOOLBAR_ROOM = "2.5rem"  # above each chart, for its toolbar (draw.TOOLBAR_STYLE); a placeholder keeps it
 
 # Mounted once in the sidebar, it stays mounted from page to page with the data of its first run,
-# and reports once, when the server has not heard from it. Its element says when it has: tests
-# wait for that before they move to another page.
-_BROWSER_JS = """
+# so it keeps what it last told the server itself. (Its element says so too: tests wait for it
+# before they move to another page.)
+_SCREEN_JS = """
 export default function ({ data, parentElement, setStateValue }) {
-  if (!data.heard) { setStateValue("here", true); }
-  parentElement.dataset.told = "true";
+  const narrow = window.matchMedia(data.query);
+  let told = data.narrow;
+  const report = () => {
+    if (narrow.matches !== told) {
+      told = narrow.matches;
+      setStateValue("narrow", told);
+    }
+    parentElement.dataset.narrow = String(told);
+  };
+  report();
+  narrow.addEventListener("change", report);
+  return () => narrow.removeEventListener("change", report);
 }
 """
-_browser = st.components.v2.component("browser_here", js=_BROWSER_JS, isolate_styles=False)
+_screen = st.components.v2.component("screen_width", js=_SCREEN_JS, isolate_styles=False)
 
 # A trigger: a placeholder asks each time it comes near the view (a rerun lost, it asks again when
 # scrolled to; the server draws a chart once), and Streamlit folds the reruns of a page asked for
@@ -69,7 +84,7 @@ _placeholder = st.components.v2.component(
     "drawn_on_view", js=_PLACEHOLDER_JS, css=_PLACEHOLDER_CSS, isolate_styles=False
 )
 
-_SEEN, _HEARD = "seen_charts", "browser_heard"
+_SEEN, _NARROW = "seen_charts", "narrow"
 
 
 def arrive(moved: bool) -> None:
@@ -81,22 +96,26 @@ def arrive(moved: bool) -> None:
 
 
 def mount() -> None:
-    """Once per page (app.py): a browser says it draws the page, once per session (a rerun
-    follows)."""
+    """Once per page (app.py): the browser says whether its screen is narrow, when the server
+    does not know it yet or it has changed (a rerun follows)."""
     kept = session_entries.entry(session_entries.FRAME)
-    if _browser(
-        key="browser_here", data={"heard": bool(kept.get(_HEARD))}, height=0, on_here_change=lambda: None
-    ).here:
-        kept[_HEARD] = True
+    told = _screen(
+        key="screen_width",
+        data={"query": NARROW_QUERY, "narrow": bool(kept.get(_NARROW))},
+        height=0,
+        on_narrow_change=lambda: None,
+    )
+    if told.narrow is not None:
+        kept[_NARROW] = bool(told.narrow)
 
 
 def now(key: str) -> bool:
-    """Whether the chart under ``key`` is drawn at once: before a browser has said it draws the
-    page, a chart drawn before on this visit of the page, and a chart in a part of the page that
-    reruns alone (the part the reader has just changed, or a live tally)."""
+    """Whether the chart under ``key`` is drawn at once: on a wide screen (or one not known yet),
+    a chart drawn before on this visit of the page, and a chart in a part of the page that reruns
+    alone (the part the reader has just changed, or a live tally)."""
     kept = session_entries.entry(session_entries.FRAME)
     seen = kept.setdefault(_SEEN, set())
-    if not kept.get(_HEARD) or key in seen or runs.fragment_alone():
+    if not kept.get(_NARROW) or key in seen or runs.fragment_alone():
         seen.add(key)
         return True
     return False
