@@ -169,12 +169,31 @@ def content_height(page) -> int:
     )
 
 
+# The charts each page shows with the default input (drawn, or waiting for the view on a phone).
+# Streamlit loads its Plotly code after a page's first run: a test waits for them (test_browser,
+# test_phone_browser).
+CHARTS_SHOWN = {
+    "concepts": 2,
+    "overview": 1,
+    "tokens": 0,
+    "embedding_layer": 4,
+    "positions": 4,
+    "segments": 2,
+    "neighbours": 1,
+    "maps": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
+    "axes": 2,  # the open tab's: the words on the axes and their cosines (the other tabs run when opened)
+    "geometry": 2,
+    "compare": 0,
+    "moved": 0,  # (its neighbour lists are computed on a click: the server's cache folder is its own)
+    "context": 2,
+}
+
+# A chart on the page, drawn or waiting for the view as a placeholder (components/parts/on_view.py).
+CHART_OR_WAITING = "[data-testid='stPlotlyChart'], .drawn-on-view"
 # Every Plotly chart shown on the page drawn, each at its container's width (a chart redraws
 # itself after the viewport changes size), and no placeholder of a chart not drawn yet
 # (components/parts/on_view.py: a phone's chart below the fold) in the view. A chart in a tab not
 # open or a folded expander is not shown (it has no box on the screen) and is drawn when opened.
-# A chart on the page, drawn or waiting for the view as a placeholder (components/parts/on_view.py).
-CHART_OR_WAITING = "[data-testid='stPlotlyChart'], .drawn-on-view"
 CHARTS_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).every(box => {
     if (!box.checkVisibility()) return true;
     const chart = box.querySelector('.js-plotly-plot');

@@ -16,6 +16,7 @@ from bert_embeddings import config
 from testkit.browser import (
     APP_IDLE,
     CHART_OR_WAITING,
+    CHARTS_SHOWN,
     PAGES,
     ROOT,
     back_to,
@@ -36,23 +37,6 @@ pytestmark = [pytest.mark.xdist_group("app-browser"), pytest.mark.browser]
 ARTIFACTS = ROOT / "test-artifacts"
 
 sync_api = playwright_api()
-
-# Charts each page must draw with the default input (drawn, or waiting for the view).
-EXPECTED_CHARTS = {
-    "concepts": 2,
-    "overview": 1,
-    "tokens": 0,
-    "embedding_layer": 4,
-    "positions": 4,
-    "segments": 2,
-    "neighbours": 1,
-    "maps": 2,  # the open tab's: the vocabulary map and its variance (the other tabs run when opened)
-    "axes": 2,  # the open tab's: the words on the axes and their cosines (the other tabs run when opened)
-    "geometry": 2,
-    "compare": 0,
-    "moved": 0,  # (its neighbour lists are computed on a click: the server's cache folder is its own)
-    "context": 2,
-}
 
 
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -100,8 +84,8 @@ def check_page(page, url: str, path: str, screenshot: str) -> None:
     # Streamlit loads its Plotly component lazily, after the run; charts in tabs not shown
     # are in the page but hidden, so wait for the count and for the first to be visible. (A chart
     # far below the fold can wait for the view: the whole page's screenshot draws it.)
-    sync_api.expect(charts).to_have_count(EXPECTED_CHARTS[path], timeout=30_000)
-    if EXPECTED_CHARTS[path]:
+    sync_api.expect(charts).to_have_count(CHARTS_SHOWN[path], timeout=30_000)
+    if CHARTS_SHOWN[path]:
         charts.first.wait_for(state="visible", timeout=30_000)
     # The idle marker can be set a moment before the first run has drawn the sidebar.
     sync_api.expect(page.get_by_label("Sentence A", exact=True)).to_be_visible(timeout=30_000)

@@ -13,7 +13,14 @@ import pytest
 
 from bert_embeddings.views import pages as registry
 from testkit.axe import audit, serious
-from testkit.browser import APP_IDLE, charts_drawn, open_page, streamlit_server
+from testkit.browser import (
+    APP_IDLE,
+    CHART_OR_WAITING,
+    CHARTS_SHOWN,
+    charts_drawn,
+    open_page,
+    streamlit_server,
+)
 from testkit.pytest_chromium import playwright_api
 
 sync_api = playwright_api()
@@ -137,6 +144,10 @@ ANNOTATIONS_DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].e
 
 def opened(page, url: str) -> None:
     open_page(page, url)
+    # (the charts come a moment after the run: a look before they have is a look at half a page)
+    sync_api.expect(page.locator(CHART_OR_WAITING)).to_have_count(
+        CHARTS_SHOWN[url.rsplit("/", 1)[1]], timeout=30_000
+    )
     charts_drawn(page)
     page.wait_for_selector(APP_IDLE)
     page.wait_for_function(ONE_FORMULA_SHOWN)
