@@ -7,6 +7,8 @@ two; a module that reaches for another's ``_name`` depends on what that one is f
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from graphlib import CycleError, TopologicalSorter
 
 import pytest
@@ -86,3 +88,12 @@ def test_the_check_finds_a_circle_and_a_private_name():
     assert private == ["a: b._hidden", "b: a._also"]
     with pytest.raises(CycleError):
         TopologicalSorter(graph).prepare()
+
+
+def test_the_figures_wait_for_pandas_to_be_whole():
+    """A figure built while another thread imports pandas (Plotly reads sys.modules without the
+    import lock) met a half-initialized module on a fresh server: the figures' package imports it
+    first, which waits under the lock, so every figure finds it whole."""
+    code = "import sys, bert_embeddings.figures; print(hasattr(sys.modules.get('pandas'), 'Series'))"
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "True"

@@ -21,3 +21,13 @@ notebook    those figures from a model and a sentence, for Jupyter
 settings    the table of every setting, built from the pages' own; check a view read as a link is
 handout_pages  a page's parts for a lesson's handout, from its own compose
 """
+
+# Plotly looks pandas up in sys.modules, bypassing the import lock: a figure built in one thread
+# (a session's run) while another thread imports pandas (a session's first table) met the module
+# half-initialized ("partially initialized module 'pandas' has no attribute 'Series'") on a freshly
+# started server with many sessions. Importing it here, where every figure begins, waits for the
+# import under its lock. (pandas comes with the app; the core alone does not need it.)
+try:
+    import pandas  # noqa: F401
+except ImportError:  # pragma: no cover - a notebook without pandas: Plotly then never looks for it
+    pass
