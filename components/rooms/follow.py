@@ -177,6 +177,7 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
         page = registry.current(taken.get(PAGE, current_page))
         return page if page != current_page else None
     code = state.get(FOLLOW)
+    woken = woken or _left_behind(code, current_page)
     if not code or (not woken and _stop_on_own_change(current_page)):
         return None
     applied = state.get(APPLIED)
@@ -202,6 +203,19 @@ def apply_pending(current_page: str, woken: bool = False) -> str | None:
     room_watch.trace("applied", code, version)
     target = registry.current(shown.get(PAGE, current_page))  # (an old room's view may say /pca)
     return target if target != current_page else None
+
+
+def _left_behind(code: str | None, current_page: str) -> bool:
+    """Whether the browser asked for this run on a page the room has left, from that page's own
+    address (which still follows the room): the browser reran the page it shows without having
+    seen the room move on (back from a lost connection, a chart's placeholder asking meanwhile).
+    A step of the reader's to another page has no such address (Streamlit's navigation keeps none
+    of the page's parameters), nor does one back through the history count."""
+    applied = mine().get(APPLIED)
+    if not code or applied is None or registry.current(applied[1].get(PAGE, current_page)) == current_page:
+        return False
+    asked = st.query_params.get(links.FOLLOW, "")
+    return not runs.from_the_history() and "".join(c for c in asked.upper() if c.isalnum()) == code
 
 
 def follows() -> bool:

@@ -67,16 +67,24 @@ def test_a_run_the_server_starts_on_the_leaders_new_page_is_not_the_followers_ow
     from components.rooms import room_wake
 
     leader, code = lead()
-    followers = [session({"follow": code}) for _ in range(2)]
+    followers = [session({"follow": code}) for _ in range(3)]
     leader.switch_page("pages/tokens.py").run()
-    woken, own = followers
+    woken, own, behind = followers
     monkeypatch.setattr(room_wake, "begun", lambda: (code, 2, threading.Event()))
-    woken.switch_page("pages/tokens.py").run()
-    assert room_fields(woken)[follow.FOLLOW] == code and page_title(woken) == "Tokens"
-    assert room_fields(woken)[follow.APPLIED][1]["page"] == "tokens"
+    for follower in (woken, behind):
+        follower.switch_page("pages/tokens.py").run()
+        assert room_fields(follower)[follow.FOLLOW] == code and page_title(follower) == "Tokens"
+        assert room_fields(follower)[follow.APPLIED][1]["page"] == "tokens"
     monkeypatch.setattr(room_wake, "begun", lambda: None)
+    own.query_params.clear()  # (Streamlit's navigation keeps none of the page's own parameters)
     own.switch_page("pages/segments.py").run()
     assert follow.FOLLOW not in room_fields(own)  # a page of one's own: stopped following
+    # The browser reruns the page it still shows, from that page's address, which follows the room
+    # (back from a lost connection, while the server drew the room's next page): not the follower's
+    # step, the room's page comes back.
+    behind.query_params["follow"] = code
+    behind.switch_page("pages/concepts.py").run()
+    assert room_fields(behind)[follow.FOLLOW] == code and page_title(behind) == "Tokens"
 
 
 @pytest.mark.slow("a leader and followers in AppTests")
