@@ -214,8 +214,11 @@ def _left_behind(code: str | None, current_page: str) -> bool:
     applied = mine().get(APPLIED)
     if not code or applied is None or registry.current(applied[1].get(PAGE, current_page)) == current_page:
         return False
-    asked = st.query_params.get(links.FOLLOW, "")
-    return not runs.from_the_history() and "".join(c for c in asked.upper() if c.isalnum()) == code
+    try:
+        asked = rooms.normal_code(st.query_params.get(links.FOLLOW, ""))
+    except RoomError:  # no room's code: not the room's address
+        return False
+    return not runs.from_the_history() and asked == code
 
 
 def follows() -> bool:
